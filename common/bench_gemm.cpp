@@ -1,0 +1,124 @@
+#include "common/bench_gemm.hpp"
+
+#include <benchmark/benchmark.h>
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <iostream>
+#include <map>
+#include <memory>
+
+#include "common/chapter_main.hpp"
+#include "common/cuda_check.hpp"
+#include "common/reference.hpp"
+#include "common/timing.hpp"
+
+namespace tutorial {
+
+namespace {
+
+// One problem per size, shared by all benchmarks of that size (allocating 3×256 MB for every
+// benchmark at 8192 would dominate the run).
+GemmProblem& problem_of_size(int n) {
+  static std::map<int, std::unique_ptr<GemmProblem>> problems;
+  auto& slot = problems[n];
+  if (!slot) slot = std::make_unique<GemmProblem>(n, n, n, 2024);
+  return *slot;
+}
+
+CublasHandle& cublas() {
+  static CublasHandle handle;
+  return handle;
+}
+
+double cublas_median_ms(int n) {
+  static std::map<int, double> cache;
+  auto it = cache.find(n);
+  if (it != cache.end()) return it->second;
+  GemmProblem& p = problem_of_size(n);
+  const TimingStats t = time_gpu(
+      [&] { cublas_sgemm(cublas().get(), p.dA.data(), p.dB.data(), p.dC.data(), n, n, n); },
+      TimingOptions{2, 10, true});
+  return cache[n] = t.median_ms;
+}
+
+template <typename Work>
+void run_timed(benchmark::State& state, int n, Work&& work) {
+  cudaEvent_t start, stop;
+  CUDA_CHECK(cudaEventCreate(&start));
+  CUDA_CHECK(cudaEventCreate(&stop));
+  std::vector<double> samples;
+  work();  // warm-up (also surfaces UnsupportedShape before timing)
+  CUDA_CHECK(cudaDeviceSynchronize());
+  for (auto _ : state) {
+    flush_l2_cache();
+    CUDA_CHECK(cudaEventRecord(start));
+    work();
+    CUDA_CHECK(cudaEventRecord(stop));
+    CUDA_CHECK(cudaEventSynchronize(stop));
+    float ms = 0;
+    CUDA_CHECK(cudaEventElapsedTime(&ms, start, stop));
+    state.SetIterationTime(ms * 1e-3);
+    samples.push_back(ms);
+  }
+  cudaEventDestroy(start);
+  cudaEventDestroy(stop);
+  const double median = summarize_samples(samples).median_ms;
+  state.counters["GFLOP/s"] = gemm_flops(n, n, n) / (median * 1e-3) / 1e9;
+  state.counters["%cuBLAS"] = 100.0 * cublas_median_ms(n) / median;
+  state.counters["median_ms"] = median;
+}
+
+}  // namespace
+
+void register_gemm_benchmarks(const std::string& chapter, const std::vector<GemmKernel>& kernels,
+                              const std::vector<int>& sizes) {
+  for (int n : sizes) {
+    benchmark::RegisterBenchmark(("cuBLAS/" + std::to_string(n)).c_str(),
+                                 [n](benchmark::State& state) {
+                                   GemmProblem& p = problem_of_size(n);
+                                   run_timed(state, n, [&] {
+                                     cublas_sgemm(cublas().get(), p.dA.data(), p.dB.data(),
+                                                  p.dC.data(), n, n, n);
+                                   });
+                                 })
+        ->UseManualTime()
+        ->Unit(benchmark::kMillisecond);
+    for (const GemmKernel& kernel : kernels) {
+      const GemmLauncher launch = kernel.launch;
+      benchmark::RegisterBenchmark(
+          (chapter + "/" + kernel.name + "/" + std::to_string(n)).c_str(),
+          [n, launch](benchmark::State& state) {
+            GemmProblem& p = problem_of_size(n);
+            try {
+              run_timed(state, n, [&] { launch(p.dA.data(), p.dB.data(), p.dC.data(), n, n, n); });
+            } catch (const UnsupportedShape& e) {
+              state.SkipWithError(e.what());
+            }
+          })
+          ->UseManualTime()
+          ->Unit(benchmark::kMillisecond);
+    }
+  }
+}
+
+int benchmark_main(int argc, char** argv) {
+  std::string why;
+  if (cuda_device_count(&why) == 0) {
+    std::cerr << "error: " << why << ".\nBenchmarks need an NVIDIA GPU.\n";
+    return kExitNoDevice;
+  }
+  benchmark::Initialize(&argc, argv);
+  if (benchmark::ReportUnrecognizedArguments(argc, argv)) return kExitUsage;
+  std::cout << "GPU: " << query_device(0).name << "\n";
+  try {
+    benchmark::RunSpecifiedBenchmarks();
+  } catch (const std::exception& e) {
+    std::cerr << "error: " << e.what() << "\n";
+    return kExitFailure;
+  }
+  benchmark::Shutdown();
+  return kExitOk;
+}
+
+}  // namespace tutorial

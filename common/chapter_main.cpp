@@ -1,0 +1,150 @@
+#include "common/chapter_main.hpp"
+
+#include <iostream>
+
+#include "common/cuda_check.hpp"
+#include "common/launch_record.hpp"
+#include "common/reference.hpp"
+#include "common/timing.hpp"
+
+namespace tutorial {
+
+int guarded_main(int argc, char** argv, const CliOptions& defaults,
+                 const std::function<int(const CliOptions&, const DeviceInfo&)>& body) {
+  const std::string program = argc > 0 ? argv[0] : "chapter";
+  CliOptions options;
+  try {
+    options = parse_cli(argc, argv, defaults);
+  } catch (const CliError& e) {
+    std::cerr << "error: " << e.what() << "\n" << usage(program, defaults);
+    return kExitUsage;
+  }
+  if (options.help) {
+    std::cout << usage(program, defaults);
+    return kExitOk;
+  }
+  std::string why;
+  if (cuda_device_count(&why) == 0) {
+    std::cerr << "error: " << why << ".\n"
+              << "This program runs kernels on an NVIDIA GPU. Without one, `make check` still "
+                 "builds everything and runs the host tests.\n";
+    return kExitNoDevice;
+  }
+  try {
+    return body(options, query_device(0));
+  } catch (const UnsupportedShape& e) {
+    std::cerr << "error: " << e.what() << "\n";
+    return kExitUsage;
+  } catch (const std::exception& e) {
+    std::cerr << "error: " << e.what() << "\n";
+    return kExitFailure;
+  }
+}
+
+ReportHeader make_header(const DeviceInfo& device, const std::string& shape) {
+  ReportHeader h;
+  h.gpu = device.name;
+  h.driver = version_string(device.driver_version);
+  h.runtime = version_string(device.runtime_version);
+  h.date = utc_timestamp();
+  h.shape = shape;
+  h.copy_bandwidth_gbs = measure_copy_bandwidth_gbs();
+  h.fp32_peak_gflops = device.fp32_peak_gflops();
+  return h;
+}
+
+Occupancy occupancy_of_last_launch(const DeviceInfo& device) {
+  const LaunchRecord& launch = last_launch();
+  const KernelResources resources =
+      kernel_resources(launch.kernel, launch.threads_per_block(), launch.dynamic_smem);
+  return compute_occupancy(resources, device.sm);
+}
+
+int run_gemm_chapter(const std::string& chapter, const std::vector<GemmKernel>& kernels,
+                     const CliOptions& o, const DeviceInfo& device) {
+  const int M = o.m, N = o.n, K = o.k;
+  const std::string shape =
+      "M=" + std::to_string(M) + " N=" + std::to_string(N) + " K=" + std::to_string(K);
+  std::cerr << "[" << chapter << "] " << device.name << ", " << shape << "\n";
+  ReportHeader header = make_header(device, shape);
+  const TimingOptions timing{2, o.iters, true};
+  const double flops = gemm_flops(M, N, K);
+
+  GemmProblem p(M, N, K, o.seed);
+  CublasHandle cublas;
+  DeviceBuffer<float> dRef(size_t(M) * N);
+  dRef.poison();
+  cublas_sgemm(cublas.get(), p.dA.data(), p.dB.data(), dRef.data(), M, N, K);
+  const std::vector<float> reference = dRef.download();
+
+  std::cerr << "[" << chapter << "] timing cuBLAS\n";
+  const TimingStats cublas_time = time_gpu(
+      [&] { cublas_sgemm(cublas.get(), p.dA.data(), p.dB.data(), p.dC.data(), M, N, K); }, timing);
+  const double compulsory_ai = flops / gemm_compulsory_bytes(M, N, K);
+
+  auto make_row = [&](const std::string& name, const TimingStats& t, double intensity) {
+    ReportRow row;
+    row.chapter = chapter;
+    row.kernel = name;
+    row.median_ms = t.median_ms;
+    row.min_ms = t.min_ms;
+    row.max_ms = t.max_ms;
+    row.rate = flops / (t.median_ms * 1e-3) / 1e9;
+    row.rate_unit = "GFLOP/s";
+    row.pct_of_ceiling = 100.0 * cublas_time.median_ms / t.median_ms;
+    row.ceiling = "cuBLAS";
+    row.intensity = intensity;
+    row.pct_of_roofline = 100.0 * row.rate /
+        roofline_gflops(intensity, header.copy_bandwidth_gbs, header.fp32_peak_gflops);
+    return row;
+  };
+
+  std::vector<ReportRow> rows;
+  ReportRow cublas_row = make_row("cuBLAS SGEMM", cublas_time, compulsory_ai);
+  cublas_row.chapter = "ceiling";
+  rows.push_back(cublas_row);
+
+  bool all_ok = true;
+  for (const GemmKernel& kernel : kernels) {
+    std::cerr << "[" << chapter << "] " << kernel.name << " (" << shape << ")\n";
+    const double intensity = kernel.intensity ? kernel.intensity(M, N, K) : compulsory_ai;
+    p.dC.poison();
+    try {
+      kernel.launch(p.dA.data(), p.dB.data(), p.dC.data(), M, N, K);
+    } catch (const UnsupportedShape& e) {
+      ReportRow row;
+      row.chapter = chapter;
+      row.kernel = kernel.name;
+      row.status = std::string("skipped: ") + e.what();
+      rows.push_back(row);
+      continue;
+    }
+    device_synchronize();
+    const Occupancy occ = occupancy_of_last_launch(device);
+    std::string status = "not checked";
+    if (o.check) {
+      const std::vector<float> got = p.dC.download();
+      const CompareResult cmp = compare(got.data(), reference.data(), M, N, Tolerance::for_gemm(K));
+      status = cmp.ok() ? "ok" : "WRONG: " + cmp.summary();
+      all_ok = all_ok && cmp.ok();
+    }
+    const TimingStats t = time_gpu(
+        [&] { kernel.launch(p.dA.data(), p.dB.data(), p.dC.data(), M, N, K); }, timing);
+    ReportRow row = make_row(kernel.name, t, intensity);
+    row.status = status;
+    row.occupancy = occ.occupancy;
+    row.limiter = to_string(occ.limiter);
+    rows.push_back(row);
+  }
+  print_report(std::cout, header, rows, o.format);
+  return all_ok ? kExitOk : kExitFailure;
+}
+
+int gemm_chapter_main(int argc, char** argv, const std::string& chapter,
+                      const std::vector<GemmKernel>& kernels, const CliOptions& defaults) {
+  return guarded_main(argc, argv, defaults, [&](const CliOptions& o, const DeviceInfo& device) {
+    return run_gemm_chapter(chapter, kernels, o, device);
+  });
+}
+
+}  // namespace tutorial

@@ -1,0 +1,41 @@
+// The body of every chapter executable, so that a chapter's main() is a list of kernels.
+#pragma once
+
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "common/cli.hpp"
+#include "common/device_info.hpp"
+#include "common/gemm.hpp"
+#include "common/report.hpp"
+
+namespace tutorial {
+
+// Exit codes of the chapter executables.
+constexpr int kExitOk = 0;
+constexpr int kExitFailure = 1;     // wrong result, CUDA error, out of memory
+constexpr int kExitUsage = 2;       // bad flag or value
+constexpr int kExitNoDevice = 3;    // no CUDA device: nothing to run
+
+// Parses the command line (printing --help), makes sure a GPU is present, then calls body.
+// Every exception becomes a one-line "error: …" on stderr and a non-zero exit code.
+int guarded_main(int argc, char** argv, const CliOptions& defaults,
+                 const std::function<int(const CliOptions&, const DeviceInfo&)>& body);
+
+// The report header for this device and run (measures the copy bandwidth once).
+ReportHeader make_header(const DeviceInfo& device, const std::string& shape);
+
+// Runs cuBLAS and each kernel at the requested size, checks each against cuBLAS, times
+// each (median of --iters) and prints one table. Returns non-zero if any kernel is wrong.
+int run_gemm_chapter(const std::string& chapter, const std::vector<GemmKernel>& kernels,
+                     const CliOptions& options, const DeviceInfo& device);
+
+// Occupancy of the kernel most recently launched through tutorial::launch().
+Occupancy occupancy_of_last_launch(const DeviceInfo& device);
+
+// main() of a GEMM chapter in one line.
+int gemm_chapter_main(int argc, char** argv, const std::string& chapter,
+                      const std::vector<GemmKernel>& kernels, const CliOptions& defaults = {});
+
+}  // namespace tutorial

@@ -1,0 +1,75 @@
+#include "common/cli.hpp"
+
+#include <cerrno>
+#include <climits>
+#include <cstdlib>
+#include <sstream>
+
+namespace tutorial {
+
+namespace {
+
+long long parse_integer(const std::string& flag, const char* text, long long lo, long long hi) {
+  if (text == nullptr) throw CliError(flag + " expects a value");
+  errno = 0;
+  char* end = nullptr;
+  const long long v = std::strtoll(text, &end, 10);
+  if (end == text || *end != '\0' || errno == ERANGE)
+    throw CliError(flag + " expects an integer, got '" + text + "'");
+  if (v < lo || v > hi) {
+    std::ostringstream msg;
+    msg << flag << " must be between " << lo << " and " << hi << ", got " << v;
+    throw CliError(msg.str());
+  }
+  return v;
+}
+
+}  // namespace
+
+CliOptions parse_cli(int argc, const char* const* argv, const CliOptions& defaults) {
+  CliOptions o = defaults;
+  constexpr long long kMaxDim = 1 << 20;  // beyond this no matrix of floats fits on a GPU
+  for (int i = 1; i < argc; ++i) {
+    const std::string arg = argv[i];
+    auto value = [&]() -> const char* { return i + 1 < argc ? argv[++i] : nullptr; };
+    if (arg == "--help" || arg == "-h") {
+      o.help = true;
+    } else if (arg == "--size") {
+      o.m = o.n = o.k = int(parse_integer(arg, value(), 1, kMaxDim));
+    } else if (arg == "--m" || arg == "--rows") {
+      o.m = int(parse_integer(arg, value(), 1, kMaxDim));
+    } else if (arg == "--n" || arg == "--cols") {
+      o.n = int(parse_integer(arg, value(), 1, kMaxDim));
+    } else if (arg == "--k") {
+      o.k = int(parse_integer(arg, value(), 1, kMaxDim));
+    } else if (arg == "--iters") {
+      o.iters = int(parse_integer(arg, value(), 1, 100000));
+    } else if (arg == "--seed") {
+      o.seed = uint64_t(parse_integer(arg, value(), 0, LLONG_MAX));
+    } else if (arg == "--no-check") {
+      o.check = false;
+    } else if (arg == "--csv") {
+      o.format = OutputFormat::Csv;
+    } else if (arg == "--json") {
+      o.format = OutputFormat::Json;
+    } else {
+      throw CliError("unknown option '" + arg + "' (see --help)");
+    }
+  }
+  return o;
+}
+
+std::string usage(const std::string& program, const CliOptions& d) {
+  std::ostringstream u;
+  u << "usage: " << program << " [options]\n"
+    << "  --size N        all of M, N, K (default " << d.m << "x" << d.n << "x" << d.k << ")\n"
+    << "  --m M --n N --k K   one size at a time (--rows/--cols: same as --m/--n)\n"
+    << "  --iters R       timed repetitions, median reported (default " << d.iters << ")\n"
+    << "  --seed S        seed of the random inputs (default " << d.seed << ")\n"
+    << "  --no-check      skip the correctness check against the reference\n"
+    << "  --csv | --json  machine-readable output\n"
+    << "  --help          this text\n";
+  return u.str();
+}
+
+}  // namespace tutorial

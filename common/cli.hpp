@@ -1,0 +1,37 @@
+// The command line every chapter executable shares.
+//   --size N          M = N = K = N (for a transpose: rows = cols = N)
+//   --m M --n N --k K sizes one by one (--rows/--cols are aliases of --m/--n)
+//   --iters R         timed repetitions (median reported)
+//   --seed S          random inputs are reproducible from the seed
+//   --no-check        skip the correctness check
+//   --csv | --json    machine-readable output instead of the table
+//   --help
+#pragma once
+
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+
+namespace tutorial {
+
+struct CliError : std::invalid_argument {
+  using std::invalid_argument::invalid_argument;
+};
+
+enum class OutputFormat { Table, Csv, Json };
+
+struct CliOptions {
+  int m = 4096, n = 4096, k = 4096;
+  int iters = 10;
+  uint64_t seed = 2024;
+  bool check = true;
+  OutputFormat format = OutputFormat::Table;
+  bool help = false;
+};
+
+// `defaults` supplies the chapter's default sizes; throws CliError with a message that names
+// the flag and the bad value.
+CliOptions parse_cli(int argc, const char* const* argv, const CliOptions& defaults = {});
+std::string usage(const std::string& program, const CliOptions& defaults = {});
+
+}  // namespace tutorial

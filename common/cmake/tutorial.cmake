@@ -1,0 +1,48 @@
+# Build conventions shared by every target, and the one function that adds a chapter.
+
+# Warnings on, -lineinfo always (Nsight Compute and compute-sanitizer map SASS to source
+# lines), spills always reported, full ptxas report one option away.
+function(tutorial_target_defaults target)
+  target_compile_options(${target} PRIVATE
+    $<$<COMPILE_LANGUAGE:CXX>:-Wall -Wextra>
+    $<$<COMPILE_LANGUAGE:CUDA>:-lineinfo -Xcompiler=-Wall,-Wextra -Xptxas=--warn-on-spills
+                               --expt-relaxed-constexpr>
+    $<$<AND:$<COMPILE_LANGUAGE:CUDA>,$<BOOL:${TUTORIAL_PTXAS_VERBOSE}>>:-Xptxas=-v>)
+  target_include_directories(${target} PRIVATE ${PROJECT_SOURCE_DIR})
+endfunction()
+
+# Registers a Catch2 test binary with CTest, one process per TEST_CASE, labelled
+# `<label>/host` or `<label>/gpu`. Test cases tagged [gpu] need a GPU; without one they exit
+# with 77, which CTest reports as skipped.
+# (One label per test: Catch's discovery cannot attach a list. Select a chapter with
+# `ctest -L '^01_naive/'`, a kind with `ctest -L '/gpu$'`.)
+function(tutorial_add_catch_tests target label)
+  catch_discover_tests(${target} TEST_SPEC "[gpu]" TEST_PREFIX "${label}/gpu: "
+                       PROPERTIES LABELS "${label}/gpu" SKIP_RETURN_CODE 77 TIMEOUT 600)
+  catch_discover_tests(${target} TEST_SPEC "~[gpu]" TEST_PREFIX "${label}/host: "
+                       PROPERTIES LABELS "${label}/host" SKIP_RETURN_CODE 77 TIMEOUT 600)
+endfunction()
+
+# tutorial_add_chapter(<name>)
+#
+# A chapter folder holds, by convention:
+#   main.cu    the chapter executable         -> bin/<name>
+#   tests.cu   its Catch2 tests               -> bin/<name>_tests (CTest label <name>)
+#   bench.cu   its Google Benchmark file      -> bin/<name>_bench
+# and its kernel headers. `chapter_<name>` builds the three.
+function(tutorial_add_chapter name)
+  add_executable(${name} main.cu)
+  target_link_libraries(${name} PRIVATE tutorial_common)
+  tutorial_target_defaults(${name})
+
+  add_executable(${name}_tests tests.cu)
+  target_link_libraries(${name}_tests PRIVATE tutorial_common tutorial_test_main)
+  tutorial_target_defaults(${name}_tests)
+  tutorial_add_catch_tests(${name}_tests ${name})
+
+  add_executable(${name}_bench bench.cu)
+  target_link_libraries(${name}_bench PRIVATE tutorial_common tutorial_bench_main)
+  tutorial_target_defaults(${name}_bench)
+
+  add_custom_target(chapter_${name} DEPENDS ${name} ${name}_tests ${name}_bench)
+endfunction()

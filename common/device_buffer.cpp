@@ -1,0 +1,47 @@
+#include "common/device_buffer.hpp"
+
+#include <cuda_runtime.h>
+
+#include <sstream>
+
+#include "common/cuda_check.hpp"
+
+namespace tutorial {
+
+void* device_alloc(size_t bytes) {
+  if (bytes == 0) return nullptr;
+  void* ptr = nullptr;
+  const cudaError_t err = cudaMalloc(&ptr, bytes);
+  if (err == cudaErrorMemoryAllocation) {
+    (void)cudaGetLastError();  // clear the sticky-free error so later calls work
+    size_t free_bytes = 0, total_bytes = 0;
+    (void)cudaMemGetInfo(&free_bytes, &total_bytes);
+    std::ostringstream msg;
+    msg << "out of GPU memory: asked for " << (bytes >> 20) << " MiB, "
+        << (free_bytes >> 20) << " MiB free of " << (total_bytes >> 20)
+        << " MiB. Try a smaller --size.";
+    throw CudaError(msg.str());
+  }
+  CUDA_CHECK(err);
+  return ptr;
+}
+
+void device_free(void* ptr) noexcept {
+  if (ptr) (void)cudaFree(ptr);  // destructors must not throw
+}
+
+void copy_to_device(void* dst, const void* src, size_t bytes) {
+  if (bytes) CUDA_CHECK(cudaMemcpy(dst, src, bytes, cudaMemcpyHostToDevice));
+}
+void copy_to_host(void* dst, const void* src, size_t bytes) {
+  if (bytes) CUDA_CHECK(cudaMemcpy(dst, src, bytes, cudaMemcpyDeviceToHost));
+}
+void copy_device_to_device(void* dst, const void* src, size_t bytes) {
+  if (bytes) CUDA_CHECK(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToDevice));
+}
+void device_memset(void* ptr, int byte, size_t bytes) {
+  if (bytes) CUDA_CHECK(cudaMemset(ptr, byte, bytes));
+}
+void device_synchronize() { CUDA_CHECK(cudaDeviceSynchronize()); }
+
+}  // namespace tutorial

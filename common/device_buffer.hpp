@@ -1,0 +1,66 @@
+// RAII ownership of device memory, plus the few copies the harness needs.
+//
+// Every cudaMalloc/cudaFree/cudaMemcpy of the tutorial goes through these functions, so a
+// CPU backend can replace them in one place and an out-of-memory error names the size asked.
+#pragma once
+
+#include <algorithm>
+#include <cstddef>
+#include <utility>
+#include <vector>
+
+namespace tutorial {
+
+void* device_alloc(size_t bytes);  // throws CudaError with a clear "out of GPU memory" message
+void device_free(void* ptr) noexcept;
+void copy_to_device(void* dst, const void* src, size_t bytes);
+void copy_to_host(void* dst, const void* src, size_t bytes);
+void copy_device_to_device(void* dst, const void* src, size_t bytes);  // cudaMemcpy D2D
+void device_memset(void* ptr, int byte, size_t bytes);
+void device_synchronize();
+
+template <typename T>
+class DeviceBuffer {
+ public:
+  DeviceBuffer() = default;
+  explicit DeviceBuffer(size_t count)
+      : data_(static_cast<T*>(device_alloc(count * sizeof(T)))), count_(count) {}
+  explicit DeviceBuffer(const std::vector<T>& host) : DeviceBuffer(host.size()) { upload(host); }
+  ~DeviceBuffer() { device_free(data_); }
+
+  DeviceBuffer(const DeviceBuffer&) = delete;
+  DeviceBuffer& operator=(const DeviceBuffer&) = delete;
+  DeviceBuffer(DeviceBuffer&& other) noexcept
+      : data_(std::exchange(other.data_, nullptr)), count_(std::exchange(other.count_, 0)) {}
+  DeviceBuffer& operator=(DeviceBuffer&& other) noexcept {
+    if (this != &other) {
+      device_free(data_);
+      data_ = std::exchange(other.data_, nullptr);
+      count_ = std::exchange(other.count_, 0);
+    }
+    return *this;
+  }
+
+  T* data() { return data_; }
+  const T* data() const { return data_; }
+  size_t size() const { return count_; }
+  size_t bytes() const { return count_ * sizeof(T); }
+
+  void upload(const std::vector<T>& host) {
+    copy_to_device(data_, host.data(), std::min(host.size(), count_) * sizeof(T));
+  }
+  std::vector<T> download() const {
+    std::vector<T> host(count_);
+    copy_to_host(host.data(), data_, bytes());
+    return host;
+  }
+  // All bytes 0xFF: every float reads as NaN, so an element the kernel never wrote fails
+  // the comparison instead of passing by luck.
+  void poison() { device_memset(data_, 0xFF, bytes()); }
+
+ private:
+  T* data_ = nullptr;
+  size_t count_ = 0;
+};
+
+}  // namespace tutorial

@@ -1,0 +1,40 @@
+#include "common/gemm.hpp"
+
+#include "common/reference.hpp"
+
+namespace tutorial {
+
+GemmProblem::GemmProblem(int M_, int N_, int K_, uint64_t seed)
+    : M(M_), N(N_), K(K_), A(random_matrix(M_, K_, seed)), B(random_matrix(K_, N_, seed + 1)),
+      dA(A.values), dB(B.values), dC(size_t(M_) * N_) {}
+
+HostMatrix cpu_reference(const GemmProblem& p) {
+  HostMatrix C(p.M, p.N);
+  cpu_gemm(p.A.data(), p.B.data(), C.data(), p.M, p.N, p.K);
+  return C;
+}
+
+CompareResult check_gemm(GemmLauncher launch, int M, int N, int K, uint64_t seed,
+                         GemmReference reference) {
+  GemmProblem p(M, N, K, seed);
+  if (reference == GemmReference::Auto)
+    reference = double(M) * N * K <= double(1 << 28) ? GemmReference::Cpu : GemmReference::Cublas;
+
+  HostMatrix want(M, N);
+  if (reference == GemmReference::Cpu) {
+    want = cpu_reference(p);
+  } else {
+    CublasHandle handle;
+    DeviceBuffer<float> dRef(size_t(M) * N);
+    dRef.poison();
+    cublas_sgemm(handle.get(), p.dA.data(), p.dB.data(), dRef.data(), M, N, K);
+    want.values = dRef.download();
+  }
+  p.dC.poison();
+  launch(p.dA.data(), p.dB.data(), p.dC.data(), M, N, K);
+  device_synchronize();
+  const std::vector<float> got = p.dC.download();
+  return compare(got.data(), want.data(), M, N, Tolerance::for_gemm(K));
+}
+
+}  // namespace tutorial

@@ -1,0 +1,31 @@
+// The one launch point of the tutorial.
+//
+// Every kernel launch in the repository goes through tutorial::launch(). It
+//   * refuses empty or oversized grids/blocks with a message instead of the runtime's
+//     "invalid configuration argument",
+//   * checks cudaGetLastError() right after the launch, so a bad launch is reported at the
+//     line that made it, and
+//   * remembers the configuration (kernel, grid, block, dynamic shared memory) so the
+//     harness can compute occupancy for "the kernel that just ran" without each chapter
+//     repeating its launch geometry.
+// A CPU backend can replace this one header (and the runtime layer in common/) to run the
+// same kernel source on the host.
+#pragma once
+
+#include "common/launch_record.hpp"
+
+namespace tutorial {
+
+template <typename... Params, typename... Args>
+void launch(void (*kernel)(Params...), dim3 grid, dim3 block, size_t dynamic_smem,
+            Args&&... args) {
+  validate_launch(grid, block);
+  kernel<<<grid, block, dynamic_smem>>>(static_cast<Params>(args)...);
+  CUDA_CHECK(cudaGetLastError());
+  record_launch(LaunchRecord{reinterpret_cast<const void*>(kernel), grid, block, dynamic_smem});
+}
+
+// Rounds up a/b: the number of tiles of size b needed to cover a.
+constexpr int ceil_div(int a, int b) { return (a + b - 1) / b; }
+
+}  // namespace tutorial

@@ -1,0 +1,22 @@
+# Included by each chapter's Makefile after it sets CHAPTER (its folder name):
+#   make check   build this chapter and run its tests
+#   make run     run its executable (ARGS="--size 2048" to pass flags)
+#   make bench   run its benchmarks (BENCH_ARGS="--benchmark_filter=4096")
+TOP := $(abspath $(dir $(lastword $(MAKEFILE_LIST)))/../..)
+include $(TOP)/common/make/build.mk
+
+.PHONY: all build check run bench
+all: build
+
+build: configure
+	cmake --build $(BUILD_DIR) --target chapter_$(CHAPTER) -j $(JOBS)
+
+check: build
+	ctest --test-dir $(BUILD_DIR) -L '^$(CHAPTER)/' --output-on-failure -j $(JOBS) $(CTEST_FLAGS)
+	$(print_skip_reasons)
+
+run: build
+	$(BUILD_DIR)/bin/$(CHAPTER) $(ARGS)
+
+bench: build
+	$(BUILD_DIR)/bin/$(CHAPTER)_bench $(BENCH_ARGS)

@@ -1,0 +1,71 @@
+// An occupancy calculator you can read: threads, registers and shared memory per block,
+// against the per-SM limits, give resident blocks and warps per SM and the limiting resource.
+//
+// It models what the runtime does on recent GPUs (compare cudaOccupancyMaxActiveBlocksPerMultiprocessor):
+//   * registers are allocated per warp in units of 256, and each of the SM's 4 sub-partitions
+//     holds a quarter of the register file;
+//   * shared memory is allocated per block in units of 128 bytes (compute capability 8.x/9.x),
+//     and the driver reserves 1 KB per block on top of what the kernel asks for.
+// SmemModel::Simple drops the reservation and the rounding: the textbook's arithmetic.
+#pragma once
+
+#include <cstddef>
+#include <string>
+
+namespace tutorial {
+
+struct SmLimits {
+  std::string name;                 // for tables, e.g. "A100"
+  int compute_major = 8;
+  int max_threads_per_sm = 2048;
+  int max_blocks_per_sm = 32;
+  int registers_per_sm = 65536;
+  int max_registers_per_block = 65536;
+  int max_registers_per_thread = 255;
+  size_t smem_per_sm = 0;           // usable by blocks, bytes (A100: 164 KB, H100: 228 KB)
+  size_t max_smem_per_block = 0;    // with the opt-in (A100: 163 KB, H100: 227 KB)
+  size_t reserved_smem_per_block = 1024;
+  int warp_size = 32;
+  int register_alloc_unit = 256;    // registers, per warp
+  int smem_alloc_unit = 128;        // bytes, per block
+  int sub_partitions = 4;
+
+  static SmLimits a100();  // compute capability 8.0
+  static SmLimits h100();  // compute capability 9.0 (H100 and H200 share the SM)
+};
+
+struct KernelResources {
+  int threads_per_block = 0;
+  int registers_per_thread = 0;
+  size_t smem_per_block = 0;  // static + dynamic, as the kernel asks (without the reservation)
+};
+
+enum class Limiter { Warps, Blocks, Registers, SharedMemory, DoesNotFit };
+const char* to_string(Limiter limiter);
+
+enum class SmemModel { Runtime, Simple };
+
+struct Occupancy {
+  int blocks_per_sm = 0;
+  int warps_per_sm = 0;
+  int threads_per_sm = 0;
+  double occupancy = 0;     // resident warps / maximum warps per SM
+  Limiter limiter = Limiter::DoesNotFit;
+  // Each resource's own limit on resident blocks (INT_MAX where it does not limit).
+  int limit_warps = 0;
+  int limit_blocks = 0;
+  int limit_registers = 0;
+  int limit_smem = 0;
+  size_t smem_allocated_per_block = 0;  // after the reservation and rounding
+};
+
+Occupancy compute_occupancy(const KernelResources& kernel, const SmLimits& sm,
+                            SmemModel model = SmemModel::Runtime);
+
+// GPU side (needs a device): the limits of a real device, a compiled kernel's resources,
+// and the CUDA runtime's own answer, for comparison.
+SmLimits sm_limits_of_device(int device = 0);
+KernelResources kernel_resources(const void* kernel, int threads_per_block, size_t dynamic_smem);
+int runtime_blocks_per_sm(const void* kernel, int threads_per_block, size_t dynamic_smem);
+
+}  // namespace tutorial

@@ -1,0 +1,61 @@
+#include <vector>
+
+#include "common/catch_compat.hpp"
+#include "common/cli.hpp"
+
+using namespace tutorial;
+
+namespace {
+CliOptions parse(std::vector<const char*> args) {
+  args.insert(args.begin(), "prog");
+  return parse_cli(int(args.size()), args.data());
+}
+}  // namespace
+
+TEST_CASE("defaults and --size", "[cli]") {
+  CliOptions o = parse({});
+  CHECK(o.m == 4096);
+  CHECK(o.check);
+  o = parse({"--size", "127"});
+  CHECK(o.m == 127);
+  CHECK(o.n == 127);
+  CHECK(o.k == 127);
+}
+
+TEST_CASE("individual sizes, flags and formats", "[cli]") {
+  const CliOptions o = parse({"--m", "1", "--n", "4097", "--k", "3", "--iters", "5", "--seed", "9",
+                              "--no-check", "--json"});
+  CHECK(o.m == 1);
+  CHECK(o.n == 4097);
+  CHECK(o.k == 3);
+  CHECK(o.iters == 5);
+  CHECK(o.seed == 9);
+  CHECK_FALSE(o.check);
+  CHECK(o.format == OutputFormat::Json);
+  CHECK(parse({"--rows", "5", "--cols", "6"}).n == 6);
+  CHECK(parse({"--help"}).help);
+}
+
+TEST_CASE("bad values give an error that names the flag", "[cli]") {
+  auto message_of = [](std::vector<const char*> args) -> std::string {
+    try {
+      parse(std::move(args));
+    } catch (const CliError& e) {
+      return e.what();
+    }
+    return "no error";
+  };
+  CHECK(message_of({"--size", "0"}) == "--size must be between 1 and 1048576, got 0");
+  CHECK(message_of({"--size", "-5"}).find("--size must be between") == 0);
+  CHECK(message_of({"--m", "abc"}) == "--m expects an integer, got 'abc'");
+  CHECK(message_of({"--k", "12x"}) == "--k expects an integer, got '12x'");
+  CHECK(message_of({"--iters"}) == "--iters expects a value");
+  CHECK(message_of({"--fast"}) == "unknown option '--fast' (see --help)");
+  CHECK(message_of({"--size", "99999999999999999999"}).find("expects an integer") != std::string::npos);
+}
+
+TEST_CASE("usage lists every flag", "[cli]") {
+  const std::string u = usage("prog");
+  for (const char* flag : {"--size", "--m", "--iters", "--seed", "--no-check", "--csv", "--json"})
+    CHECK(u.find(flag) != std::string::npos);
+}

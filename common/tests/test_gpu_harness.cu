@@ -1,0 +1,187 @@
+// The harness's GPU tests: references agree, the occupancy calculator agrees with the CUDA
+// runtime, the copy ceiling is sane, and the launch point/buffers fail with clear errors.
+#include <string>
+
+#include "common/catch_compat.hpp"
+#include "common/cuda_check.hpp"
+#include "common/device_buffer.hpp"
+#include "common/device_info.hpp"
+#include "common/gemm.hpp"
+#include "common/launch.cuh"
+#include "common/occupancy.hpp"
+#include "common/reference.hpp"
+#include "common/timing.hpp"
+
+using namespace tutorial;
+
+namespace {
+
+__global__ void simple_gemm(const float* A, const float* B, float* C, int M, int N, int K) {
+  const int row = blockIdx.y * blockDim.y + threadIdx.y;
+  const int col = blockIdx.x * blockDim.x + threadIdx.x;
+  if (row >= M || col >= N) return;
+  float sum = 0;
+  for (int k = 0; k < K; ++k) sum += A[row * K + k] * B[k * N + col];
+  C[row * N + col] = sum;
+}
+
+void launch_simple_gemm(const float* A, const float* B, float* C, int M, int N, int K) {
+  const dim3 block(16, 16);
+  launch(simple_gemm, dim3(ceil_div(N, 16), ceil_div(M, 16)), block, 0, A, B, C, M, N, K);
+}
+
+// Forgets the last column: the poisoned output must make the check fail.
+void launch_gemm_missing_last_column(const float* A, const float* B, float* C, int M, int N,
+                                     int K) {
+  const dim3 block(16, 16);
+  launch(simple_gemm, dim3(ceil_div(N - 1, 16), ceil_div(M, 16)), block, 0, A, B, C, M, N - 1, K);
+}
+
+template <int SMEM_FLOATS>
+__global__ void smem_kernel(float* out) {
+  __shared__ float tile[SMEM_FLOATS];
+  tile[threadIdx.x % SMEM_FLOATS] = float(threadIdx.x);
+  __syncthreads();
+  out[blockIdx.x * blockDim.x + threadIdx.x] = tile[(threadIdx.x + 1) % SMEM_FLOATS];
+}
+
+__global__ void dynamic_smem_kernel(float* out) {
+  extern __shared__ float tile[];
+  tile[threadIdx.x] = float(threadIdx.x);
+  __syncthreads();
+  out[threadIdx.x] = tile[blockDim.x - 1 - threadIdx.x];
+}
+
+// Enough live values to need many registers.
+__global__ void register_hungry_kernel(const float* in, float* out) {
+  float acc[64];
+#pragma unroll
+  for (int i = 0; i < 64; ++i) acc[i] = in[threadIdx.x + i];
+#pragma unroll
+  for (int r = 0; r < 8; ++r)
+#pragma unroll
+    for (int i = 0; i < 64; ++i) acc[i] = acc[i] * acc[(i + r) % 64] + 1.0f;
+  float sum = 0;
+#pragma unroll
+  for (int i = 0; i < 64; ++i) sum += acc[i];
+  out[threadIdx.x] = sum;
+}
+
+}  // namespace
+
+TEST_CASE("cuBLAS SGEMM (row-major) matches the CPU reference", "[gpu][reference]") {
+  REQUIRE_GPU();
+  const int shapes[][3] = {{1, 1, 1}, {1, 4097, 3}, {127, 33, 1025}, {256, 256, 256}, {3, 5, 7}};
+  CublasHandle handle;
+  for (const auto& s : shapes) {
+    const int M = s[0], N = s[1], K = s[2];
+    CAPTURE(M, N, K);
+    GemmProblem p(M, N, K, 7);
+    p.dC.poison();
+    cublas_sgemm(handle.get(), p.dA.data(), p.dB.data(), p.dC.data(), M, N, K);
+    const std::vector<float> got = p.dC.download();
+    const HostMatrix want = cpu_reference(p);
+    const CompareResult r = compare(got.data(), want.data(), M, N, Tolerance::for_gemm(K));
+    INFO(r.summary());
+    CHECK(r.ok());
+  }
+}
+
+TEST_CASE("check_gemm passes a correct kernel and catches an unwritten column", "[gpu][gemm]") {
+  REQUIRE_GPU();
+  for (auto ref : {GemmReference::Cpu, GemmReference::Cublas}) {
+    CompareResult good = check_gemm(launch_simple_gemm, 37, 41, 29, 3, ref);
+    INFO(good.summary());
+    CHECK(good.ok());
+    CompareResult bad = check_gemm(launch_gemm_missing_last_column, 37, 41, 29, 3, ref);
+    CHECK_FALSE(bad.ok());
+    CHECK(bad.nonfinite == 37);  // the poison of column 40 survived
+  }
+}
+
+TEST_CASE("occupancy calculator agrees with cudaOccupancyMaxActiveBlocksPerMultiprocessor",
+          "[gpu][occupancy]") {
+  REQUIRE_GPU();
+  const SmLimits sm = sm_limits_of_device(0);
+  struct Case {
+    const void* kernel;
+    int threads;
+    size_t dynamic_smem;
+    const char* what;
+  };
+  allow_dynamic_smem(dynamic_smem_kernel, 100 * 1024);
+  const Case cases[] = {
+      {reinterpret_cast<const void*>(smem_kernel<8192>), 256, 0, "32 KB static, 256 threads"},
+      {reinterpret_cast<const void*>(smem_kernel<8192>), 1024, 0, "32 KB static, 1024 threads"},
+      {reinterpret_cast<const void*>(smem_kernel<1000>), 64, 0, "4000 B static, 64 threads"},
+      {reinterpret_cast<const void*>(smem_kernel<12000>), 128, 0, "48000 B static, 128 threads"},
+      {reinterpret_cast<const void*>(dynamic_smem_kernel), 256, 0, "no shared memory"},
+      {reinterpret_cast<const void*>(dynamic_smem_kernel), 256, 20000, "20000 B dynamic"},
+      {reinterpret_cast<const void*>(dynamic_smem_kernel), 512, 100 * 1024, "100 KB dynamic"},
+      {reinterpret_cast<const void*>(dynamic_smem_kernel), 32, 1, "1 B dynamic, 32 threads"},
+      {reinterpret_cast<const void*>(register_hungry_kernel), 256, 0, "register-hungry, 256"},
+      {reinterpret_cast<const void*>(register_hungry_kernel), 96, 0, "register-hungry, 96"},
+  };
+  for (const Case& c : cases) {
+    const KernelResources k = kernel_resources(c.kernel, c.threads, c.dynamic_smem);
+    const Occupancy ours = compute_occupancy(k, sm);
+    const int runtime = runtime_blocks_per_sm(c.kernel, c.threads, c.dynamic_smem);
+    INFO(c.what << ": " << k.registers_per_thread << " registers, " << k.smem_per_block
+                << " B shared; ours " << ours.blocks_per_sm << " (" << to_string(ours.limiter)
+                << "), runtime " << runtime);
+    CHECK(ours.blocks_per_sm == runtime);
+  }
+}
+
+TEST_CASE("measured copy bandwidth is within sane bounds of the theoretical figure",
+          "[gpu][device]") {
+  REQUIRE_GPU();
+  const DeviceInfo d = query_device(0);
+  const double theory = d.theoretical_bandwidth_gbs();
+  const double measured = measure_copy_bandwidth_gbs(size_t(512) << 20);
+  WARN(d.name << ": copy " << measured << " GB/s of " << theory << " GB/s theoretical, FP32 peak "
+              << d.fp32_peak_gflops() << " GFLOP/s, " << d.sm_count << " SMs");
+  CHECK(measured > 0.3 * theory);
+  CHECK(measured < 1.1 * theory);
+  CHECK(d.fp32_peak_gflops() > 1000);
+}
+
+TEST_CASE("GPU timing returns ordered statistics", "[gpu][timing]") {
+  REQUIRE_GPU();
+  DeviceBuffer<float> buf(1 << 24);
+  const TimingStats t = time_gpu([&] { buf.poison(); }, TimingOptions{1, 5, true});
+  CHECK(t.repetitions == 5);
+  CHECK(t.min_ms > 0);
+  CHECK(t.min_ms <= t.median_ms);
+  CHECK(t.median_ms <= t.max_ms);
+}
+
+TEST_CASE("launch point refuses empty grids and oversized blocks with a clear message",
+          "[gpu][launch]") {
+  REQUIRE_GPU();
+  DeviceBuffer<float> A(1), B(1), C(1);
+  try {
+    launch(simple_gemm, dim3(0, 1), dim3(16, 16), 0, A.data(), B.data(), C.data(), 0, 1, 1);
+    FAIL("no exception");
+  } catch (const UnsupportedShape& e) {
+    CHECK(std::string(e.what()).find("empty grid") != std::string::npos);
+  }
+  CHECK_THROWS_AS(launch(simple_gemm, dim3(1), dim3(64, 32), 0, A.data(), B.data(), C.data(), 1, 1, 1),
+                  UnsupportedShape);
+  launch(simple_gemm, dim3(1, 1), dim3(16, 16), 0, A.data(), B.data(), C.data(), 1, 1, 1);
+  CHECK(last_launch().threads_per_block() == 256);
+  CHECK(last_launch().kernel == reinterpret_cast<const void*>(simple_gemm));
+}
+
+TEST_CASE("out of GPU memory is a clear error, and the device stays usable", "[gpu][buffer]") {
+  REQUIRE_GPU();
+  try {
+    DeviceBuffer<float> huge(size_t(1) << 50);  // 4 PiB
+    FAIL("allocation succeeded");
+  } catch (const CudaError& e) {
+    CHECK(std::string(e.what()).find("out of GPU memory") != std::string::npos);
+  }
+  DeviceBuffer<float> small(16);
+  small.poison();
+  CHECK(std::isnan(small.download()[3]));
+}

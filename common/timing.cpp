@@ -1,0 +1,70 @@
+#include "common/timing.hpp"
+
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <stdexcept>
+
+#include "common/cuda_check.hpp"
+#include "common/device_buffer.hpp"
+
+namespace tutorial {
+
+TimingStats summarize_samples(std::vector<double> samples) {
+  if (samples.empty()) throw std::invalid_argument("summarize_samples: no samples");
+  std::sort(samples.begin(), samples.end());
+  const size_t n = samples.size();
+  TimingStats s;
+  s.repetitions = int(n);
+  s.min_ms = samples.front();
+  s.max_ms = samples.back();
+  s.median_ms = n % 2 ? samples[n / 2] : 0.5 * (samples[n / 2 - 1] + samples[n / 2]);
+  return s;
+}
+
+void flush_l2_cache() {
+  static DeviceBuffer<char> scratch;  // allocated once per process, freed at exit
+  if (scratch.size() == 0) {
+    int device = 0, l2_bytes = 0;
+    CUDA_CHECK(cudaGetDevice(&device));
+    CUDA_CHECK(cudaDeviceGetAttribute(&l2_bytes, cudaDevAttrL2CacheSize, device));
+    scratch = DeviceBuffer<char>(std::max<size_t>(2 * size_t(l2_bytes), 16u << 20));
+  }
+  CUDA_CHECK(cudaMemsetAsync(scratch.data(), 0, scratch.bytes()));
+}
+
+namespace {
+struct EventPair {
+  cudaEvent_t start = nullptr, stop = nullptr;
+  EventPair() {
+    CUDA_CHECK(cudaEventCreate(&start));
+    CUDA_CHECK(cudaEventCreate(&stop));
+  }
+  ~EventPair() {
+    cudaEventDestroy(start);
+    cudaEventDestroy(stop);
+  }
+};
+}  // namespace
+
+TimingStats time_gpu(const std::function<void()>& work, const TimingOptions& options) {
+  if (options.repetitions < 1) throw std::invalid_argument("time_gpu: repetitions must be >= 1");
+  for (int i = 0; i < options.warmup; ++i) work();
+  CUDA_CHECK(cudaDeviceSynchronize());
+
+  EventPair events;
+  std::vector<double> samples;
+  for (int i = 0; i < options.repetitions; ++i) {
+    if (options.flush_l2) flush_l2_cache();
+    CUDA_CHECK(cudaEventRecord(events.start));
+    work();
+    CUDA_CHECK(cudaEventRecord(events.stop));
+    CUDA_CHECK(cudaEventSynchronize(events.stop));
+    float ms = 0;
+    CUDA_CHECK(cudaEventElapsedTime(&ms, events.start, events.stop));
+    samples.push_back(ms);
+  }
+  return summarize_samples(std::move(samples));
+}
+
+}  // namespace tutorial
