@@ -4,6 +4,7 @@
 # make bench   run every chapter's Google Benchmark binary
 TOP := $(abspath $(dir $(lastword $(MAKEFILE_LIST))))
 include $(TOP)/common/make/build.mk
+include $(TOP)/common/make/inspect.mk
 
 CHAPTERS := 01_naive 02_tiled 03_bounds 04_register_block 05_double_buffer 06_transpose
 

@@ -4,6 +4,7 @@
 #   make bench   run its benchmarks (BENCH_ARGS="--benchmark_filter=4096")
 TOP := $(abspath $(dir $(lastword $(MAKEFILE_LIST)))/../..)
 include $(TOP)/common/make/build.mk
+include $(TOP)/common/make/inspect.mk
 
 .PHONY: all build check run bench
 all: build
