@@ -108,9 +108,13 @@ int benchmark_main(int argc, char** argv) {
     std::cerr << "error: " << why << ".\nBenchmarks need an NVIDIA GPU.\n";
     return kExitNoDevice;
   }
+  // Stamp the GPU into the benchmark's context (console header and --benchmark_format=json).
+  const DeviceInfo device = query_device(0);
+  benchmark::AddCustomContext("gpu", device.name);
+  benchmark::AddCustomContext("cuda_driver", version_string(device.driver_version));
+  benchmark::AddCustomContext("cuda_runtime", version_string(device.runtime_version));
   benchmark::Initialize(&argc, argv);
   if (benchmark::ReportUnrecognizedArguments(argc, argv)) return kExitUsage;
-  std::cout << "GPU: " << query_device(0).name << "\n";
   try {
     benchmark::RunSpecifiedBenchmarks();
   } catch (const std::exception& e) {
