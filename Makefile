@@ -1,6 +1,9 @@
 # make deps    install the Debian/Ubuntu packages the build needs (besides the CUDA Toolkit)
 # make check   build everything and run every test (GPU tests are skipped without a GPU)
-# make run     run every chapter on the GPU, one table each
+# make run     every chapter on the GPU: one table, kept in common/results/progression.json/.csv
+#              (ARGS="--iters 20" adds flags to every chapter executable)
+# make plots   roofline and progression charts from that JSON (gnuplot; any machine)
+# make readme-tables  refill the generated results tables of the READMEs from that JSON
 # make bench   run every chapter's Google Benchmark binary
 TOP := $(abspath $(dir $(lastword $(MAKEFILE_LIST))))
 include $(TOP)/common/make/build.mk
@@ -8,7 +11,7 @@ include $(TOP)/common/make/inspect.mk
 
 CHAPTERS := 01_naive 02_tiled 03_bounds 04_register_block 05_double_buffer 06_transpose
 
-.PHONY: all build check run bench clean
+.PHONY: all build check run plots readme-tables bench clean
 all: build
 
 build: configure
@@ -18,10 +21,18 @@ check: build
 	ctest --test-dir $(BUILD_DIR) --output-on-failure -j $(JOBS) $(CTEST_FLAGS)
 	$(print_skip_reasons)
 
+# The chapters and their sizes are listed in common/scripts/progression.py (SCHEDULE).
+PROGRESSION := python3 $(TOP)/common/scripts/progression.py
+RESULTS_DIR ?= $(TOP)/common/results
+
 run: build
-	@set -e; for c in $(CHAPTERS); do \
-	  if [ -x $(BUILD_DIR)/bin/$$c ]; then echo "== $$c"; $(BUILD_DIR)/bin/$$c $(ARGS); fi; \
-	done
+	$(PROGRESSION) run --build-dir $(BUILD_DIR) --results $(RESULTS_DIR) -- $(ARGS)
+
+plots:
+	$(PROGRESSION) plots --results $(RESULTS_DIR)
+
+readme-tables:
+	$(PROGRESSION) readme-tables --results $(RESULTS_DIR)
 
 bench: build
 	@set -e; for c in $(CHAPTERS); do \

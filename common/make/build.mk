@@ -3,8 +3,9 @@
 BUILD_DIR   ?= $(TOP)/build
 CMAKE_FLAGS ?=
 JOBS        ?= $(shell nproc 2>/dev/null || echo 2)
-# Debian/Ubuntu packages the build needs besides the CUDA Toolkit.
-DEPS_PACKAGES := cmake make g++ catch2 libbenchmark-dev
+# Debian/Ubuntu packages the build needs besides the CUDA Toolkit (python3 and gnuplot-nox:
+# the results tables and plots of common/scripts/progression.py).
+DEPS_PACKAGES := cmake make g++ catch2 libbenchmark-dev python3 gnuplot-nox
 
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 

@@ -1,1 +1,36 @@
-# make sanitize / make profile / make sass — filled in by the inspection tooling (issue 8).
+# Inspect the kernels, one command each (what the numbers mean: common/INSPECT.md):
+#   make sanitize   compute-sanitizer memcheck, racecheck and synccheck at a small odd size;
+#                   fails on any report
+#   make profile    Nsight Compute on each kernel once: a digest table, and the full report
+#                   build/profile/<chapter>.ncu-rep for the Nsight Compute UI
+#   make sass       the machine code of the kernels (build/sass/<chapter>.sass) and a count of
+#                   the instructions the lesson talks about; needs no GPU
+# Inside a chapter folder they inspect that chapter; at the top every chapter (a chapter that is
+# not built yet is reported and skipped), and they fail if any chapter fails.
+# Variables:
+#   NO_BUILD=1               inspect build/bin as it is, without building first
+#   CHAPTER=02_tiled         at the top: only this chapter
+#   SANITIZE_ARGS="--m 67 --n 45 --k 33 --iters 1"   override the chapter executable's flags
+#   PROFILE_ARGS="--size 2048 --iters 1 --no-check"   (the transpose chapter has its own defaults)
+#   INSPECT_JOBS=4           sanitizer runs at once (default 1)
+#   SASS_ARCH=sm_80          which machine code to dump when the binary holds several
+#   INSPECT_RESULTS_DIR=dir  also copy the digests there
+
+# The chapters a command covers: the one this Makefile belongs to, or all of them.
+INSPECT_CHAPTERS = $(or $(CHAPTER),$(CHAPTERS),01_naive 02_tiled 03_bounds 04_register_block 05_double_buffer 06_transpose)
+INSPECT_ENV = BUILD_DIR='$(BUILD_DIR)' SANITIZE_ARGS='$(SANITIZE_ARGS)' PROFILE_ARGS='$(PROFILE_ARGS)' \
+              INSPECT_JOBS='$(INSPECT_JOBS)' SASS_ARCH='$(SASS_ARCH)' INSPECT_RESULTS_DIR='$(INSPECT_RESULTS_DIR)'
+INSPECT_PREREQ = $(if $(NO_BUILD),,build)
+
+# build.mk's first rule would otherwise be the default goal; `make` alone means `make all`.
+.DEFAULT_GOAL := all
+
+.PHONY: sanitize profile sass
+sanitize: $(INSPECT_PREREQ)
+	@$(INSPECT_ENV) bash $(TOP)/common/scripts/inspect_sanitize.sh $(INSPECT_CHAPTERS)
+
+profile: $(INSPECT_PREREQ)
+	@$(INSPECT_ENV) bash $(TOP)/common/scripts/inspect_profile.sh $(INSPECT_CHAPTERS)
+
+sass: $(INSPECT_PREREQ)
+	@$(INSPECT_ENV) bash $(TOP)/common/scripts/inspect_sass.sh $(INSPECT_CHAPTERS)

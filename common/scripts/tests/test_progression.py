@@ -1,0 +1,321 @@
+#!/usr/bin/env python3
+"""Tests of common/scripts/progression.py, on the fabricated sample_progression.json.
+
+  test_progression.py tables [--out DIR]   the text table, CSV, README blocks, and `run` driving
+                                           fake chapter executables (no GPU needed)
+  test_progression.py plots  [--out DIR]   the four images; exits 77 (CTest: skipped) when
+                                           gnuplot is not installed
+
+Python 3 standard library only (unittest), like the script it tests.
+"""
+import contextlib
+import copy
+import csv
+import io
+import json
+import shutil
+import sys
+import tempfile
+import textwrap
+import unittest
+import xml.etree.ElementTree as ElementTree
+from pathlib import Path
+
+sys.dont_write_bytecode = True  # no __pycache__ in the source tree
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE.parent))
+import progression  # noqa: E402
+
+FIXTURE = HERE / "sample_progression.json"
+GPU = "Sample GPU (test fixture)"
+SKIP = 77  # CTest's SKIP_RETURN_CODE for these tests
+OUT = None  # folder for the files the tests write; set by main()
+
+
+def sample():
+    return progression.load_results(FIXTURE)
+
+
+def kernels_of(doc, executable):
+    return [row["kernel"] for run in doc["runs"] if run["executable"] == executable
+            for row in run["rows"] if row["chapter"] != "ceiling"]
+
+
+def quiet(function, *args):
+    """Calls function; returns (result, what it wrote to stdout, what it wrote to stderr)."""
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        result = function(*args)
+    return result, out.getvalue(), err.getvalue()
+
+
+class Tables(unittest.TestCase):
+    def test_text_table_has_header_every_row_and_each_ceiling_once(self):
+        doc = sample()
+        text = progression.text_table(doc)
+        self.assertIn(f"GPU: {GPU} (driver 99.9, runtime 99.8)  2000-01-01T00:00:00Z", text)
+        self.assertIn("copy bandwidth 2,000 GB/s", text)
+        self.assertIn("FP32 peak 50,000 GFLOP/s", text)
+        for title in ["chapter", "kernel", "size", "time ms", "rate", "% ceiling", "FLOP/B",
+                      "% roofline", "occupancy", "status"]:
+            self.assertIn(title, text.splitlines()[4])
+        for executable, _ in progression.SCHEDULE:
+            for kernel in kernels_of(doc, executable):
+                self.assertIn(kernel, text)
+        # five GEMM chapters ran at 4096, four at 8192: cuBLAS is shown once per size, and so
+        # is the transpose's copy
+        ceilings = [line.split()[1] for line in text.splitlines() if line.startswith("ceiling ")]
+        self.assertEqual(ceilings, ["cuBLAS", "cuBLAS", "cudaMemcpy", "copy", "cudaMemcpy", "copy"])
+        self.assertIn("25% (shared memory)", text)
+        self.assertIn("33,500 GFLOP/s", text)
+
+    def test_csv_has_one_line_per_row_with_size_and_gpu(self):
+        doc = sample()
+        out = Path(tempfile.mkdtemp(dir=OUT))
+        json_path, csv_path = progression.write_results(doc, out)
+        self.assertEqual(json.loads(json_path.read_text()), doc)
+        with csv_path.open() as f:
+            rows = list(csv.DictReader(f))
+        self.assertEqual(len(rows), sum(len(run["rows"]) for run in doc["runs"]))
+        self.assertEqual(list(rows[0]), progression.CSV_FIELDS)
+        self.assertEqual({r["gpu"] for r in rows}, {GPU})
+        self.assertEqual({r["size"] for r in rows}, {"4096", "8192", "16384"})
+        transpose = [r for r in rows if r["executable"] == "06_transpose"]
+        self.assertEqual(transpose[0]["intensity"], "")  # null in JSON: empty in CSV
+
+    def test_chapter_block_lists_its_rows_and_its_ceiling(self):
+        block = progression.chapter_markdown(sample(), "02_tiled")
+        self.assertTrue(block.startswith(
+            f"Measured by `make run` on **{GPU}** (driver 99.9, CUDA runtime 99.8), "
+            "2000-01-01T00:00:00Z, M=4096 N=4096 K=4096;"), block)
+        self.assertIn("M=8192 N=8192 K=8192;", block)
+        self.assertEqual(block.count("| kernel | time (ms) | GFLOP/s | % of cuBLAS | FLOP/byte | "
+                                     "% of roofline | occupancy (limiter) | status |"), 2)
+        self.assertIn("| cuBLAS SGEMM (ceiling) | 3.436 | 40,000 | 100.0% | 682.67 | 80.0% | - "
+                      "| ok |", block)
+        # < and > as entities: tiled_gemm<32> must not read as an HTML tag
+        self.assertIn("| tiled_gemm&lt;32&gt; | 19.089 | 7,200 | 18.0% | 8.00 | 45.0% | "
+                      "67% (blocks) | ok |", block)
+        self.assertNotIn("bounds", block)  # only this chapter's kernels
+
+    def test_transpose_block_drops_the_columns_it_has_no_numbers_for(self):
+        block = progression.chapter_markdown(sample(), "06_transpose")
+        self.assertIn("| kernel | time (ms) | GB/s | % of cudaMemcpy D2D | occupancy (limiter) | "
+                      "status |", block)
+        self.assertNotIn("FLOP/byte", block)
+        self.assertIn("16384x16384 floats", block)
+        self.assertIn("| copy 32x8 (ceiling) | 0.283 | 1,900 | 97.4% | 100% (warps) | ok |", block)
+        self.assertIn("| padded 32x(32+1), 32x8 threads | 0.298 | 1,800 | 92.3% | 100% (warps) "
+                      "| ok |", block)
+
+    def test_progression_block_has_every_gemm_kernel_at_both_sizes(self):
+        doc = sample()
+        block = progression.progression_markdown(doc)
+        self.assertIn(f"**{GPU}**", block)
+        self.assertIn("| kernel | chapter | GFLOP/s at 4096 | % of cuBLAS at 4096 | "
+                      "GFLOP/s at 8192 | % of cuBLAS at 8192 |", block)
+        rows = [line for line in block.splitlines() if line.startswith("| ")][1:]
+        gemm = [(k, c) for c, _ in progression.SCHEDULE[:5] for k in kernels_of(doc, c)]
+        self.assertEqual(len(rows), len(set(gemm)) + 1)  # + cuBLAS
+        for kernel, chapter in gemm:
+            cell = progression.md_cell(kernel)
+            self.assertTrue(any(line.startswith(f"| {cell} | {chapter} |") for line in rows),
+                            kernel)
+        self.assertEqual(rows[0], "| naive_gemm | 01_naive | 420 | 1.1% | not run | - |")
+        # the same kernel name in two chapters: two rows
+        self.assertIn("| tiled_gemm&lt;16&gt; | 03_bounds | 5,900 | 14.8% | 5,487 | 13.1% |", rows)
+        self.assertEqual(rows[-1],
+                         "| cuBLAS SGEMM | ceiling | 40,000 | 100.0% | 42,000 | 100.0% |")
+        self.assertIn("| double_buffer 128x128x8 8x8 | 05_double_buffer | 33,500 | 83.8% | 31,155 "
+                      "| 74.2% |", block)
+        self.assertNotIn("transpose", block)
+
+    def test_skipped_wrong_and_failed_runs_are_named_not_hidden(self):
+        doc = copy.deepcopy(sample())
+        run = next(r for r in doc["runs"] if r["executable"] == "04_register_block")
+        skipped, wrong = run["rows"][1], run["rows"][2]
+        skipped.update(status="skipped: M must be a multiple of 64", median_ms=None, rate=None,
+                       pct_of_ceiling=None, pct_of_roofline=None, occupancy=None)
+        wrong["status"] = "WRONG: 12 of 16777216 elements differ"
+        doc["runs"].append({"executable": "05_double_buffer", "size": 16384, "exit_code": 1,
+                            "rows": [], "error": "exit code 1: error: out of memory"})
+        block = progression.progression_markdown(doc)
+        self.assertIn(f"| {skipped['kernel']} | 04_register_block | skipped | - |", block)
+        self.assertIn(f"| {wrong['kernel']} | 04_register_block | 30,000 (WRONG) |", block)
+        chapter = progression.chapter_markdown(doc, "05_double_buffer")
+        self.assertIn("Not measured at size 16384: exit code 1: error: out of memory.", chapter)
+        self.assertIn("FAILED: 05_double_buffer --size 16384", progression.text_table(doc))
+
+    def test_readme_blocks_are_refilled_and_the_rest_is_left_alone(self):
+        root = Path(tempfile.mkdtemp(dir=OUT))
+        block = ("<!-- BEGIN GENERATED: {0} -->\n_Not measured yet._\n"
+                 "<!-- END GENERATED: {0} -->\n")
+        files = {
+            "README.md": "# Top\n\n" + block.format("progression") + "\nafter\n",
+            "02_tiled/README.md": "# Tiled\n\nbefore\n\n" + block.format("results") + "\nafter\n",
+            "05_double_buffer/README.md": (block.format("results") + "\n"
+                                           + block.format("progression")),
+            "07_future/README.md": "x\n" + block.format("results") + block.format("something-else"),
+        }
+        for name, text in files.items():
+            (root / name).parent.mkdir(exist_ok=True)
+            (root / name).write_text(text)
+        doc = sample()
+        changed, _, _ = quiet(progression.readme_tables, doc, root)
+        self.assertEqual(sorted(str(p.relative_to(root)) for p in changed),
+                         ["02_tiled/README.md", "05_double_buffer/README.md", "README.md"])
+        tiled = (root / "02_tiled/README.md").read_text()
+        self.assertEqual(tiled, "# Tiled\n\nbefore\n\n<!-- BEGIN GENERATED: results -->\n"
+                         + progression.chapter_markdown(doc, "02_tiled")
+                         + "\n<!-- END GENERATED: results -->\n\nafter\n")
+        five = (root / "05_double_buffer/README.md").read_text()
+        self.assertIn(progression.chapter_markdown(doc, "05_double_buffer"), five)
+        self.assertIn(progression.progression_markdown(doc), five)
+        self.assertIn(progression.progression_markdown(doc), (root / "README.md").read_text())
+        # no data for this chapter, and a block this script does not know: both left as they were
+        self.assertEqual((root / "07_future/README.md").read_text(), files["07_future/README.md"])
+        # running it again changes nothing
+        self.assertEqual(quiet(progression.readme_tables, doc, root)[0], [])
+        # a README block with no data (again) says so
+        (root / "02_tiled/README.md").write_text(tiled)
+        progression.readme_tables({**doc, "runs": []}, root)
+        self.assertEqual((root / "02_tiled/README.md").read_text(), files["02_tiled/README.md"])
+
+    def test_readme_with_an_unclosed_block_is_an_error(self):
+        with self.assertRaisesRegex(progression.Failure, "no matching"):
+            progression.fill_readme("<!-- BEGIN GENERATED: results -->\nx\n", "02_tiled", sample())
+
+    def test_missing_results_file_says_to_run_make_run(self):
+        with self.assertRaisesRegex(progression.Failure, "make run"):
+            progression.load_results(Path(tempfile.mkdtemp(dir=OUT)) / "progression.json")
+
+    def test_table_command(self):
+        code, out, _ = quiet(progression.main, ["table", "--json", str(FIXTURE)])
+        self.assertEqual(code, 0)
+        self.assertIn(GPU, out)
+
+
+class Run(unittest.TestCase):
+    """`run` against fake chapter executables that replay the fixture's reports."""
+
+    def fake_build(self, chapters, body=None):
+        build = Path(tempfile.mkdtemp(dir=OUT))
+        (build / "bin").mkdir()
+        for chapter in chapters:
+            exe = build / "bin" / chapter
+            exe.write_text(f"#!{sys.executable}\n" + (body or textwrap.dedent(f"""\
+                import json, sys
+                size = int(sys.argv[sys.argv.index("--size") + 1])
+                print("[{chapter}] fake executable, argv:", " ".join(sys.argv[1:]), file=sys.stderr)
+                runs = json.load(open({str(FIXTURE)!r}))["runs"]
+                run = next(r for r in runs if r["executable"] == "{chapter}" and r["size"] == size)
+                skip = ("executable", "size", "exit_code")  # added by `run`, not by a chapter
+                print(json.dumps({{k: v for k, v in run.items() if k not in skip}}))
+                """)))
+            exe.chmod(0o755)
+        return build
+
+    def test_run_merges_every_report_and_passes_extra_flags(self):
+        build = self.fake_build(["02_tiled", "06_transpose"])
+        results = Path(tempfile.mkdtemp(dir=OUT))
+        code, out, err = quiet(progression.main, [
+            "run", "--build-dir", str(build), "--results", str(results),
+            "--only", "02_tiled,06_transpose", "--", "--iters", "3"])
+        self.assertEqual(code, 0, err)
+        self.assertIn("== [1/4] 02_tiled --size 4096", err)  # progress: which chapter, which size
+        self.assertIn("argv: --size 8192 --iters 3 --json", err)  # the executable's own stderr
+        doc = json.loads((results / "progression.json").read_text())
+        expected = [r for r in sample()["runs"] if r["executable"] in ("02_tiled", "06_transpose")]
+        self.assertEqual(doc["runs"], expected)
+        self.assertEqual((doc["gpu"], doc["driver"], doc["runtime"], doc["date"]),
+                         (GPU, "99.9", "99.8", "2000-01-01T00:00:00Z"))
+        self.assertEqual(doc["copy_bandwidth_gbs"], 2000.0)  # the best of the runs
+        self.assertTrue((results / "progression.csv").is_file())
+        self.assertIn("tiled_gemm<16>", out)
+
+    def test_no_gpu_surfaces_the_message_and_writes_nothing(self):
+        build = self.fake_build(["01_naive", "02_tiled"], body=textwrap.dedent("""\
+            import sys
+            print("error: no CUDA device found.", file=sys.stderr)
+            sys.exit(3)
+            """))
+        results = Path(tempfile.mkdtemp(dir=OUT)) / "results"
+        code, _, err = quiet(progression.main, ["run", "--build-dir", str(build), "--results",
+                                                str(results)])
+        self.assertEqual(code, 3)
+        self.assertIn("error: no CUDA device found.", err)
+        self.assertIn("needs an NVIDIA GPU; no results were written", err)
+        self.assertNotIn("02_tiled", err)  # stopped at the first chapter
+        self.assertFalse(results.exists())
+
+    def test_missing_executable_is_named_and_fails_the_run(self):
+        build, results = self.fake_build(["02_tiled"]), Path(tempfile.mkdtemp(dir=OUT))
+        code, _, err = quiet(progression.main, ["run", "--build-dir", str(build), "--results",
+                                                str(results), "--only", "01_naive,02_tiled"])
+        self.assertEqual(code, 1)
+        self.assertIn("bin/01_naive does not exist: the chapter was not built", err)
+        doc = json.loads((results / "progression.json").read_text())
+        self.assertEqual([bool(r["rows"]) for r in doc["runs"]], [False, False, True, True])
+
+    def test_size_flags_in_args_are_refused(self):
+        code, _, err = quiet(progression.main, ["run", "--", "--size", "64"])
+        self.assertEqual(code, 2)
+        self.assertIn("ARGS may not contain --size", err)
+
+    def test_sizes_override_the_schedule(self):
+        self.assertEqual(progression.parse_schedule("01_naive", ["01_naive=4096"]),
+                         [("01_naive", [4096])])
+        with self.assertRaises(progression.Failure):
+            progression.parse_schedule(None, ["99_nothing=1"])
+
+
+class Plots(unittest.TestCase):
+    def test_roofline_and_progression_as_png_and_svg(self):
+        out = Path(OUT) / "plots"
+        written = progression.make_plots(sample(), out)
+        self.assertEqual(sorted(p.name for p in written),
+                         ["progression.png", "progression.svg", "roofline.png", "roofline.svg"])
+        for path in written:
+            self.assertGreater(path.stat().st_size, 10_000, path)
+            if path.suffix == ".png":
+                head = path.read_bytes()[:24]
+                self.assertEqual(head[:8], b"\x89PNG\r\n\x1a\n", path)
+                self.assertGreaterEqual(int.from_bytes(head[16:20], "big"), 1100, path)  # width
+            else:
+                svg = path.read_text()
+                self.assertEqual(ElementTree.fromstring(svg).tag, "{http://www.w3.org/2000/svg}svg")
+                self.assertIn(GPU, svg)
+                self.assertIn("double_buffer 128x128x8 8x8 (05_double_buffer)", svg)
+        self.assertIn("ridge 25.0 FLOP/B", (out / "roofline.svg").read_text())
+        self.assertIn("not run at 8192", (out / "progression.svg").read_text())
+
+    def test_roofline_at_another_size(self):
+        progression.make_plots(sample(), Path(OUT) / "plots-8192", 8192)
+        with self.assertRaisesRegex(progression.Failure, "measured: 4096, 8192"):
+            progression.make_plots(sample(), Path(OUT) / "plots-none", 1234)
+
+
+def main():
+    global OUT
+    args = sys.argv[1:]
+    if not args or args[0] not in ("tables", "plots"):
+        print(__doc__)
+        return 2
+    if "--out" in args:
+        OUT = args[args.index("--out") + 1]
+        shutil.rmtree(OUT, ignore_errors=True)
+        Path(OUT).mkdir(parents=True)
+    else:
+        OUT = tempfile.mkdtemp(prefix="progression_test_")
+    if args[0] == "plots" and shutil.which("gnuplot") is None:
+        print("skipped: gnuplot is not installed (`make deps` installs gnuplot-nox)")
+        return SKIP
+    cases = [Tables, Run] if args[0] == "tables" else [Plots]
+    suite = unittest.TestSuite(unittest.defaultTestLoader.loadTestsFromTestCase(c) for c in cases)
+    result = unittest.TextTestRunner(verbosity=2).run(suite)
+    print(f"files written under {OUT}")
+    return 0 if result.wasSuccessful() else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

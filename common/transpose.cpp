@@ -1,0 +1,35 @@
+#include "common/transpose.hpp"
+
+#include <algorithm>
+#include <vector>
+
+#include "common/device_buffer.hpp"
+#include "common/host_matrix.hpp"
+
+namespace tutorial {
+
+double transpose_bytes(int rows, int cols) { return 2.0 * double(rows) * double(cols) * sizeof(float); }
+
+void cpu_transpose(const float* in, float* out, int rows, int cols) {
+  constexpr int B = 64;  // a 64×64 block of each matrix fits in L1 (2 × 16 KB)
+  for (int r0 = 0; r0 < rows; r0 += B)
+    for (int c0 = 0; c0 < cols; c0 += B)
+      for (int r = r0; r < std::min(rows, r0 + B); ++r)
+        for (int c = c0; c < std::min(cols, c0 + B); ++c)
+          out[size_t(c) * rows + r] = in[size_t(r) * cols + c];
+}
+
+CompareResult check_transpose(TransposeLauncher launch, int rows, int cols, uint64_t seed) {
+  const HostMatrix in = random_matrix(rows, cols, seed);
+  HostMatrix want(cols, rows);
+  cpu_transpose(in.data(), want.data(), rows, cols);
+  DeviceBuffer<float> d_in(in.values);
+  DeviceBuffer<float> d_out(size_t(rows) * cols);
+  d_out.poison();
+  launch(d_in.data(), d_out.data(), rows, cols);
+  device_synchronize();
+  const std::vector<float> got = d_out.download();
+  return compare(got.data(), want.data(), cols, rows, Tolerance::exact());
+}
+
+}  // namespace tutorial
