@@ -85,15 +85,16 @@ Occupancy compute_occupancy(const KernelResources& k, const SmLimits& sm, SmemMo
 
   occ.blocks_per_sm = std::min({occ.limit_warps, occ.limit_blocks, occ.limit_registers, occ.limit_smem});
   if (warps_per_block == 0) occ.blocks_per_sm = 0;
-  // Name the resource that binds; when two bind equally, the first in this order is named.
+  // Name the resource that binds. When several bind equally, the thread (warp) limit is named
+  // first: a kernel at the hardware's maximum threads per SM is not "limited" by its registers.
   if (occ.blocks_per_sm == 0)
     occ.limiter = Limiter::DoesNotFit;
+  else if (occ.blocks_per_sm == occ.limit_warps)
+    occ.limiter = Limiter::Warps;
   else if (occ.blocks_per_sm == occ.limit_registers)
     occ.limiter = Limiter::Registers;
   else if (occ.blocks_per_sm == occ.limit_smem)
     occ.limiter = Limiter::SharedMemory;
-  else if (occ.blocks_per_sm == occ.limit_warps)
-    occ.limiter = Limiter::Warps;
   else
     occ.limiter = Limiter::Blocks;
 
