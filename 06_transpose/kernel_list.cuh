@@ -1,0 +1,28 @@
+// The chapter's kernels as the table, the tests and the benchmarks list them.
+#pragma once
+
+#include <vector>
+
+#include "06_transpose/access_patterns.cuh"
+#include "06_transpose/kernels.cuh"
+#include "common/transpose.hpp"
+
+namespace ch06 {
+
+inline std::vector<tutorial::TransposeKernel> chapter_kernels() {
+  return {
+      {"naive 32x32, 32x8 threads", launch_naive<32, 8>},
+      {"tiled 32x32 (bank conflicts)", launch_tiled<32, 8>},
+      {"padded 32x(32+1)", launch_padded<32, 8>},
+      {"padded 64x(64+1), 64x4 threads", launch_padded<64, 4>},
+      {"vec4 64x64, blocks along input rows", launch_vec4<64, 256, BlockOrder::InputRows>},
+      {"vec4 64x64, blocks along output rows", launch_vec4<64, 256, BlockOrder::OutputRows>},
+  };
+}
+
+inline tutorial::TransposeKernel best_kernel() { return chapter_kernels().back(); }
+
+// The ceiling that is a kernel: a copy of the same bytes with float4 on both sides.
+inline tutorial::TransposeKernel copy_kernel() { return {"copy kernel (float4)", launch_copy}; }
+
+}  // namespace ch06

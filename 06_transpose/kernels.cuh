@@ -1,0 +1,249 @@
+// Chapter 06: matrix transpose, out = inᵀ (in is rows×cols row-major, out is cols×rows).
+//
+// What changed since chapter 05: the GEMM chapters were about REUSE (each byte of A and B
+// feeds many FLOPs, so tiling cut the bytes). A transpose has no reuse and no arithmetic:
+// every element is read once and written once, exactly the bytes of a copy. What is left
+// to optimize is HOW the bytes move, and a copy of the same matrix is the ceiling.
+//
+//   transpose_naive    reads coalesced, writes with a stride of `rows` floats: each lane of
+//                      a warp stores 4 bytes into a different 32-byte sector.
+//   transpose_tiled    stages a TILE×TILE tile in shared memory, so the block reads rows
+//                      and writes rows: both sides coalesced. Still wrong: reading a tile
+//                      COLUMN hits one bank 32 times (tile rows are 32 words apart).
+//   transpose_padded   the one-token fix, tile[TILE][TILE + 1]: each row shifts by one bank.
+//                      With TILE = 64 each thread keeps 16 loads in flight instead of 4.
+//   transpose_vec4     float4 on both global sides (needs rows, cols multiples of 4), each
+//                      thread transposing 4×4 blocks in registers; a swizzled tile keeps the
+//                      16-byte shared-memory accesses conflict-free. Its BlockOrder decides
+//                      which side streams through DRAM: with OutputRows the blocks resident
+//                      together write whole output rows, the last few percent.
+// What none of them can fix: a transpose must read every byte and write every byte once,
+// so it can at best tie with a copy.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include "common/launch.cuh"
+
+namespace ch06 {
+
+// =====================================================================================
+// Kernels
+// =====================================================================================
+
+// Every transpose here moves a TILE×TILE patch per block with a block of TILE×BLOCK_ROWS
+// threads; thread (threadIdx.x, threadIdx.y) handles rows threadIdx.y, threadIdx.y +
+// BLOCK_ROWS, … of the patch, so a warp always covers 32 consecutive columns of one row.
+
+// 1. Naive: each thread copies in[row + j][col] straight to out[col][row + j].
+// A warp's 32 lanes have 32 consecutive `col`s: the load is one 128-byte line, the store
+// lands in 32 different output rows, 4 useful bytes in each 32-byte sector.
+template <int TILE, int BLOCK_ROWS>
+__global__ void transpose_naive(const float* __restrict__ in, float* __restrict__ out, int rows,
+                                int cols) {
+  static_assert(TILE % 32 == 0,
+                "TILE must be a multiple of 32 so that a warp reads whole 128-byte row pieces");
+  static_assert(TILE % BLOCK_ROWS == 0,
+                "TILE must be a multiple of BLOCK_ROWS: each thread moves TILE/BLOCK_ROWS rows");
+  static_assert(TILE * BLOCK_ROWS <= 1024, "a block has at most 1024 threads");
+  const int col = blockIdx.x * TILE + threadIdx.x;
+  const int row = blockIdx.y * TILE + threadIdx.y;
+#pragma unroll
+  for (int j = 0; j < TILE; j += BLOCK_ROWS)
+    if (row + j < rows && col < cols)
+      out[size_t(col) * rows + (row + j)] = in[size_t(row + j) * cols + col];
+}
+
+// 2. Tiled: read a tile row by row, write it row by row; the transpose happens in shared
+// memory, where a strided access costs bank conflicts instead of DRAM sectors.
+template <int TILE, int BLOCK_ROWS>
+__global__ void transpose_tiled(const float* __restrict__ in, float* __restrict__ out, int rows,
+                                int cols) {
+  static_assert(TILE % 32 == 0,
+                "TILE must be a multiple of 32 so that a warp reads whole 128-byte row pieces");
+  static_assert(TILE % BLOCK_ROWS == 0,
+                "TILE must be a multiple of BLOCK_ROWS: each thread moves TILE/BLOCK_ROWS rows");
+  static_assert(TILE * BLOCK_ROWS <= 1024, "a block has at most 1024 threads");
+  __shared__ float tile[TILE][TILE];
+  int col = blockIdx.x * TILE + threadIdx.x;
+  int row = blockIdx.y * TILE + threadIdx.y;
+#pragma unroll
+  for (int j = 0; j < TILE; j += BLOCK_ROWS)
+    if (row + j < rows && col < cols)
+      tile[threadIdx.y + j][threadIdx.x] = in[size_t(row + j) * cols + col];  // (TILE, TILE)
+  // Every thread reads elements that other threads wrote.
+  __syncthreads();
+  // The block now walks the OUTPUT tile: its rows are input columns, its columns input rows.
+  col = blockIdx.y * TILE + threadIdx.x;
+  row = blockIdx.x * TILE + threadIdx.y;
+#pragma unroll
+  for (int j = 0; j < TILE; j += BLOCK_ROWS)
+    if (row + j < cols && col < rows)
+      out[size_t(row + j) * rows + col] = tile[threadIdx.x][threadIdx.y + j];  // (TILE, TILE)
+}
+
+// 3. Padded: identical to transpose_tiled but for the + 1. Word (r, c) of the tile now
+// lives in bank (r·(TILE + 1) + c) % 32 = (r + c) % 32, so the 32 lanes reading column c
+// (r = lane) hit 32 different banks.
+template <int TILE, int BLOCK_ROWS>
+__global__ void transpose_padded(const float* __restrict__ in, float* __restrict__ out, int rows,
+                                 int cols) {
+  static_assert(TILE % 32 == 0,
+                "TILE must be a multiple of 32 so that a warp reads whole 128-byte row pieces");
+  static_assert(TILE % BLOCK_ROWS == 0,
+                "TILE must be a multiple of BLOCK_ROWS: each thread moves TILE/BLOCK_ROWS rows");
+  static_assert(TILE * BLOCK_ROWS <= 1024, "a block has at most 1024 threads");
+  __shared__ float tile[TILE][TILE + 1];
+  int col = blockIdx.x * TILE + threadIdx.x;
+  int row = blockIdx.y * TILE + threadIdx.y;
+#pragma unroll
+  for (int j = 0; j < TILE; j += BLOCK_ROWS)
+    if (row + j < rows && col < cols)
+      tile[threadIdx.y + j][threadIdx.x] = in[size_t(row + j) * cols + col];  // (TILE, TILE + 1)
+  // Every thread reads elements that other threads wrote.
+  __syncthreads();
+  // The block now walks the OUTPUT tile: its rows are input columns, its columns input rows.
+  col = blockIdx.y * TILE + threadIdx.x;
+  row = blockIdx.x * TILE + threadIdx.y;
+#pragma unroll
+  for (int j = 0; j < TILE; j += BLOCK_ROWS)
+    if (row + j < cols && col < rows)
+      out[size_t(row + j) * rows + col] = tile[threadIdx.x][threadIdx.y + j];  // (TILE, TILE + 1)
+}
+
+// The 16-byte accesses of the float4 kernels. `p` must be 16-byte aligned.
+__device__ __forceinline__ float4 load4(const float* p) { return *reinterpret_cast<const float4*>(p); }
+__device__ __forceinline__ void store4(float* p, float4 v) { *reinterpret_cast<float4*>(p) = v; }
+
+// Row k of the transposed 4×4 block held in v[0..3] (v[r] is row r): column k of v.
+__device__ __forceinline__ float4 column(const float4 (&v)[4], int k) {
+  switch (k) {
+    case 0: return make_float4(v[0].x, v[1].x, v[2].x, v[3].x);
+    case 1: return make_float4(v[0].y, v[1].y, v[2].y, v[3].y);
+    case 2: return make_float4(v[0].z, v[1].z, v[2].z, v[3].z);
+    default: return make_float4(v[0].w, v[1].w, v[2].w, v[3].w);
+  }
+}
+
+// Where chunk `chunk` (a float4) of row `row` of the transposed tile is stored. A quarter
+// of a warp (8 lanes: one shared-memory pass for 16-byte accesses) writes the same chunk of
+// 8 rows 4 apart; XOR-ing with (row / 4) % 8 sends them to 8 different 4-bank groups. A row
+// is read along its chunks, which the XOR only permutes: both sides are conflict-free.
+__host__ __device__ constexpr int swizzled_chunk(int row, int chunk) {
+  return chunk ^ ((row / 4) % 8);
+}
+
+// Which tile a block moves. Blocks start roughly in blockIdx order, so the ~1000 blocks
+// resident at one time (132 SMs × 8 on an H100/H200) have consecutive blockIdx.x:
+//   InputRows   blockIdx.x walks along a row of tiles: together the resident blocks read
+//               whole input rows (one contiguous stream) and write short pieces of every
+//               output row.
+//   OutputRows  blockIdx.x walks down a column of tiles: together they write whole output
+//               rows and read short pieces of every input row. DRAM takes scattered reads
+//               better than scattered writes, so this order is the faster one.
+enum class BlockOrder { InputRows, OutputRows };
+
+// 4. float4 + swizzled tile. A tile is (TILE/4)² blocks of 4×4; block (i, j) covers input
+// rows 4i..4i+3 and columns 4j..4j+3. Its thread loads 4 float4 (one per row), transposes
+// the 4×4 block in registers and stores 4 float4 into the transposed tile, which the whole
+// block then writes out one float4 per lane. Needs rows % 4 == 0, cols % 4 == 0 and 16-byte
+// aligned pointers (the launcher checks). The second __launch_bounds__ argument asks for
+// 2048 / THREADS resident blocks, i.e. a full SM (at most 32 registers for 256 threads).
+template <int TILE, int THREADS, BlockOrder ORDER>
+__global__ void __launch_bounds__(THREADS, 2048 / THREADS)
+    transpose_vec4(const float* __restrict__ in, float* __restrict__ out, int rows, int cols) {
+  constexpr int CHUNKS = TILE / 4;                       // float4s per tile row
+  constexpr int PER_THREAD = CHUNKS * CHUNKS / THREADS;  // 4×4 blocks per thread
+  static_assert(TILE % 32 == 0, "TILE must be a multiple of 32: 8 float4 chunks per row at least, "
+                                "so that the XOR swizzle over 8 bank groups stays inside a row");
+  static_assert(THREADS % 32 == 0 && THREADS <= 1024, "THREADS must be whole warps, at most 1024");
+  static_assert((CHUNKS * CHUNKS) % THREADS == 0,
+                "(TILE/4)^2 4x4 blocks must divide evenly among THREADS threads");
+  __shared__ float4 tileT[TILE][CHUNKS];  // tileT[c][i]: input rows 4i..4i+3 of column c
+
+  const bool byInputRows = ORDER == BlockOrder::InputRows;
+  const int tileRow = (byInputRows ? blockIdx.y : blockIdx.x) * TILE;  // first input row
+  const int tileCol = (byInputRows ? blockIdx.x : blockIdx.y) * TILE;  // first input column
+
+  // Every load first: 4·PER_THREAD float4 per thread in flight before any of them is used.
+  float4 v[PER_THREAD][4];
+#pragma unroll
+  for (int p = 0; p < PER_THREAD; ++p) {
+    const int b = threadIdx.x + p * THREADS;
+    const int row = tileRow + 4 * (b / CHUNKS);  // consecutive lanes walk along a row
+    const int col = tileCol + 4 * (b % CHUNKS);
+#pragma unroll
+    for (int k = 0; k < 4; ++k)  // rows % 4 == 0: the 4 rows are all inside or all outside
+      v[p][k] = (row < rows && col < cols) ? load4(in + size_t(row + k) * cols + col)
+                                           : make_float4(0.f, 0.f, 0.f, 0.f);
+  }
+#pragma unroll
+  for (int p = 0; p < PER_THREAD; ++p) {
+    const int b = threadIdx.x + p * THREADS;
+    const int i = b / CHUNKS, j = b % CHUNKS;
+#pragma unroll
+    for (int k = 0; k < 4; ++k)
+      tileT[4 * j + k][swizzled_chunk(4 * j + k, i)] = column(v[p], k);  // (TILE, TILE/4)
+  }
+  // Every thread writes out chunks that other threads transposed.
+  __syncthreads();
+#pragma unroll
+  for (int p = 0; p < 4 * PER_THREAD; ++p) {
+    const int b = threadIdx.x + p * THREADS;
+    const int r = b / CHUNKS, c = b % CHUNKS;  // row r of the output tile, chunk c of it
+    const int outRow = tileCol + r;            // output row = input column
+    const int outCol = tileRow + 4 * c;        // output column = input row
+    if (outRow < cols && outCol < rows)
+      store4(out + size_t(outRow) * rows + outCol, tileT[r][swizzled_chunk(r, c)]);  // (TILE, TILE/4)
+  }
+}
+
+// =====================================================================================
+// Launchers: grid and block from the same template constants the kernels use.
+// =====================================================================================
+
+template <int TILE = 32, int BLOCK_ROWS = 8>
+void launch_naive(const float* in, float* out, int rows, int cols) {
+  const dim3 grid(tutorial::ceil_div(cols, TILE), tutorial::ceil_div(rows, TILE));
+  tutorial::launch(transpose_naive<TILE, BLOCK_ROWS>, grid, dim3(TILE, BLOCK_ROWS), 0, in, out,
+                   rows, cols);
+}
+
+template <int TILE = 32, int BLOCK_ROWS = 8>
+void launch_tiled(const float* in, float* out, int rows, int cols) {
+  const dim3 grid(tutorial::ceil_div(cols, TILE), tutorial::ceil_div(rows, TILE));
+  tutorial::launch(transpose_tiled<TILE, BLOCK_ROWS>, grid, dim3(TILE, BLOCK_ROWS), 0, in, out,
+                   rows, cols);
+}
+
+template <int TILE = 32, int BLOCK_ROWS = 8>
+void launch_padded(const float* in, float* out, int rows, int cols) {
+  const dim3 grid(tutorial::ceil_div(cols, TILE), tutorial::ceil_div(rows, TILE));
+  tutorial::launch(transpose_padded<TILE, BLOCK_ROWS>, grid, dim3(TILE, BLOCK_ROWS), 0, in, out,
+                   rows, cols);
+}
+
+// float4 needs every row start of `in` and `out` on a 16-byte boundary: both pointers
+// aligned and both row lengths (cols for in, rows for out) multiples of 4 floats.
+inline bool float4_aligned(const float* in, const float* out, int rows, int cols) {
+  return rows % 4 == 0 && cols % 4 == 0 && reinterpret_cast<uintptr_t>(in) % 16 == 0 &&
+         reinterpret_cast<uintptr_t>(out) % 16 == 0;
+}
+
+// Where float4 is impossible (a shape not a multiple of 4, a misaligned pointer) the
+// launcher runs the scalar 64×64 padded kernel instead: same tile, one float per access.
+template <int TILE = 64, int THREADS = 256, BlockOrder ORDER = BlockOrder::OutputRows>
+void launch_vec4(const float* in, float* out, int rows, int cols) {
+  if (!float4_aligned(in, out, rows, cols)) {
+    launch_padded<64, 4>(in, out, rows, cols);
+    return;
+  }
+  const int tilesAcross = tutorial::ceil_div(cols, TILE), tilesDown = tutorial::ceil_div(rows, TILE);
+  const dim3 grid = ORDER == BlockOrder::InputRows ? dim3(tilesAcross, tilesDown)
+                                                   : dim3(tilesDown, tilesAcross);
+  tutorial::launch(transpose_vec4<TILE, THREADS, ORDER>, grid, dim3(THREADS), 0, in, out, rows,
+                   cols);
+}
+
+}  // namespace ch06

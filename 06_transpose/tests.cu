@@ -1,0 +1,365 @@
+// Chapter 06 tests. Host: the access calculator and every number the README derives with it.
+// GPU: every transpose equals the CPU transpose exactly, for odd and non-square shapes, on
+// random data with a poisoned output; the copy and demo kernels do what they say.
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "06_transpose/access_patterns.cuh"
+#include "06_transpose/kernel_list.cuh"
+#include "common/catch_compat.hpp"
+#include "common/device_buffer.hpp"
+#include "common/host_matrix.hpp"
+#include "common/memory_access.hpp"
+#include "common/transpose.hpp"
+
+using namespace tutorial;
+
+// ---- The global-memory calculator ----------------------------------------------------
+
+TEST_CASE("a coalesced warp of floats: 128 bytes, 4 sectors, 1 line, nothing wasted", "[access]") {
+  const GlobalAccessCost c = global_access_cost(warp_addresses(0, 4), 4);
+  CHECK(c.sectors == 4);
+  CHECK(c.lines == 1);
+  CHECK(c.requested_bytes == 128);
+  CHECK(c.efficiency() == Approx(1.0));
+}
+
+TEST_CASE("exercise 3.1: a 128-byte stride touches 32 lines (3.125% of lines, 12.5% of sectors)",
+          "[access]") {
+  const GlobalAccessCost c = global_access_cost(warp_addresses(0, 128), 4);
+  CHECK(c.lines == 32);
+  CHECK(c.sectors == 32);
+  // The seeds' answer counts whole 128-byte transactions: 128 / 4096 bytes.
+  CHECK(c.line_efficiency() == Approx(0.03125));
+  // Since Volta the L1/L2 fetch 32-byte sectors: 128 / 1024 bytes.
+  CHECK(c.efficiency() == Approx(0.125));
+}
+
+TEST_CASE("strided floats: sectors double with the stride until every lane has its own",
+          "[access]") {
+  const int strides[] = {1, 2, 4, 8, 16, 32};
+  const int sectors[] = {4, 8, 16, 32, 32, 32};
+  const int lines[] = {1, 2, 4, 8, 16, 32};
+  for (int i = 0; i < 6; ++i) {
+    CAPTURE(strides[i]);
+    const GlobalAccessCost c = global_access_cost(warp_addresses(0, 4 * strides[i]), 4);
+    CHECK(c.sectors == sectors[i]);
+    CHECK(c.lines == lines[i]);
+    CHECK(c.efficiency() == Approx(4.0 / sectors[i]));
+  }
+}
+
+TEST_CASE("a warp shifted by one float straddles two lines and five sectors", "[access]") {
+  const GlobalAccessCost c = global_access_cost(warp_addresses(4, 4), 4);
+  CHECK(c.sectors == 5);
+  CHECK(c.lines == 2);
+  CHECK(c.efficiency() == Approx(0.8));
+}
+
+TEST_CASE("AoS vs SoA: one field of a 16-byte struct uses a quarter of each sector", "[access]") {
+  const GlobalAccessCost aos = global_access_cost(warp_addresses(0, 16), 4);
+  CHECK(aos.sectors == 16);
+  CHECK(aos.lines == 4);
+  CHECK(aos.efficiency() == Approx(0.25));
+  // The demo's predicted copy rate: 2 / (1/0.25 + 1) = 40% of the coalesced copy.
+  CHECK(2.0 / (1.0 / aos.efficiency() + 1.0) == Approx(0.4));
+  const GlobalAccessCost soa = global_access_cost(warp_addresses(0, 4), 4);
+  CHECK(soa.efficiency() == Approx(1.0));
+}
+
+TEST_CASE("float4 per lane: 512 contiguous bytes, 16 sectors, 4 lines, fully used", "[access]") {
+  const GlobalAccessCost c = global_access_cost(warp_addresses(0, 16), 16);
+  CHECK(c.sectors == 16);
+  CHECK(c.lines == 4);
+  CHECK(c.efficiency() == Approx(1.0));
+}
+
+TEST_CASE("threads reading the same address share it", "[access]") {
+  const GlobalAccessCost c = global_access_cost(std::vector<uint64_t>(32, 64), 4);
+  CHECK(c.sectors == 1);
+  CHECK(c.requested_bytes == 4);
+  CHECK_THROWS_AS(global_access_cost(std::vector<uint64_t>(33, 0), 4), std::invalid_argument);
+}
+
+// ---- The shared-memory calculator ----------------------------------------------------
+
+namespace {
+// Word index of tile[r][c] in a tile whose rows are `pitch` words long.
+std::vector<uint32_t> column_of_tile(int pitch, int c, int lanes = 32) {
+  std::vector<uint32_t> words;
+  for (int r = 0; r < lanes; ++r) words.push_back(uint32_t(r * pitch + c));
+  return words;
+}
+std::vector<uint32_t> row_of_tile(int pitch, int r) {
+  std::vector<uint32_t> words;
+  for (int c = 0; c < 32; ++c) words.push_back(uint32_t(r * pitch + c));
+  return words;
+}
+}  // namespace
+
+TEST_CASE("exercise 3.2: a column of a 32x32 tile is a 32-way conflict, of a 32x33 tile none",
+          "[banks]") {
+  // transpose_tiled's write phase reads tile[threadIdx.x][threadIdx.y + j]: lane = tile row.
+  CHECK(bank_conflict_degree(column_of_tile(32, 0)) == 32);
+  CHECK(bank_conflict_degree(column_of_tile(32, 7)) == 32);
+  CHECK(bank_conflict_degree(column_of_tile(33, 0)) == 1);
+  CHECK(bank_conflict_degree(column_of_tile(33, 7)) == 1);
+  // The read phase writes tile[threadIdx.y + j][threadIdx.x]: a row, conflict-free either way.
+  CHECK(bank_conflict_degree(row_of_tile(32, 3)) == 1);
+  CHECK(bank_conflict_degree(row_of_tile(33, 3)) == 1);
+}
+
+TEST_CASE("the 64-wide tile: 64x64 columns conflict 32-way, 64x65 not at all",
+          "[banks]") {
+  CHECK(bank_conflict_degree(column_of_tile(64, 5)) == 32);
+  CHECK(bank_conflict_degree(column_of_tile(65, 5)) == 1);
+  // Padding by 2 would not do: even pitches pair rows up in the same bank.
+  CHECK(bank_conflict_degree(column_of_tile(66, 5)) == 2);
+}
+
+TEST_CASE("the seeds pitfall: a 16x16 tile conflicts too and +1 is not always enough",
+          "[banks]") {
+  // A 16x16 block reads tile[threadIdx.x][threadIdx.y]: one warp is lanes 0-15 down column 0
+  // and lanes 16-31 down column 1.
+  auto warp_reading_two_columns = [](int pitch) {
+    std::vector<uint32_t> words;
+    for (int lane = 0; lane < 32; ++lane)
+      words.push_back(uint32_t((lane % 16) * pitch + lane / 16));
+    return words;
+  };
+  CHECK(bank_conflict_degree(warp_reading_two_columns(16)) == 8);
+  // +1: rows 0 and 15 of the two columns still meet in bank 0.
+  CHECK(bank_conflict_degree(warp_reading_two_columns(17)) == 2);
+  // +2 puts column 0 on the even banks and column 1 on the odd ones.
+  CHECK(bank_conflict_degree(warp_reading_two_columns(18)) == 1);
+}
+
+TEST_CASE("broadcast is free, strides conflict by their common factor with 32", "[banks]") {
+  CHECK(bank_conflict_degree(std::vector<uint32_t>(32, 9)) == 1);
+  std::vector<uint32_t> stride2, stride3;
+  for (uint32_t t = 0; t < 32; ++t) {
+    stride2.push_back(2 * t);
+    stride3.push_back(3 * t);
+  }
+  CHECK(bank_conflict_degree(stride2) == 2);
+  CHECK(bank_conflict_degree(stride3) == 1);
+}
+
+TEST_CASE("16-byte accesses go in quarter-warp phases", "[banks]") {
+  // 32 lanes reading consecutive float4s: 4 phases of 8 lanes, each covering 32 banks once.
+  std::vector<uint32_t> words;
+  for (uint32_t t = 0; t < 32; ++t) words.push_back(4 * t);
+  SharedAccessCost c = shared_access_cost(words, 4);
+  CHECK(c.degree == 1);
+  CHECK(c.wavefronts == 4);
+  // Every lane on the same 4 banks (a float4 column of a 32-float-wide tile): 8-way per phase.
+  words.clear();
+  for (uint32_t t = 0; t < 32; ++t) words.push_back(32 * t);
+  c = shared_access_cost(words, 4);
+  CHECK(c.degree == 8);
+  CHECK(c.wavefronts == 32);
+  CHECK_THROWS_AS(shared_access_cost({1}, 4), std::invalid_argument);
+}
+
+namespace {
+// Word addresses of transpose_vec4's shared-memory accesses for one warp, with or without
+// the swizzle. A tile row is TILE/4 float4 chunks = TILE words.
+template <int TILE>
+std::vector<uint32_t> vec4_store_words(int warp, int k, bool swizzle) {
+  constexpr int CHUNKS = TILE / 4;
+  std::vector<uint32_t> words;
+  for (int lane = 0; lane < 32; ++lane) {
+    const int b = warp * 32 + lane, i = b / CHUNKS, j = b % CHUNKS;
+    const int row = 4 * j + k, chunk = swizzle ? ch06::swizzled_chunk(row, i) : i;
+    words.push_back(uint32_t(row * TILE + 4 * chunk));
+  }
+  return words;
+}
+template <int TILE>
+std::vector<uint32_t> vec4_load_words(int warp, bool swizzle) {
+  constexpr int CHUNKS = TILE / 4;
+  std::vector<uint32_t> words;
+  for (int lane = 0; lane < 32; ++lane) {
+    const int b = warp * 32 + lane, r = b / CHUNKS, c = b % CHUNKS;
+    words.push_back(uint32_t(r * TILE + 4 * (swizzle ? ch06::swizzled_chunk(r, c) : c)));
+  }
+  return words;
+}
+}  // namespace
+
+TEST_CASE("transpose_vec4's swizzle makes its 16-byte shared stores conflict-free", "[banks]") {
+  for (int warp = 0; warp < 8; ++warp) {
+    for (int k = 0; k < 4; ++k) {
+      CAPTURE(warp, k);
+      CHECK(shared_access_cost(vec4_store_words<64>(warp, k, true), 4).wavefronts == 4);
+      if (warp < 2)  // the 32-wide tile has 64 4x4 blocks: two warps
+        CHECK(shared_access_cost(vec4_store_words<32>(warp, k, true), 4).wavefronts == 4);
+      // Unswizzled, the 8 lanes of a phase store into one 4-bank group of 8 rows.
+      CHECK(shared_access_cost(vec4_store_words<64>(warp, k, false), 4).degree == 8);
+    }
+    CHECK(shared_access_cost(vec4_load_words<64>(warp, true), 4).wavefronts == 4);
+    CHECK(shared_access_cost(vec4_load_words<32>(warp, true), 4).wavefronts == 4);
+    CHECK(shared_access_cost(vec4_load_words<64>(warp, false), 4).wavefronts == 4);
+  }
+}
+
+// ---- The transposes' global accesses, as the README counts them ----------------------
+
+TEST_CASE("naive: the load is one line, the store 32 sectors in 32 rows", "[access]") {
+  const int rows = 8192, cols = 8192;
+  // Warp 0 of block (0, 0), j = 0: lanes have col = lane, row = 0.
+  std::vector<uint64_t> loads, stores;
+  for (uint64_t lane = 0; lane < 32; ++lane) {
+    loads.push_back(4 * (0 * cols + lane));
+    stores.push_back(4 * (lane * rows + 0));
+  }
+  CHECK(global_access_cost(loads, 4).sectors == 4);
+  const GlobalAccessCost s = global_access_cost(stores, 4);
+  CHECK(s.sectors == 32);
+  CHECK(s.efficiency() == Approx(0.125));
+}
+
+TEST_CASE("vec4: a warp loads 2 input rows x 256 B and stores 2 output rows x 256 B",
+          "[access]") {
+  const uint64_t rows = 8192, cols = 8192;
+  constexpr int CHUNKS = 64 / 4;
+  std::vector<uint64_t> loads, stores;
+  for (int lane = 0; lane < 32; ++lane) {
+    // Load phase, k = 0: 4x4 block (lane / CHUNKS, lane % CHUNKS) of tile (0, 0).
+    loads.push_back(4 * (4 * uint64_t(lane / CHUNKS) * cols + 4 * (lane % CHUNKS)));
+    // Store phase: output row lane / CHUNKS, chunk lane % CHUNKS.
+    stores.push_back(4 * (uint64_t(lane / CHUNKS) * rows + 4 * (lane % CHUNKS)));
+  }
+  for (const auto& addresses : {loads, stores}) {
+    const GlobalAccessCost c = global_access_cost(addresses, 16);
+    CHECK(c.sectors == 16);
+    CHECK(c.lines == 4);
+    CHECK(c.efficiency() == Approx(1.0));
+  }
+}
+
+TEST_CASE("a transpose moves exactly the bytes of a copy", "[access]") {
+  CHECK(transpose_bytes(8192, 8192) == Approx(2.0 * 8192 * 8192 * 4));
+  CHECK(transpose_bytes(3, 5) == Approx(120));
+}
+
+TEST_CASE("the CPU reference transposes", "[reference]") {
+  const std::vector<float> in = {1, 2, 3, 4, 5, 6};  // 2x3
+  std::vector<float> out(6, 0);
+  cpu_transpose(in.data(), out.data(), 2, 3);
+  CHECK(out == std::vector<float>{1, 4, 2, 5, 3, 6});
+  HostMatrix big = random_matrix(130, 67, 3), t(67, 130), back(130, 67);
+  cpu_transpose(big.data(), t.data(), 130, 67);
+  cpu_transpose(t.data(), back.data(), 67, 130);
+  CHECK(back.values == big.values);
+}
+
+// ---- GPU: every kernel, every shape ----------------------------------------------------
+
+namespace {
+struct Shape {
+  int rows, cols;
+};
+// Degenerate, prime, non-square, not multiples of the tiles (32, 64) or of 4, and aligned.
+const std::vector<Shape> kShapes = {
+    {1, 1},     {1, 1000},  {1000, 1},  {1, 4},     {4, 1},       {33, 65},    {65, 33},
+    {4097, 3},  {3, 4097},  {4, 4},     {8, 12},    {100, 36},    {36, 100},   {64, 64},
+    {96, 160},  {128, 4},   {4, 128},   {127, 129}, {1000, 1000}, {2048, 1024}, {1024, 2048},
+    {1028, 516}};
+}  // namespace
+
+TEST_CASE("every transpose equals the CPU transpose for every shape", "[gpu]") {
+  REQUIRE_GPU();
+  for (const TransposeKernel& kernel : ch06::chapter_kernels()) {
+    for (const Shape& s : kShapes) {
+      CAPTURE(kernel.name, s.rows, s.cols);
+      const CompareResult r = check_transpose(kernel.launch, s.rows, s.cols, 7);
+      INFO(r.summary());
+      CHECK(r.ok());
+    }
+  }
+}
+
+// Small odd shapes only, so that compute-sanitizer (memcheck, racecheck) finishes quickly:
+//   compute-sanitizer --tool racecheck build/bin/06_transpose_tests "[sanitize]"
+TEST_CASE("small odd shapes for the sanitizers", "[gpu][sanitize]") {
+  REQUIRE_GPU();
+  const Shape shapes[] = {{1, 1}, {3, 5}, {33, 65}, {65, 33}, {4, 8}, {100, 36}, {127, 129}, {68, 132}};
+  for (const TransposeKernel& kernel : ch06::chapter_kernels()) {
+    for (const Shape& s : shapes) {
+      CAPTURE(kernel.name, s.rows, s.cols);
+      const CompareResult r = check_transpose(kernel.launch, s.rows, s.cols, 9);
+      INFO(r.summary());
+      CHECK(r.ok());
+    }
+  }
+}
+
+TEST_CASE("float4 kernels fall back to the scalar tile for misaligned pointers", "[gpu]") {
+  REQUIRE_GPU();
+  const int rows = 64, cols = 128;
+  const HostMatrix in = random_matrix(rows, cols, 5);
+  HostMatrix want(cols, rows);
+  cpu_transpose(in.data(), want.data(), rows, cols);
+  // One float past a 256-byte boundary: every row start is 4 bytes off a float4.
+  std::vector<float> padded(in.values);
+  padded.insert(padded.begin(), 0.0f);
+  DeviceBuffer<float> d_in(padded), d_out(size_t(rows) * cols + 1);
+  const tutorial::TransposeLauncher launchers[] = {
+      ch06::launch_vec4<64, 256, ch06::BlockOrder::InputRows>,
+      ch06::launch_vec4<64, 256, ch06::BlockOrder::OutputRows>};
+  for (tutorial::TransposeLauncher launch : launchers) {
+    CHECK_FALSE(ch06::float4_aligned(d_in.data() + 1, d_out.data() + 1, rows, cols));
+    d_out.poison();
+    launch(d_in.data() + 1, d_out.data() + 1, rows, cols);
+    const std::vector<float> got = d_out.download();
+    const CompareResult r = compare(got.data() + 1, want.data(), cols, rows, Tolerance::exact());
+    INFO(r.summary());
+    CHECK(r.ok());
+  }
+}
+
+TEST_CASE("the copy kernel copies every float, tails included", "[gpu]") {
+  REQUIRE_GPU();
+  const TransposeKernel kernel = ch06::copy_kernel();
+  {
+    for (const Shape& s : {Shape{1, 1}, Shape{1, 3}, Shape{5, 1}, Shape{33, 65}, Shape{1000, 1000},
+                           Shape{4097, 3}, Shape{2048, 1024}}) {
+      CAPTURE(kernel.name, s.rows, s.cols);
+      const HostMatrix in = random_matrix(s.rows, s.cols, 11);
+      DeviceBuffer<float> d_in(in.values), d_out(in.size());
+      d_out.poison();
+      kernel.launch(d_in.data(), d_out.data(), s.rows, s.cols);
+      const std::vector<float> got = d_out.download();
+      const CompareResult r = compare(got.data(), in.data(), s.rows, s.cols, Tolerance::exact());
+      INFO(r.summary());
+      CHECK(r.ok());
+    }
+  }
+}
+
+TEST_CASE("the demo kernels read what their names say", "[gpu]") {
+  REQUIRE_GPU();
+  const int n = 1000, stride = 3, offset = 1;
+  std::vector<float> host(size_t(n) * 4 + 1);
+  fill_random(host, 13);
+  DeviceBuffer<float> d_in(host), d_out(n);
+  std::vector<float> want(n);
+
+  d_out.poison();
+  ch06::launch_gather_copy(d_in.data(), d_out.data(), n, stride, offset);
+  for (int i = 0; i < n; ++i) want[i] = host[offset + size_t(i) * stride];
+  CHECK(d_out.download() == want);
+
+  // The same floats seen as n Points: x is every 4th float.
+  d_out.poison();
+  ch06::launch_x_of_points_aos(reinterpret_cast<const ch06::Point*>(d_in.data()), d_out.data(), n);
+  for (int i = 0; i < n; ++i) want[i] = host[4 * size_t(i)];
+  CHECK(d_out.download() == want);
+
+  d_out.poison();
+  ch06::launch_x_of_points_soa(d_in.data(), d_out.data(), n);
+  for (int i = 0; i < n; ++i) want[i] = host[i];
+  CHECK(d_out.download() == want);
+}

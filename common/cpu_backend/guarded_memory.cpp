@@ -1,0 +1,281 @@
+#include "common/cpu_backend/guarded_memory.hpp"
+
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <cstring>
+#include <iterator>
+#include <map>
+#include <sstream>
+
+namespace tutorial::cpu {
+
+namespace {
+
+constexpr unsigned char kCanary = 0xCD;
+constexpr unsigned char kPoison = 0xFF;  // 0xFFFFFFFF is a NaN as a float
+
+size_t page_size() {
+  static const size_t size = size_t(sysconf(_SC_PAGESIZE));
+  return size;
+}
+size_t round_up(size_t value, size_t unit) { return (value + unit - 1) / unit * unit; }
+
+struct Allocation {
+  char* mapping;         // first guard page
+  size_t mapping_bytes;  // guard + data pages + guard
+  size_t bytes;          // as asked
+  size_t padded;         // rounded up to 16: bytes + slack
+};
+
+// Keyed by the start of the data. Changed by cudaMalloc/cudaFree only, never while a kernel
+// runs, so the fault handler may read it.
+std::map<uintptr_t, Allocation>& allocations() {
+  static auto* map = new std::map<uintptr_t, Allocation>;  // never destroyed: used at exit
+  return *map;
+}
+
+char* map_with_guards(size_t data_bytes) {  // data_bytes: whole pages
+  const size_t page = page_size();
+  if (data_bytes > (size_t(1) << 60)) return nullptr;
+  void* base = mmap(nullptr, data_bytes + 2 * page, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (base == MAP_FAILED) return nullptr;
+  char* mapping = static_cast<char*>(base);
+  if (data_bytes > 0 && mprotect(mapping + page, data_bytes, PROT_READ | PROT_WRITE) != 0) {
+    munmap(base, data_bytes + 2 * page);
+    return nullptr;
+  }
+  return mapping;
+}
+
+// The dynamic shared memory region: one mapping, grown when a launch needs more.
+struct SmemRegion {
+  char* mapping = nullptr;
+  size_t data_bytes = 0;  // whole pages between the guards
+  char* start = nullptr;  // this launch's shared memory
+  size_t bytes = 0;       // as the launch asked
+  size_t padded = 0;
+};
+SmemRegion g_smem;
+
+// Fiber stacks, for telling a stack overflow from other faults.
+struct StackRegion {
+  char* base = nullptr;
+  size_t stride = 0;
+  size_t count = 0;
+};
+constexpr int kMaxStackRegions = 8;
+StackRegion g_stacks[kMaxStackRegions];
+int g_stack_regions = 0;
+
+}  // namespace
+
+void* guarded_alloc(size_t bytes) {
+  if (bytes == 0) return nullptr;
+  const size_t padded = round_up(bytes, 16);
+  if (padded < bytes) return nullptr;  // wrapped around
+  const size_t data_pages = round_up(padded, page_size());
+  char* mapping = map_with_guards(data_pages);
+  if (!mapping) return nullptr;
+  char* data = mapping + page_size() + data_pages - padded;
+  // Fresh device memory is undefined on a GPU; here it reads as NaN, so that a kernel that
+  // uses memory nobody wrote produces NaN instead of a plausible zero.
+  std::memset(data, kPoison, bytes);
+  std::memset(data + bytes, kCanary, padded - bytes);
+  allocations()[reinterpret_cast<uintptr_t>(data)] =
+      Allocation{mapping, data_pages + 2 * page_size(), bytes, padded};
+  return data;
+}
+
+bool guarded_free(void* ptr) {
+  auto it = allocations().find(reinterpret_cast<uintptr_t>(ptr));
+  if (it == allocations().end()) return false;
+  munmap(it->second.mapping, it->second.mapping_bytes);
+  allocations().erase(it);
+  return true;
+}
+
+bool is_device_range(const void* ptr, size_t bytes) {
+  const uintptr_t p = reinterpret_cast<uintptr_t>(ptr);
+  auto it = allocations().upper_bound(p);
+  if (it == allocations().begin()) return false;
+  --it;
+  return p - it->first <= it->second.bytes && bytes <= it->second.bytes - (p - it->first);
+}
+
+size_t device_bytes_in_use() {
+  size_t total = 0;
+  for (const auto& [start, a] : allocations()) total += a.bytes;
+  return total;
+}
+
+std::string check_slack_canaries() {
+  for (auto& [start, a] : allocations()) {
+    unsigned char* slack = reinterpret_cast<unsigned char*>(start) + a.bytes;
+    const size_t n = a.padded - a.bytes;
+    for (size_t i = 0; i < n; ++i) {
+      if (slack[i] == kCanary) continue;
+      std::ostringstream msg;
+      msg << "a kernel wrote " << i << " bytes past the end of a device allocation of "
+          << a.bytes << " bytes (at " << reinterpret_cast<void*>(start)
+          << "), noticed after the launch: the write fell short of the guard page, so the "
+             "thread that made it is not known";
+      std::memset(slack, kCanary, n);
+      return msg.str();
+    }
+  }
+  return "";
+}
+
+void* dynamic_smem_region(size_t bytes) {
+  const size_t padded = round_up(bytes, 16);
+  const size_t data_pages = round_up(padded, page_size());
+  if (data_pages > g_smem.data_bytes) {
+    if (g_smem.mapping) munmap(g_smem.mapping, g_smem.data_bytes + 2 * page_size());
+    g_smem = SmemRegion{};
+    g_smem.mapping = map_with_guards(data_pages);
+    if (!g_smem.mapping) return nullptr;
+    g_smem.data_bytes = data_pages;
+  }
+  // Against the upper guard; with no dynamic shared memory at all, the pointer IS the guard.
+  g_smem.start = g_smem.mapping + page_size() + g_smem.data_bytes - padded;
+  g_smem.bytes = bytes;
+  g_smem.padded = padded;
+  return g_smem.start;
+}
+
+void poison_dynamic_smem() {
+  if (g_smem.padded) std::memset(g_smem.start, kPoison, g_smem.padded);
+}
+
+char* map_stacks(size_t count, size_t bytes, size_t* stride) {
+  const size_t page = page_size();
+  *stride = round_up(bytes, page) + page;
+  void* base = mmap(nullptr, count * *stride, PROT_READ | PROT_WRITE,
+                    MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+  if (base == MAP_FAILED) return nullptr;
+  char* b = static_cast<char*>(base);
+  for (size_t i = 0; i < count; ++i) mprotect(b + i * *stride, page, PROT_NONE);
+  if (g_stack_regions < kMaxStackRegions) g_stacks[g_stack_regions++] = {b, *stride, count};
+  return b;
+}
+
+// ---------------------------------------------------------------------------------------
+// Fault descriptions
+// ---------------------------------------------------------------------------------------
+
+SignalText& SignalText::operator<<(const char* s) {
+  while (*s && length + 1 < sizeof(buffer)) buffer[length++] = *s++;
+  buffer[length] = 0;
+  return *this;
+}
+
+SignalText& SignalText::operator<<(uint64_t value) {
+  char digits[24];
+  int n = 0;
+  do {
+    digits[n++] = char('0' + value % 10);
+    value /= 10;
+  } while (value);
+  char text[24];
+  for (int i = 0; i < n; ++i) text[i] = digits[n - 1 - i];
+  text[n] = 0;
+  return *this << text;
+}
+
+SignalText& SignalText::hex(uint64_t value) {
+  char text[24] = "0x";
+  int n = 2;
+  bool started = false;
+  for (int shift = 60; shift >= 0; shift -= 4) {
+    const int digit = int(value >> shift) & 15;
+    if (digit || started || shift == 0) {
+      text[n++] = "0123456789abcdef"[digit];
+      started = true;
+    }
+  }
+  text[n] = 0;
+  return *this << text;
+}
+
+void SignalText::write_to_stderr() const {
+  size_t done = 0;
+  while (done < length) {
+    const ssize_t n = write(2, buffer + done, length - done);
+    if (n <= 0) break;
+    done += size_t(n);
+  }
+}
+
+void describe_address(uintptr_t address, SignalText& out) {
+  const uintptr_t page = page_size();
+  // Guard pages of device allocations.
+  for (const auto& [start, a] : allocations()) {
+    const uintptr_t mapping = reinterpret_cast<uintptr_t>(a.mapping);
+    const uintptr_t end = start + a.bytes;
+    if (address >= mapping && address < mapping + page) {
+      out << uint64_t(start - address) << " bytes before the start of a device allocation of "
+          << uint64_t(a.bytes) << " bytes at ";
+      out.hex(start);
+      return;
+    }
+    if (address >= mapping + a.mapping_bytes - page && address < mapping + a.mapping_bytes) {
+      out << uint64_t(address - end) << " bytes past the end of a device allocation of "
+          << uint64_t(a.bytes) << " bytes at ";
+      out.hex(start);
+      return;
+    }
+  }
+  // The dynamic shared memory's guards.
+  if (g_smem.mapping) {
+    const uintptr_t mapping = reinterpret_cast<uintptr_t>(g_smem.mapping);
+    const uintptr_t end = mapping + page + g_smem.data_bytes;
+    if (address >= end && address < end + page) {
+      out << uint64_t(address - (reinterpret_cast<uintptr_t>(g_smem.start) + g_smem.bytes))
+          << " bytes past the end of the launch's " << uint64_t(g_smem.bytes)
+          << " bytes of dynamic shared memory (extern __shared__)";
+      return;
+    }
+    if (address >= mapping && address < mapping + page) {
+      out << "before the start of the launch's dynamic shared memory (extern __shared__)";
+      return;
+    }
+  }
+  // Fiber stack guards.
+  for (int r = 0; r < g_stack_regions; ++r) {
+    const StackRegion& s = g_stacks[r];
+    const uintptr_t base = reinterpret_cast<uintptr_t>(s.base);
+    if (address >= base && address < base + s.count * s.stride &&
+        (address - base) % s.stride < page) {
+      out << "the guard page below this CUDA thread's fiber stack: a stack overflow (each "
+             "thread has "
+          << uint64_t((s.stride - page) / 1024)
+          << " KB; large local arrays need more: TUTORIAL_CPU_STACK_KB)";
+      return;
+    }
+  }
+  if (address < page) {
+    out << "a null pointer (address ";
+    out.hex(address) << ")";
+    return;
+  }
+  // Far past the end of something? Name the nearest allocation below.
+  auto it = allocations().upper_bound(address);
+  if (it != allocations().begin()) {
+    --it;
+    const uintptr_t end = it->first + it->second.bytes;
+    if (address >= end && address - end < (uintptr_t(1) << 30)) {
+      out << "address ";
+      out.hex(address) << ", not device memory; it is " << uint64_t(address - end)
+                       << " bytes past the end of the nearest device allocation below it ("
+                       << uint64_t(it->second.bytes) << " bytes at ";
+      out.hex(it->first) << ")";
+      return;
+    }
+  }
+  out << "address ";
+  out.hex(address) << ", which is not device memory (a host pointer, a freed buffer, or far "
+                      "outside every buffer)";
+}
+
+}  // namespace tutorial::cpu

@@ -1,0 +1,59 @@
+// Device memory of the CPU backend: every allocation sits between two PROT_NONE guard pages,
+// ending where the second one begins, so that a kernel reading or writing past the end of a
+// buffer faults at that very access and the fault handler can name the thread that made it.
+//
+//   [guard page][unused][data ... data|slack][guard page]
+//
+// The data starts 16-byte aligned (float4 loads need it; cudaMalloc even gives 256). When the
+// size is a multiple of 16 the data ends exactly at the guard; otherwise up to 15 bytes of
+// slack remain, filled with a canary that is checked after every launch, so a write there is
+// still reported (without the thread: it is noticed after the kernel).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+
+namespace tutorial::cpu {
+
+// nullptr when the memory cannot be mapped (the caller reports cudaErrorMemoryAllocation).
+void* guarded_alloc(size_t bytes);
+// false when ptr is not the start of a live allocation.
+bool guarded_free(void* ptr);
+// Whether [ptr, ptr + bytes) lies inside one live allocation.
+bool is_device_range(const void* ptr, size_t bytes);
+size_t device_bytes_in_use();
+
+// Checks the canaries of every allocation; returns a description of the first damaged one
+// ("" when none), and repairs them so the same damage is reported once.
+std::string check_slack_canaries();
+
+// The launch's dynamic shared memory: `bytes` (rounded up to 16) ending at a guard page,
+// filled with 0xFF bytes (NaN as floats). The pointer stays valid until the next call.
+void* dynamic_smem_region(size_t bytes);
+void poison_dynamic_smem();
+
+// A PROT_NONE page below each fiber stack catches stack overflow.
+struct StackRange {
+  char* guard;   // the guard page
+  char* bottom;  // lowest usable byte
+  char* top;     // one past the highest
+};
+// `count` stacks of `bytes` each (rounded up to pages), each above its own guard page.
+char* map_stacks(size_t count, size_t bytes, size_t* stride);
+
+// Text built inside a signal handler: no allocation, no locale, no locks.
+struct SignalText {
+  char buffer[1024];
+  size_t length = 0;
+  SignalText& operator<<(const char* s);
+  SignalText& operator<<(uint64_t value);  // decimal
+  SignalText& hex(uint64_t value);         // 0x...
+  void write_to_stderr() const;
+};
+
+// For the fault handler (async-signal-safe): where `address` lies relative to the device
+// allocations, the dynamic shared memory and the fiber stacks.
+void describe_address(uintptr_t address, SignalText& out);
+
+}  // namespace tutorial::cpu

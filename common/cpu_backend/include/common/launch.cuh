@@ -1,0 +1,37 @@
+// The one launch point of the tutorial, CPU backend edition.
+//
+// The CPU build puts common/cpu_backend/include first on the include path, so every
+// `#include "common/launch.cuh"` of a chapter lands here instead of on common/launch.cuh.
+// Same interface, same checks: validate the geometry, run the kernel, check
+// cudaGetLastError(), remember the configuration. "Run" means: the scheduler
+// (common/cpu_backend/scheduler.cpp) calls the kernel once per CUDA thread, each thread a
+// fiber, one block at a time, and returns when the grid is done.
+#pragma once
+
+#include <tuple>
+#include <type_traits>
+#include <utility>
+
+#include "common/cpu_backend/scheduler.hpp"
+#include "common/launch_record.hpp"
+
+namespace tutorial {
+
+template <typename... Params, typename... Args>
+void launch(void (*kernel)(Params...), dim3 grid, dim3 block, size_t dynamic_smem,
+            Args&&... args) {
+  validate_launch(grid, block);
+  // The arguments, converted to the kernel's parameter types once, as the GPU's parameter
+  // space holds them; every thread then gets its own copy, as it would in registers.
+  const std::tuple<std::decay_t<Params>...> params(static_cast<Params>(args)...);
+  auto run_one_thread = [&] { std::apply(kernel, params); };
+  cpu::run_grid(reinterpret_cast<const void*>(kernel), grid, block, dynamic_smem,
+                cpu::ThreadBody{&run_one_thread, [](void* f) { (*static_cast<decltype(run_one_thread)*>(f))(); }});
+  CUDA_CHECK(cudaGetLastError());
+  record_launch(LaunchRecord{reinterpret_cast<const void*>(kernel), grid, block, dynamic_smem});
+}
+
+// Rounds up a/b: the number of tiles of size b needed to cover a.
+constexpr int ceil_div(int a, int b) { return (a + b - 1) / b; }
+
+}  // namespace tutorial

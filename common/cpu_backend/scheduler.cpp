@@ -1,0 +1,462 @@
+#include "common/cpu_backend/scheduler.hpp"
+
+#include <cxxabi.h>
+#include <dlfcn.h>
+#include <signal.h>
+
+#include <algorithm>
+#include <boost/context/fiber.hpp>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <exception>
+#include <map>
+#include <sstream>
+#include <vector>
+
+#include "common/cpu_backend/guarded_memory.hpp"
+#include "common/cpu_backend/runtime_internal.hpp"
+
+namespace ctx = boost::context;
+
+namespace tutorial::cpu {
+
+namespace {
+
+constexpr size_t kMaxThreadsPerBlock = 1024;
+constexpr size_t kDefaultSmemLimit = 48 * 1024;  // without cudaFuncSetAttribute's opt-in
+
+// ---------------------------------------------------------------------------------------
+// Options
+// ---------------------------------------------------------------------------------------
+
+SchedulerOptions options_from_environment() {
+  SchedulerOptions o;
+  if (const char* order = std::getenv("TUTORIAL_CPU_ORDER")) {
+    if (std::strcmp(order, "reverse") == 0) o.order = ThreadOrder::Reverse;
+    else if (std::strcmp(order, "forward") == 0) o.order = ThreadOrder::Forward;
+    else if (std::strcmp(order, "shuffle") != 0)
+      std::fprintf(stderr, "CPU backend: TUTORIAL_CPU_ORDER=%s is not shuffle, reverse or "
+                           "forward; using shuffle\n", order);
+  }
+  if (const char* seed = std::getenv("TUTORIAL_CPU_SEED")) o.seed = std::strtoull(seed, nullptr, 0);
+  if (const char* kb = std::getenv("TUTORIAL_CPU_STACK_KB")) {
+    const unsigned long long v = std::strtoull(kb, nullptr, 0);
+    if (v >= 16) o.stack_bytes = size_t(v) * 1024;
+  }
+  return o;
+}
+
+SchedulerOptions& options() {
+  static SchedulerOptions o = options_from_environment();
+  return o;
+}
+
+// splitmix64: a tiny, good-enough generator for the thread orders.
+struct Random {
+  uint64_t state;
+  uint64_t next() {
+    uint64_t z = (state += 0x9E3779B97F4A7C15ull);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    return z ^ (z >> 31);
+  }
+};
+
+// ---------------------------------------------------------------------------------------
+// Fiber stacks: one mapping, a guard page below each stack, reused last-in first-out so that
+// a kernel without barriers keeps running on the same (cached) stack.
+// ---------------------------------------------------------------------------------------
+
+struct StackPool {
+  char* base = nullptr;
+  size_t stride = 0;
+  size_t usable = 0;
+  std::vector<int> free_slots;
+  int slots_touched = 0;  // slots 0 .. slots_touched-1 have been used at least once
+
+  void create() {
+    base = map_stacks(kMaxThreadsPerBlock, options().stack_bytes, &stride);
+    if (!base) {
+      std::fprintf(stderr, "CPU backend: cannot map %zu fiber stacks of %zu KB\n",
+                   kMaxThreadsPerBlock, options().stack_bytes / 1024);
+      std::abort();
+    }
+    usable = stride - (stride - options().stack_bytes);  // the guard page is not usable
+    usable = stride - size_t(sysconf(_SC_PAGESIZE));
+    for (int i = int(kMaxThreadsPerBlock) - 1; i >= 0; --i) free_slots.push_back(i);
+  }
+};
+StackPool g_stacks;
+
+struct PooledStack {
+  ctx::stack_context allocate() {
+    const int slot = g_stacks.free_slots.back();
+    g_stacks.free_slots.pop_back();
+    g_stacks.slots_touched = std::max(g_stacks.slots_touched, slot + 1);
+    char* bottom = g_stacks.base + size_t(slot) * g_stacks.stride + (g_stacks.stride - g_stacks.usable);
+    // Stagger the tops so that the stacks do not all compete for the same cache sets.
+    const size_t stagger = size_t(slot % 16) * 256;
+    ctx::stack_context sc;
+    sc.sp = bottom + g_stacks.usable - stagger;
+    sc.size = g_stacks.usable - stagger;
+    return sc;
+  }
+  void deallocate(ctx::stack_context& sc) noexcept {
+    const size_t offset = size_t(static_cast<char*>(sc.sp) - 1 - g_stacks.base);
+    g_stacks.free_slots.push_back(int(offset / g_stacks.stride));
+  }
+};
+
+// ---------------------------------------------------------------------------------------
+// CUDA threads
+// ---------------------------------------------------------------------------------------
+
+struct AsyncCopy {
+  void* dst;
+  const void* src;
+  size_t size;
+  size_t zfill;
+  size_t batch;
+};
+
+struct Thread {
+  ctx::fiber fiber;
+  ctx::fiber* scheduler = nullptr;  // the continuation a barrier switches back to
+  uint3 index{0, 0, 0};
+  bool started = false;
+  bool finished = false;
+  std::exception_ptr error;
+  std::vector<AsyncCopy> copies;  // issued, not yet performed, in issue order
+  size_t committed = 0;           // batches closed by __pipeline_commit()
+};
+
+// The state of the launch in progress; the fault handler reads it.
+struct Launch {
+  const void* kernel = nullptr;
+  const char* kernel_name = "";
+  ThreadBody body{};
+  dim3 grid, block;
+  size_t dynamic_smem = 0;
+  void* smem = nullptr;
+  uint64_t number = 0;  // launches so far in this process
+};
+Launch g_launch;
+std::vector<Thread> g_threads;
+Thread* g_current = nullptr;          // the thread whose fiber runs; null in scheduler code
+volatile sig_atomic_t g_in_kernel = 0;  // for the fault handler
+uint64_t g_launches = 0;
+
+void perform(const AsyncCopy& c) {
+  std::memcpy(c.dst, c.src, c.size - c.zfill);
+  if (c.zfill) std::memset(static_cast<char*>(c.dst) + (c.size - c.zfill), 0, c.zfill);
+}
+
+void thread_main(Thread& t) {
+  try {
+    g_launch.body.run(g_launch.body.context);
+    for (const AsyncCopy& c : t.copies) perform(c);  // the GPU would land them eventually
+    t.copies.clear();
+  } catch (const ctx::detail::forced_unwind&) {
+    throw;  // Boost.Context unwinding an abandoned fiber
+  } catch (...) {
+    t.error = std::current_exception();
+  }
+  t.finished = true;
+}
+
+void resume(Thread& t) {
+  g_current = &t;
+  threadIdx = t.index;
+  if (!t.started) {
+    t.started = true;
+    t.fiber = ctx::fiber(std::allocator_arg, PooledStack{}, [&t](ctx::fiber&& scheduler) {
+      t.scheduler = &scheduler;
+      thread_main(t);
+      return std::move(scheduler);
+    });
+  }
+  g_in_kernel = 1;
+  t.fiber = std::move(t.fiber).resume();
+  g_in_kernel = 0;
+  g_current = nullptr;
+}
+
+// Reorders the threads waiting at a barrier for the next phase.
+void order_phase(std::vector<int>& waiting, Random& random) {
+  switch (options().order) {
+    case ThreadOrder::Forward:
+      std::sort(waiting.begin(), waiting.end());
+      break;
+    case ThreadOrder::Reverse:
+      std::sort(waiting.begin(), waiting.end(), [](int a, int b) { return a > b; });
+      break;
+    case ThreadOrder::Shuffle:
+      for (size_t i = waiting.size(); i > 1; --i) std::swap(waiting[i - 1], waiting[random.next() % i]);
+      break;
+  }
+}
+
+void run_block(uint3 block_index, Random& random) {
+  blockIdx = block_index;
+  const unsigned bx = g_launch.block.x, by = g_launch.block.y;
+  const size_t count = size_t(bx) * by * g_launch.block.z;
+  std::vector<int> waiting(count);
+  for (size_t i = 0; i < count; ++i) {
+    Thread& t = g_threads[i];
+    t = Thread{};
+    t.index = uint3{unsigned(i % bx), unsigned(i / bx % by), unsigned(i / (size_t(bx) * by))};
+    waiting[i] = int(i);
+  }
+  poison_dynamic_smem();  // shared memory is undefined when a block starts
+
+  std::exception_ptr error;
+  while (!waiting.empty() && !error) {
+    order_phase(waiting, random);
+    for (int i : waiting) {
+      resume(g_threads[size_t(i)]);
+      if (g_threads[size_t(i)].error) {
+        error = g_threads[size_t(i)].error;
+        break;
+      }
+    }
+    waiting.erase(std::remove_if(waiting.begin(), waiting.end(),
+                                 [](int i) { return g_threads[size_t(i)].finished; }),
+                  waiting.end());
+  }
+  if (error) {
+    for (size_t i = 0; i < count; ++i) g_threads[i].fiber = ctx::fiber{};  // unwinds them
+    std::rethrow_exception(error);
+  }
+}
+
+std::string kernel_name(const void* kernel) {
+  static std::map<const void*, std::string> names;
+  auto it = names.find(kernel);
+  if (it != names.end()) return it->second;
+  std::ostringstream name;
+  Dl_info info{};
+  if (dladdr(kernel, &info) && info.dli_sname) {
+    int status = 0;
+    char* demangled = abi::__cxa_demangle(info.dli_sname, nullptr, nullptr, &status);
+    name << (status == 0 && demangled ? demangled : info.dli_sname);
+    std::free(demangled);
+  } else {
+    name << "at " << kernel << " (its name is not exported: an internal-linkage kernel)";
+  }
+  return names[kernel] = name.str();
+}
+
+// ---------------------------------------------------------------------------------------
+// Faults inside a kernel
+// ---------------------------------------------------------------------------------------
+
+struct sigaction g_previous[NSIG];
+char g_kernel_name_buffer[512];
+
+void on_fault(int sig, siginfo_t* info, void*) {
+  if (g_in_kernel) {
+    SignalText text;
+    text << "\nCPU backend: "
+         << (sig == SIGSEGV ? "invalid memory access"
+             : sig == SIGBUS ? "bus error (misaligned or invalid access)"
+                             : "arithmetic fault (an integer division by zero?)")
+         << " in kernel " << g_kernel_name_buffer << "\n  by blockIdx ("
+         << uint64_t(blockIdx.x) << ", " << uint64_t(blockIdx.y) << ", " << uint64_t(blockIdx.z)
+         << ") threadIdx (" << uint64_t(threadIdx.x) << ", " << uint64_t(threadIdx.y) << ", "
+         << uint64_t(threadIdx.z) << ") of a grid of (" << uint64_t(gridDim.x) << ", "
+         << uint64_t(gridDim.y) << ", " << uint64_t(gridDim.z) << ") blocks of ("
+         << uint64_t(blockDim.x) << ", " << uint64_t(blockDim.y) << ", " << uint64_t(blockDim.z)
+         << ") threads\n  at ";
+    describe_address(reinterpret_cast<uintptr_t>(info->si_addr), text);
+    text << "\n";
+    text.write_to_stderr();
+    g_in_kernel = 0;
+  }
+  // Hand the signal to whoever handled it before (Catch2 names the test case, then the process
+  // dies of the signal): returning re-runs the faulting instruction under that handler.
+  struct sigaction previous = g_previous[sig];
+  if (!(previous.sa_flags & SA_SIGINFO) &&
+      (previous.sa_handler == SIG_IGN || previous.sa_handler == SIG_DFL)) {
+    previous = {};
+    previous.sa_handler = SIG_DFL;
+  }
+  sigaction(sig, &previous, nullptr);
+}
+
+void ensure_fault_handler() {
+  // An alternate signal stack, so that a fiber's stack overflow can still be reported.
+  stack_t current{};
+  sigaltstack(nullptr, &current);
+  if (current.ss_flags & SS_DISABLE) {
+    static std::vector<char> alternate(64 * 1024);
+    stack_t ss{};
+    ss.ss_sp = alternate.data();
+    ss.ss_size = alternate.size();
+    sigaltstack(&ss, nullptr);
+  }
+  for (int sig : {SIGSEGV, SIGBUS, SIGFPE}) {
+    struct sigaction now {};
+    sigaction(sig, nullptr, &now);
+    if ((now.sa_flags & SA_SIGINFO) && now.sa_sigaction == on_fault) continue;
+    g_previous[sig] = now;
+    struct sigaction ours {};
+    ours.sa_sigaction = on_fault;
+    ours.sa_flags = SA_SIGINFO | SA_ONSTACK;
+    sigemptyset(&ours.sa_mask);
+    sigaction(sig, &ours, nullptr);
+  }
+}
+
+std::map<const void*, size_t>& smem_limits() {
+  static std::map<const void*, size_t> limits;
+  return limits;
+}
+
+void report_stack_use() {
+  std::fprintf(stderr, "CPU backend: deepest fiber stack use %zu bytes of %zu\n",
+               deepest_stack_use(), g_stacks.usable);
+}
+
+}  // namespace
+
+// ---------------------------------------------------------------------------------------
+// Public entry points
+// ---------------------------------------------------------------------------------------
+
+SchedulerOptions scheduler_options() { return options(); }
+void set_scheduler_options(const SchedulerOptions& o) {
+  const size_t stack = options().stack_bytes;
+  options() = o;
+  if (g_stacks.base) options().stack_bytes = stack;  // the stacks are mapped once
+}
+
+void set_max_dynamic_smem(const void* kernel, size_t bytes) { smem_limits()[kernel] = bytes; }
+size_t max_dynamic_smem(const void* kernel) {
+  auto it = smem_limits().find(kernel);
+  return it == smem_limits().end() ? kDefaultSmemLimit : std::max(it->second, kDefaultSmemLimit);
+}
+
+size_t deepest_stack_use() {
+  size_t deepest = 0;
+  const size_t page = size_t(sysconf(_SC_PAGESIZE));
+  for (int slot = 0; slot < g_stacks.slots_touched; ++slot) {
+    const char* bottom = g_stacks.base + size_t(slot) * g_stacks.stride + page;
+    size_t untouched = 0;
+    while (untouched < g_stacks.usable && bottom[untouched] == 0) ++untouched;
+    deepest = std::max(deepest, g_stacks.usable - untouched - size_t(slot % 16) * 256);
+  }
+  return deepest;
+}
+
+void run_grid(const void* kernel, dim3 grid, dim3 block, size_t dynamic_smem,
+              const ThreadBody& body) {
+  if (g_in_kernel || g_launch.kernel) {
+    set_last_error(cudaErrorLaunchFailure,
+                   "a kernel launch from inside a kernel (dynamic parallelism) or from a second "
+                   "host thread: the CPU backend runs one launch at a time");
+    return;
+  }
+  if (dynamic_smem > max_dynamic_smem(kernel)) {
+    std::ostringstream why;
+    why << "launch with " << dynamic_smem << " bytes of dynamic shared memory, above this "
+        << "kernel's limit of " << max_dynamic_smem(kernel)
+        << " bytes: above 48 KB a kernel must opt in first (tutorial::allow_dynamic_smem)";
+    set_last_error(cudaErrorInvalidValue, why.str());
+    return;
+  }
+  if (!g_stacks.base) {
+    g_stacks.create();
+    if (std::getenv("TUTORIAL_CPU_STACK_REPORT")) std::atexit(report_stack_use);
+  }
+  if (g_threads.size() < kMaxThreadsPerBlock) g_threads.resize(kMaxThreadsPerBlock);
+  ensure_fault_handler();
+
+  g_launch.kernel = kernel;
+  g_launch.body = body;
+  g_launch.grid = grid;
+  g_launch.block = block;
+  g_launch.dynamic_smem = dynamic_smem;
+  g_launch.number = g_launches++;
+  g_launch.smem = dynamic_smem_region(dynamic_smem);
+  const std::string name = kernel_name(kernel);
+  std::snprintf(g_kernel_name_buffer, sizeof g_kernel_name_buffer, "%s", name.c_str());
+  gridDim = grid;
+  blockDim = block;
+
+  Random random{options().seed * 0x2545F4914F6CDD1Dull + g_launch.number};
+  try {
+    for (unsigned z = 0; z < grid.z; ++z)
+      for (unsigned y = 0; y < grid.y; ++y)
+        for (unsigned x = 0; x < grid.x; ++x) run_block(uint3{x, y, z}, random);
+  } catch (...) {
+    g_launch.kernel = nullptr;
+    throw;
+  }
+  g_launch.kernel = nullptr;
+  threadIdx = uint3{0, 0, 0};
+  blockIdx = uint3{0, 0, 0};
+
+  const std::string damage = check_slack_canaries();
+  if (!damage.empty()) set_last_error(cudaErrorIllegalAddress, "kernel " + name + ": " + damage);
+}
+
+// ---------------------------------------------------------------------------------------
+// Called from kernels (cuda_shim.hpp, cuda_pipeline.h)
+// ---------------------------------------------------------------------------------------
+
+void device_error(const char* what) {
+  std::fflush(stdout);
+  if (!g_current) {
+    std::fprintf(stderr, "CPU backend: %s (outside a kernel)\n", what);
+  } else {
+    std::fprintf(stderr,
+                 "CPU backend: %s\n  in kernel %s by blockIdx (%u, %u, %u) threadIdx (%u, %u, "
+                 "%u)\n",
+                 what, g_kernel_name_buffer, blockIdx.x, blockIdx.y, blockIdx.z, threadIdx.x,
+                 threadIdx.y, threadIdx.z);
+  }
+  std::abort();
+}
+
+void syncthreads() {
+  Thread* t = g_current;
+  if (!t) device_error("__syncthreads() called outside a kernel");
+  g_in_kernel = 0;
+  g_current = nullptr;
+  *t->scheduler = std::move(*t->scheduler).resume();
+  // Resumed by the scheduler, which has set threadIdx, g_current and g_in_kernel again.
+}
+
+void* dynamic_shared_memory() {
+  if (!g_current) device_error("extern __shared__ memory used outside a kernel");
+  return g_launch.smem;
+}
+
+void pipeline_memcpy_async(void* dst, const void* src, size_t size, size_t zfill) {
+  Thread* t = g_current;
+  if (!t) device_error("__pipeline_memcpy_async outside a kernel");
+  if (size != 4 && size != 8 && size != 16)
+    device_error("__pipeline_memcpy_async: size_and_align must be 4, 8 or 16 bytes");
+  if (zfill > size) device_error("__pipeline_memcpy_async: zfill is larger than the copy");
+  if (reinterpret_cast<uintptr_t>(dst) % size || reinterpret_cast<uintptr_t>(src) % size)
+    device_error("__pipeline_memcpy_async: source or destination not aligned to the copy size");
+  t->copies.push_back(AsyncCopy{dst, src, size, zfill, t->committed});
+}
+
+void pipeline_commit() {
+  if (!g_current) device_error("__pipeline_commit outside a kernel");
+  ++g_current->committed;
+}
+
+void pipeline_wait_prior(size_t prior) {
+  Thread* t = g_current;
+  if (!t) device_error("__pipeline_wait_prior outside a kernel");
+  // Every committed batch except the `prior` most recent ones must have landed.
+  size_t done = 0;
+  while (done < t->copies.size() && t->copies[done].batch + prior < t->committed)
+    perform(t->copies[done++]);
+  t->copies.erase(t->copies.begin(), t->copies.begin() + long(done));
+}
+
+}  // namespace tutorial::cpu

@@ -1,0 +1,61 @@
+// The CPU backend's grid executor: blocks one after another, the threads of a block as fibers.
+//
+//   * Every CUDA thread runs on its own fiber (Boost.Context), with its own stack, so that it
+//     can stop in the middle of the kernel at __syncthreads() and be resumed later.
+//   * A block runs in phases. In each phase every live thread runs until it reaches a barrier
+//     or returns; when all have, the next phase starts. Threads that returned count as arrived
+//     (as on GPUs since Volta).
+//   * Within a phase the threads run one after the other in an order that changes every phase
+//     (shuffled from a seed by default, see ThreadOrder), never in the comfortable 0, 1, 2...
+//     A kernel that lacks a barrier reads data another thread has not written yet, or has
+//     already overwritten, and fails here as it would on a GPU; a correct kernel gives the same
+//     result in every order.
+//   * A memory fault inside a kernel (an access past the end of a device allocation lands on
+//     a guard page) is reported with the blockIdx and threadIdx of the thread that made it.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+
+#include "common/cpu_backend/cuda_shim.hpp"
+
+namespace tutorial::cpu {
+
+// One CUDA thread's work: call the kernel with the launch's arguments.
+struct ThreadBody {
+  void* context;
+  void (*run)(void* context);
+};
+
+// Runs the whole grid and returns when it is done. A launch error (e.g. dynamic shared memory
+// above the kernel's limit) becomes the runtime's last error, as a failed <<<>>> would; the
+// caller checks cudaGetLastError().
+void run_grid(const void* kernel, dim3 grid, dim3 block, size_t dynamic_smem,
+              const ThreadBody& body);
+
+// How the threads of a block are ordered in each phase. Environment variables:
+//   TUTORIAL_CPU_ORDER  shuffle (default): a new random order every phase, from the seed;
+//                       reverse: last thread first, every phase;
+//                       forward: 0, 1, 2 ... (hides missing barriers; for comparison only).
+//   TUTORIAL_CPU_SEED   the shuffle's seed (default 1): the same seed gives the same orders,
+//                       so a failure reproduces exactly.
+enum class ThreadOrder { Shuffle, Reverse, Forward };
+struct SchedulerOptions {
+  ThreadOrder order = ThreadOrder::Shuffle;
+  uint64_t seed = 1;
+  size_t stack_bytes = 64 * 1024;  // per CUDA thread; TUTORIAL_CPU_STACK_KB
+};
+SchedulerOptions scheduler_options();                 // as read from the environment at start
+void set_scheduler_options(const SchedulerOptions&);  // for tests
+
+// The largest number of bytes any fiber stack has used so far (measured by scanning the
+// stacks, which start zeroed); TUTORIAL_CPU_STACK_REPORT=1 prints it at exit.
+size_t deepest_stack_use();
+
+// Dynamic shared memory above 48 KB needs the kernel's opt-in (cudaFuncSetAttribute), as on
+// the GPU: the runtime records it here.
+void set_max_dynamic_smem(const void* kernel, size_t bytes);
+size_t max_dynamic_smem(const void* kernel);
+
+}  // namespace tutorial::cpu
