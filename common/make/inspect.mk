@@ -1,6 +1,6 @@
 # Inspect the kernels, one command each (what the numbers mean: common/INSPECT.md):
-#   make sanitize   compute-sanitizer memcheck, racecheck and synccheck at a small odd size;
-#                   fails on any report
+#   make sanitize   compute-sanitizer memcheck, racecheck and synccheck at two small sizes (one
+#                   odd); fails on any report
 #   make profile    Nsight Compute on each kernel once: a digest table, and the full report
 #                   build/profile/<chapter>.ncu-rep for the Nsight Compute UI
 #   make sass       the machine code of the kernels (build/sass/<chapter>.sass) and a count of
@@ -13,12 +13,14 @@
 #   SANITIZE_ARGS="--m 67 --n 45 --k 33 --iters 1"   override the chapter executable's flags
 #   PROFILE_ARGS="--size 2048 --iters 1 --no-check"   (the transpose chapter has its own defaults)
 #   INSPECT_JOBS=4           sanitizer runs at once (default 1)
+#   SANITIZE_FROM_LOGS=1     judge the sanitizer logs of the last run again, running nothing
 #   SASS_ARCH=sm_80          which machine code to dump when the binary holds several
 #   INSPECT_RESULTS_DIR=dir  also copy the digests there
 
 # The chapters a command covers: the one this Makefile belongs to, or all of them.
 INSPECT_CHAPTERS = $(or $(CHAPTER),$(CHAPTERS),01_naive 02_tiled 03_bounds 04_register_block 05_double_buffer 06_transpose)
 INSPECT_ENV = BUILD_DIR='$(BUILD_DIR)' SANITIZE_ARGS='$(SANITIZE_ARGS)' PROFILE_ARGS='$(PROFILE_ARGS)' \
+              SANITIZE_FROM_LOGS='$(SANITIZE_FROM_LOGS)' \
               INSPECT_JOBS='$(INSPECT_JOBS)' SASS_ARCH='$(SASS_ARCH)' INSPECT_RESULTS_DIR='$(INSPECT_RESULTS_DIR)'
 INSPECT_PREREQ = $(if $(NO_BUILD),,build)
 

@@ -94,7 +94,7 @@ for chapter in "$@"; do
     inspect_publish "$digest"
     inspect_verdict "$chapter" profile ok "$(grep -c '^| `' "$digest") kernels -> $digest, $rep_base.ncu-rep"
   else
-    inspect_verdict "$chapter" profile FAIL "no chNN:: kernel was profiled, see $log"
+    inspect_verdict "$chapter" profile FAIL "no kernel was profiled, see $log"
   fi
 done
 

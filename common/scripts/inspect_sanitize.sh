@@ -10,12 +10,13 @@
 # (SANITIZE_EXCLUDE), since a hazard inside a vendor kernel is not the lesson's.
 # Each tool runs at two small sizes (see sanitize_sizes). Logs: build/sanitize/
 # <chapter>-<tool>-<n>.log (the sanitizer's report) and .out (the program's output);
-# build/sanitize/<chapter>-sanitize.txt collects the verdicts.
+# build/sanitize/<chapter>-sanitize.txt collects the verdicts. SANITIZE_FROM_LOGS=1 judges the
+# logs of the last run again without running anything.
 set -uo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/inspect_lib.sh"
 
 SANITIZER=$(inspect_find_tool compute-sanitizer)
-if [ -z "$SANITIZER" ]; then
+if [ -z "$SANITIZER" ] && [ -z "${SANITIZE_FROM_LOGS:-}" ]; then
   echo "error: compute-sanitizer not found (it comes with the CUDA Toolkit)" >&2
   exit 1
 fi
@@ -53,38 +54,55 @@ size_label() {
   echo "${label:-$*}"
 }
 
-# One run; writes "status<TAB>text" (status ok or FAIL) to $OUT_DIR/<chapter>-<tool>-<n>.result.
+# One run: the program's output goes to <base>.out, the sanitizer's report to <base>.log, the
+# exit code to <base>.rc; then sanitize_judge writes the verdict.
 sanitize_once() {  # chapter tool exe n args...
   local chapter=$1 tool=$2 exe=$3 n=$4
   shift 4
   local base="$OUT_DIR/$chapter-$tool-$n"
-  local log="$base.log" out="$base.out" size
-  size=$(size_label "$@")
-  local filter=()
-  [ "$tool" != memcheck ] && filter=(--kernel-name-exclude "regex=$SANITIZE_EXCLUDE")
-  timeout "$TIMEOUT" "$SANITIZER" --tool "$tool" --error-exitcode "$SANITIZER_ERROR_EXIT" \
-    --print-limit 20 --log-file "$log" "${filter[@]}" "$exe" "$@" >"$out" 2>&1
-  local rc=$?
-  local errors hazards kernels refused
+  if [ -z "${SANITIZE_FROM_LOGS:-}" ]; then
+    local filter=()
+    [ "$tool" != memcheck ] && filter=(--kernel-name-exclude "regex=$SANITIZE_EXCLUDE")
+    rm -f "$base.log" "$base.out" "$base.rc"
+    timeout "$TIMEOUT" "$SANITIZER" --tool "$tool" --error-exitcode "$SANITIZER_ERROR_EXIT" \
+      --print-limit 20 --log-file "$base.log" "${filter[@]}" "$exe" "$@" >"$base.out" 2>&1
+    echo $? >"$base.rc"
+  fi
+  sanitize_judge "$base" "$tool" "$(size_label "$@")"
+}
+
+# Reads <base>.rc/.log/.out and writes "status<TAB>text" (status ok or FAIL) to <base>.result.
+# memcheck and synccheck end their report with "ERROR SUMMARY: N errors"; racecheck with
+# "RACECHECK SUMMARY: H hazards displayed (E errors, W warnings)". Any hazard, warning
+# included, fails.
+sanitize_judge() {  # base tool size
+  local base=$1 tool=$2 size=$3
+  local log="$base.log" out="$base.out" rc errors hazards kernels refused
+  rc=$(cat "$base.rc" 2>/dev/null)
   errors=$(grep -ho 'ERROR SUMMARY: [0-9]* error' "$log" 2>/dev/null | grep -o '[0-9]*' | tail -n 1)
   hazards=$(grep -ho 'RACECHECK SUMMARY: [0-9]* hazard' "$log" 2>/dev/null | grep -o '[0-9]*' | tail -n 1)
+  if [ -z "$errors" ]; then
+    errors=$(grep -ho 'RACECHECK SUMMARY: .*(\([0-9]*\) error' "$log" 2>/dev/null | grep -o '([0-9]*' | tr -d '(' | tail -n 1)
+  fi
   kernels=$(grep -ho '^=========  *at [^+]*' "$log" 2>/dev/null | sed 's/^=========  *at //; s/^void //; s/(.*//' |
             sort -u | head -n 3 | paste -sd, -)
-  refused=$(grep -c 'skipped:' "$out")
+  refused=$(grep -c 'skipped:' "$out" 2>/dev/null)
   local what="${errors:-?} errors"
   [ "$tool" = racecheck ] && what="$what, ${hazards:-?} hazards"
-  [ "$refused" != 0 ] && what="$what ($refused kernel(s) refused this size)"
+  [ "${refused:-0}" != 0 ] && what="$what ($refused kernel(s) refused this size)"
   local status text
-  if [ $rc = 124 ]; then
+  if [ -z "$rc" ]; then
+    status=FAIL text="$size: no exit code in $base.rc (the run did not finish)"
+  elif [ "$rc" = 124 ]; then
     status=FAIL text="$size: timed out after ${TIMEOUT}s, see $out"
-  elif [ $rc = "$SANITIZER_ERROR_EXIT" ] || [ "${errors:-0}" != 0 ] || [ "${hazards:-0}" != 0 ]; then
+  elif [ "$rc" = "$SANITIZER_ERROR_EXIT" ] || [ "${errors:-0}" != 0 ] || [ "${hazards:-0}" != 0 ]; then
     status=FAIL text="$size: $what${kernels:+ in $kernels}, see $log"
-  elif [ $rc = 3 ]; then
+  elif [ "$rc" = 3 ]; then
     status=FAIL text="no CUDA device: $(grep -m1 '^error' "$out")"
-  elif [ $rc != 0 ]; then
+  elif [ "$rc" != 0 ]; then
     status=FAIL text="$size: program exited $rc: $(grep -m1 -i 'error\|wrong' "$out" | cut -c1-160), see $out"
   elif [ -z "$errors" ]; then
-    status=FAIL text="$size: no ERROR SUMMARY in $log (did the sanitizer run?)"
+    status=FAIL text="$size: no error summary in $log (did the sanitizer run?)"
   else
     status=ok text="$size: $what"
   fi
@@ -94,7 +112,13 @@ sanitize_once() {  # chapter tool exe n args...
 chapters=()
 for chapter in "$@"; do
   exe=$(inspect_executable "$chapter")
-  if [ -z "$exe" ]; then
+  if [ -n "${SANITIZE_FROM_LOGS:-}" ]; then
+    exe="(logs of the last run)"
+    if ! ls "$OUT_DIR/$chapter"-*.rc >/dev/null 2>&1; then
+      inspect_verdict "$chapter" sanitize skip "no logs in $OUT_DIR"
+      continue
+    fi
+  elif [ -z "$exe" ]; then
     inspect_verdict "$chapter" sanitize skip "not built yet ($BUILD_DIR/bin/$chapter missing)"
     continue
   fi
@@ -119,7 +143,7 @@ for chapter in "${chapters[@]}"; do
   digest="$OUT_DIR/$chapter-sanitize.txt"
   {
     echo "compute-sanitizer on build/bin/$chapter${gpu:+, $gpu}"
-    echo "($("$SANITIZER" --version 2>/dev/null | grep -m1 -i version))"
+    [ -n "$SANITIZER" ] && echo "($("$SANITIZER" --version 2>/dev/null | grep -m1 -i version))"
   } >"$digest"
   for tool in $TOOLS; do
     status=ok text=""

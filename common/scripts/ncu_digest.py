@@ -3,7 +3,7 @@
 
 Input: `ncu --import REPORT.ncu-rep --csv --page raw --print-units base`. Each kernel of the
 chapter is launched several times by the executable (correctness launch, warm-ups, timed runs);
-the first launch of each kernel is kept (see digest()). What the columns mean:
+each kernel is shown once per distinct piece of work (see digest()). What the columns mean:
 common/INSPECT.md.
 
 usage: ncu_digest.py RAW.csv --chapter NAME [--out FILE.md] [--header TEXT]
@@ -25,13 +25,12 @@ L2_HIT = "lts__t_sector_hit_rate.pct"
 REGISTERS = "launch__registers_per_thread"
 LOCAL_LD = "l1tex__t_bytes_pipe_lsu_mem_local_op_ld.sum"
 LOCAL_ST = "l1tex__t_bytes_pipe_lsu_mem_local_op_st.sum"
+DURATION = "gpu__time_duration.sum"
 DEVICE = "device__attribute_display_name"
 
 # The metrics inspect_profile.sh asks for (besides those of the "basic" section set).
 METRICS = [DRAM, SECTORS, REQUESTS, CONFLICTS_LD, CONFLICTS_ST, OCCUPANCY, L2_HIT, REGISTERS,
-           LOCAL_LD, LOCAL_ST, "gpu__time_duration.sum", DEVICE]
-
-OUR_KERNEL_RE = re.compile(r"(^|[\s(])ch\d\d::")
+           LOCAL_LD, LOCAL_ST, DURATION, DEVICE]
 
 
 def number(text):
@@ -91,24 +90,55 @@ def read_rows(path):
     return header, [dict(zip(header, r)) for r in body if len(r) == len(header)]
 
 
-def digest(records):
-    """One entry per distinct launch, in launch order.
-
-    Repeated launches of one kernel on the same data (correctness run, warm-ups, timed runs)
-    issue exactly the same global loads, so name, grid, block and the load sector/request
-    counts identify them; the same kernel on other data (e.g. a gather with another stride)
-    gets a row of its own.
-    """
-    seen = {}
-    for r in records:
-        name = r.get("Kernel Name", "")
-        if not OUR_KERNEL_RE.search(name):
+def same_work(a, b):
+    """True if two launches of one kernel did the same work: the same number of load requests
+    (an exact count), sectors within 5 % and duration within 8 %. Repeated launches on the same
+    data agree closer than that (the sector count moves by up to a few percent between runs);
+    the transpose chapter's gather at another stride differs in sectors or in time."""
+    if a.get(REQUESTS) != b.get(REQUESTS):
+        return False
+    for metric, tolerance in ((SECTORS, 0.05), (DURATION, 0.08)):
+        x, y = number(a.get(metric)), number(b.get(metric))
+        if x is None or y is None:
             continue
-        key = (name, r.get("Grid Size", ""), r.get("Block Size", ""),
-               r.get(SECTORS, ""), r.get(REQUESTS, ""))
-        if key not in seen:
-            seen[key] = r
-    return list(seen.values())
+        if abs(x - y) > tolerance * max(abs(x), abs(y), 1.0):
+            return False
+    return True
+
+
+def grid_blocks(r):
+    """'(64, 64, 1)' -> 4096."""
+    total = 1
+    for part in re.findall(r"\d+", r.get("Grid Size", "")):
+        total *= int(part)
+    return total
+
+
+def digest(records):
+    """The launches to show, in launch order.
+
+    ncu profiled only the chapter's kernels (chNN::; its export drops the namespace). The
+    executables launch each kernel several times on the same data (correctness run, warm-ups,
+    timed runs): those are shown once, as the first of them. Launches of a kernel on a smaller
+    grid than its largest (a one-block probe that reads the kernel's resources for the
+    occupancy table) are left out. The same kernel on other data of the same size (the
+    transpose chapter's gather at each stride) gets a row per call.
+    """
+    records = [r for r in records if r.get("Kernel Name", "").strip()]
+    largest = {}
+    for r in records:
+        name = r["Kernel Name"]
+        largest[name] = max(largest.get(name, 0), grid_blocks(r))
+    kept = []
+    last = {}  # (name, grid, block) -> the latest launch with that key
+    for r in records:
+        if grid_blocks(r) < largest[r["Kernel Name"]]:
+            continue
+        key = (r["Kernel Name"], r.get("Grid Size", ""), r.get("Block Size", ""))
+        if key not in last or not same_work(last[key], r):
+            kept.append(r)
+        last[key] = r
+    return kept
 
 
 def row_cells(r):
@@ -152,7 +182,7 @@ def main(argv):
     header, records = read_rows(args.csv)
     kernels = digest(records)
     if not kernels:
-        print(f"error: no chNN:: kernel in {args.csv} ({len(records)} profiled launches)",
+        print(f"error: no profiled kernel in {args.csv} ({len(records)} rows)",
               file=sys.stderr)
         return 1
     missing = [m for m in METRICS if m not in header]
