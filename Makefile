@@ -41,3 +41,11 @@ bench: build
 
 clean:
 	rm -rf $(BUILD_DIR)
+
+# make grade   grade the exercises of this tree: points per test, `Score: X/Y` (exercises/README.md)
+#              GRADE_ARGS="--solutions" grades the instructor solutions, "-e 02a_tiled -v" one
+#              exercise, "batch DIR --out grades" a folder of submissions, "selftest" the grader
+GRADE_ARGS ?=
+.PHONY: grade
+grade: configure
+	BUILD_DIR=$(BUILD_DIR) JOBS=$(JOBS) python3 $(TOP)/exercises/tools/grade.py $(GRADE_ARGS)

@@ -1,0 +1,92 @@
+// Exercise 04a: register blocking, each thread computes a TM x TN tile of C (chapter 04).
+//
+// The block stages a BM x BK tile of A and a BK x BN tile of B in shared memory (that part is
+// written for you, bounds included). Its (BM/TM) x (BN/TN) threads each own a TM x TN piece of
+// the BM x BN tile of C, kept in registers (regC). Per k of the shared tiles a thread reads
+//   TM values of column k of As  (its rows)     into regM,
+//   TN values of row k of Bs     (its columns)  into regN,
+// and adds their outer product regM x regN to regC: TM*TN multiply-adds for TM + TN shared
+// loads, instead of 2 loads per multiply-add in the tiled kernel.
+//
+//               Bs (BK x BN) -> regN: TN values of row k
+//   As (BM x BK)
+//   regM: TM values   regC (TM x TN) += regM * regN
+//   of column k
+//
+// Your task: the k loop between the two barriers, and the store of regC to C (skip the
+// elements outside C: this kernel must be correct for any M, N, K >= 1). TN = 1 is the
+// 1D variant of the chapter. Then delete the exercise::todo() line.
+// Test with `make check` in this folder.
+#pragma once
+
+#include "common/gemm_shape.hpp"
+#include "common/launch.cuh"
+#include "exercises/support/exercise.hpp"
+
+namespace ex04a {
+
+// BM, BN: block tile of C (rows, columns); BK: depth of one k step; TM x TN: per thread.
+// __launch_bounds__(threads, 2): at least two resident blocks per SM, so the compiler keeps
+// the registers per thread low enough for that (as chapter 04 does).
+template <int BM, int BN, int BK, int TM, int TN>
+__global__ void __launch_bounds__((BM / TM) * (BN / TN), 2)
+    register_2d_gemm(const float* __restrict__ A, const float* __restrict__ B,
+                     float* __restrict__ C, int M, int N, int K) {
+  static_assert(BM % TM == 0 && BN % TN == 0,
+                "a thread owns a whole TM x TN tile: BM and BN must be multiples of TM and TN");
+  constexpr int THREADS = (BM / TM) * (BN / TN);
+  static_assert(THREADS % 32 == 0 && THREADS <= 1024,
+                "(BM/TM)*(BN/TN) threads must be whole warps and at most 1024 per block");
+  static_assert(BM * BK % THREADS == 0 && BK * BN % THREADS == 0,
+                "BM*BK and BK*BN must be multiples of the thread count so each thread loads "
+                "the same number of A and B elements");
+
+  __shared__ float As[BM][BK];
+  __shared__ float Bs[BK][BN];
+
+  const int tileRow = blockIdx.y * BM;            // first row of C of this block
+  const int tileCol = blockIdx.x * BN;            // first column
+  const int threadRow = threadIdx.x / (BN / TN);  // owns rows threadRow*TM .. +TM-1 of the tile
+  const int threadCol = threadIdx.x % (BN / TN);  // owns columns threadCol*TN .. +TN-1
+
+  float regC[TM][TN] = {};
+
+  for (int k0 = 0; k0 < K; k0 += BK) {
+    // Cooperative, coalesced copies; zero outside A and B.
+#pragma unroll
+    for (int i = 0; i < BM * BK / THREADS; ++i) {
+      const int idx = threadIdx.x + i * THREADS;
+      const int r = idx / BK, k = idx % BK;
+      const int row = tileRow + r, kk = k0 + k;
+      As[r][k] = (row < M && kk < K) ? A[row * K + kk] : 0.0f;  // (BM, BK)
+    }
+#pragma unroll
+    for (int i = 0; i < BK * BN / THREADS; ++i) {
+      const int idx = threadIdx.x + i * THREADS;
+      const int k = idx / BN, c = idx % BN;
+      const int kk = k0 + k, col = tileCol + c;
+      Bs[k][c] = (kk < K && col < N) ? B[kk * N + col] : 0.0f;  // (BK, BN)
+    }
+    __syncthreads();  // the tiles are complete before anyone reads them
+
+    // TODO(04a): for k in 0..BK-1: load TM values of As and TN values of Bs into
+    // registers, then regC[i][j] += regM[i] * regN[j] for the whole TM x TN tile.
+    __syncthreads();  // nobody overwrites the tiles while a slow thread still reads them
+  }
+
+  // TODO(04a): store regC to C, skipping the elements that fall outside C.
+  (void)regC, (void)threadRow, (void)threadCol;  // delete this line when you use them
+}
+
+// The grid covers C with BM x BN tiles (x: columns); the block size follows from the same
+// template constants the kernel checks.
+template <int BM, int BN, int BK, int TM, int TN>
+void launch_register_2d_gemm(const float* A, const float* B, float* C, int M, int N, int K) {
+  exercise::todo("04a_register_block: write the k loop and the store, then delete this line");
+  tutorial::check_gemm_shape("ex04a::register_2d_gemm", M, N, K);
+  const dim3 block((BM / TM) * (BN / TN));
+  const dim3 grid(tutorial::ceil_div(N, BN), tutorial::ceil_div(M, BM));
+  tutorial::launch(register_2d_gemm<BM, BN, BK, TM, TN>, grid, block, 0, A, B, C, M, N, K);
+}
+
+}  // namespace ex04a

@@ -1,0 +1,154 @@
+// Exercise 05a: the double-buffered main loop (chapter 05).
+//
+// Chapter 04's kernel alternates   load tile -> barrier -> compute -> barrier,   so while a
+// block waits for global memory it computes nothing. With two shared buffers and the next
+// tile staged in registers, the wait hides behind the math:
+//
+//   step t:  loadNext(tile t+1)      global -> registers; the loads are in flight ...
+//            computeTile(t % 2)      ... while the block multiplies the current buffer,
+//            storeNext((t+1) % 2)    registers -> the OTHER buffer,
+//            __syncthreads()         ONE barrier per step (chapter 04 needed two).
+//
+// Everything except the main loop is written for you: the lambdas loadNext, storeNext and
+// computeTile, the accumulators and the final store.
+//
+// Your task: the main loop, including the first tile before it (load, store into buffer 0,
+// barrier). Think about why one barrier per step is enough: which buffer does storeNext
+// write while a slow thread may still be computing, and which barrier protects it?
+// Then delete the exercise::todo() line. Test with `make check` in this folder.
+#pragma once
+
+#include "04_register_block/kernels.cuh"  // load_float4, store_float4, rows_are_16_byte_aligned
+#include "common/gemm_shape.hpp"
+#include "common/launch.cuh"
+#include "exercises/support/exercise.hpp"
+
+namespace ex05a {
+
+using ch04::load_float4;
+using ch04::store_float4;
+
+// Rows of the transposed A tile are BM + PAD_A floats apart: the 4 scalar stores of the
+// transpose then fall into different banks, and each row still starts on 16 bytes.
+constexpr int PAD_A = 4;
+
+// BM x BN block tile, BK deep k step, TM x TN results per thread; VEC: 16-byte global
+// accesses (the launcher picks it when rows are 16-byte aligned).
+template <int BM, int BN, int BK, int TM, int TN, bool VEC>
+__global__ void __launch_bounds__((BM / TM) * (BN / TN), 2)
+    prefetch_gemm(const float* __restrict__ A, const float* __restrict__ B,
+                  float* __restrict__ C, int M, int N, int K) {
+  static_assert(BM % TM == 0 && BN % TN == 0,
+                "a thread owns a whole TM x TN tile: BM and BN must be multiples of TM and TN");
+  static_assert(TM % 4 == 0 && TN % 4 == 0,
+                "a thread reads its TM values of A and TN values of B as float4");
+  static_assert(BK % 4 == 0 && BN % 4 == 0,
+                "tiles are loaded as float4 along k (A) and along n (B)");
+  constexpr int THREADS = (BM / TM) * (BN / TN);
+  static_assert(THREADS % 32 == 0 && THREADS <= 1024,
+                "(BM/TM)*(BN/TN) threads must be whole warps and at most 1024 per block");
+  static_assert((BM * BK / 4) % THREADS == 0 && (BK * BN / 4) % THREADS == 0,
+                "the float4 counts of the A and B tiles must be multiples of the thread count");
+  constexpr int A_LOADS = BM * BK / 4 / THREADS;  // float4s of A per thread per tile
+  constexpr int B_LOADS = BK * BN / 4 / THREADS;
+
+  __shared__ alignas(16) float As[2][BK][BM + PAD_A];  // (2, BK, BM+PAD_A), A transposed
+  __shared__ alignas(16) float Bs[2][BK][BN];          // (2, BK, BN)
+
+  const int tileRow = blockIdx.y * BM;
+  const int tileCol = blockIdx.x * BN;
+  const int threadRow = threadIdx.x / (BN / TN);
+  const int threadCol = threadIdx.x % (BN / TN);
+
+  // The tile starting at k0, global -> registers (zeros outside A and B).
+  float4 nextA[A_LOADS];
+  float4 nextB[B_LOADS];
+  auto loadNext = [&](int k0) {
+#pragma unroll
+    for (int i = 0; i < A_LOADS; ++i) {
+      const int idx = threadIdx.x + i * THREADS;
+      nextA[i] = load_float4<VEC>(A, tileRow + idx / (BK / 4), k0 + idx % (BK / 4) * 4, M, K);
+    }
+#pragma unroll
+    for (int i = 0; i < B_LOADS; ++i) {
+      const int idx = threadIdx.x + i * THREADS;
+      nextB[i] = load_float4<VEC>(B, k0 + idx / (BN / 4), tileCol + idx % (BN / 4) * 4, K, N);
+    }
+  };
+  // Registers -> shared buffer `stage` (A transposed on the way).
+  auto storeNext = [&](int stage) {
+#pragma unroll
+    for (int i = 0; i < A_LOADS; ++i) {
+      const int idx = threadIdx.x + i * THREADS;
+      const int r = idx / (BK / 4), k = idx % (BK / 4) * 4;
+      As[stage][k + 0][r] = nextA[i].x;  // (2, BK, BM+PAD_A)
+      As[stage][k + 1][r] = nextA[i].y;
+      As[stage][k + 2][r] = nextA[i].z;
+      As[stage][k + 3][r] = nextA[i].w;
+    }
+#pragma unroll
+    for (int i = 0; i < B_LOADS; ++i) {
+      const int idx = threadIdx.x + i * THREADS;
+      *reinterpret_cast<float4*>(&Bs[stage][idx / (BN / 4)][idx % (BN / 4) * 4]) = nextB[i];
+    }
+  };
+  // regC += this thread's share of the product of shared buffer `stage`.
+  float regC[TM][TN] = {};
+  auto computeTile = [&](int stage) {
+    float regM[TM];
+    float regN[TN];
+#pragma unroll
+    for (int k = 0; k < BK; ++k) {
+#pragma unroll
+      for (int i = 0; i < TM; i += 4) {
+        const float4 a =
+            *reinterpret_cast<const float4*>(&As[stage][k][threadRow * TM + i]);  // (2, BK, BM+PAD_A)
+        regM[i + 0] = a.x;
+        regM[i + 1] = a.y;
+        regM[i + 2] = a.z;
+        regM[i + 3] = a.w;
+      }
+#pragma unroll
+      for (int j = 0; j < TN; j += 4) {
+        const float4 b =
+            *reinterpret_cast<const float4*>(&Bs[stage][k][threadCol * TN + j]);  // (2, BK, BN)
+        regN[j + 0] = b.x;
+        regN[j + 1] = b.y;
+        regN[j + 2] = b.z;
+        regN[j + 3] = b.w;
+      }
+#pragma unroll
+      for (int i = 0; i < TM; ++i)
+#pragma unroll
+        for (int j = 0; j < TN; ++j) regC[i][j] += regM[i] * regN[j];
+    }
+  };
+
+  // TODO(05a): load tile 0 into buffer 0 and wait; then for each k0: start loading the
+  // next tile, compute the current buffer, store the next tile into the other buffer,
+  // one __syncthreads(), switch buffers.
+  (void)loadNext, (void)storeNext, (void)computeTile;  // delete this line
+
+#pragma unroll
+  for (int i = 0; i < TM; ++i) {
+    const int row = tileRow + threadRow * TM + i;
+#pragma unroll
+    for (int j = 0; j < TN; j += 4)
+      store_float4<VEC>(C, row, tileCol + threadCol * TN + j, M, N,
+                        make_float4(regC[i][j], regC[i][j + 1], regC[i][j + 2], regC[i][j + 3]));
+  }
+}
+
+template <int BM, int BN, int BK, int TM, int TN>
+void launch_prefetch_gemm(const float* A, const float* B, float* C, int M, int N, int K) {
+  exercise::todo("05a_double_buffer: write the main loop of prefetch_gemm, then delete this line");
+  tutorial::check_gemm_shape("ex05a::prefetch_gemm", M, N, K);
+  const dim3 block((BM / TM) * (BN / TN));
+  const dim3 grid(tutorial::ceil_div(N, BN), tutorial::ceil_div(M, BM));
+  if (ch04::rows_are_16_byte_aligned(A, B, C, N, K))
+    tutorial::launch(prefetch_gemm<BM, BN, BK, TM, TN, true>, grid, block, 0, A, B, C, M, N, K);
+  else
+    tutorial::launch(prefetch_gemm<BM, BN, BK, TM, TN, false>, grid, block, 0, A, B, C, M, N, K);
+}
+
+}  // namespace ex05a

@@ -1,0 +1,1 @@
+"""The exercises' grader: Python 3 standard library only (see exercises/README.md)."""
