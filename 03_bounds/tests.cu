@@ -196,7 +196,7 @@ TEST_CASE("tiled_gemm matches cuBLAS at 1024^3 and on large odd sizes", "[gpu][c
 
 TEST_CASE("occupancy calculator agrees with the CUDA runtime for every tile width",
           "[gpu][occupancy]") {
-  REQUIRE_GPU();
+  REQUIRE_REAL_GPU();
   const SmLimits sm = sm_limits_of_device(0);
   const std::vector<ch03::CompiledKernel> compiled = ch03::compiled_kernels();
   REQUIRE(compiled.size() == kTiles.size());

@@ -42,4 +42,26 @@ void note_skipped();
 #include <string>
 namespace tutorial::test {
 bool gpu_available(std::string* why);
+
+// True in the CPU-backend build (common/cpu_backend/), where the kernels run on the CPU.
+constexpr bool on_cpu_backend() {
+#ifdef TUTORIAL_CPU_BACKEND
+  return true;
+#else
+  return false;
+#endif
 }
+}  // namespace tutorial::test
+
+// Test cases that need the hardware itself (timing, the runtime's occupancy answer, registers
+// per thread, copy bandwidth) start with this instead of REQUIRE_GPU(): the same on a GPU
+// build, skipped on the CPU backend, which runs every other GPU test.
+#ifdef TUTORIAL_CPU_BACKEND
+#define REQUIRE_REAL_GPU()                                                                   \
+  do {                                                                                       \
+    ::tutorial::test::note_skipped();                                                        \
+    TUTORIAL_SKIP_("SKIPPED: needs a real GPU, not the CPU backend");                      \
+  } while (0)
+#else
+#define REQUIRE_REAL_GPU() REQUIRE_GPU()
+#endif

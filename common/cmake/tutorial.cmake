@@ -1,5 +1,8 @@
 # Build conventions shared by every target, and the one function that adds a chapter.
 
+# The CPU backend (TUTORIAL_CPU_BACKEND, TUTORIAL_CPU_BACKEND_ENABLED, tutorial_add_cpu_tests).
+include(${CMAKE_CURRENT_LIST_DIR}/../cpu_backend/cpu_backend.cmake)
+
 # Warnings on, -lineinfo always (Nsight Compute and compute-sanitizer map SASS to source
 # lines), spills always reported, full ptxas report one option away.
 function(tutorial_target_defaults target)
@@ -29,7 +32,8 @@ endfunction()
 #   main.cu    the chapter executable         -> bin/<name>
 #   tests.cu   its Catch2 tests               -> bin/<name>_tests (CTest label <name>)
 #   bench.cu   its Google Benchmark file      -> bin/<name>_bench
-# and its kernel headers. `chapter_<name>` builds the three.
+# and its kernel headers. `chapter_<name>` builds the three (and bin/<name>_tests_cpu, the
+# tests on the CPU backend, where it is enabled).
 function(tutorial_add_chapter name)
   add_executable(${name} main.cu)
   target_link_libraries(${name} PRIVATE tutorial_common)
@@ -45,4 +49,10 @@ function(tutorial_add_chapter name)
   tutorial_target_defaults(${name}_bench)
 
   add_custom_target(chapter_${name} DEPENDS ${name} ${name}_tests ${name}_bench)
+
+  # The same tests.cu on the CPU backend -> bin/<name>_tests_cpu (CTest label <name>/cpu).
+  if(TUTORIAL_CPU_BACKEND_ENABLED)
+    tutorial_add_cpu_tests(${name}_tests_cpu ${name} SOURCES tests.cu)
+    add_dependencies(chapter_${name} ${name}_tests_cpu)
+  endif()
 endfunction()

@@ -116,10 +116,10 @@ std::string check_slack_canaries() {
     for (size_t i = 0; i < n; ++i) {
       if (slack[i] == kCanary) continue;
       std::ostringstream msg;
-      msg << "a kernel wrote " << i << " bytes past the end of a device allocation of "
-          << a.bytes << " bytes (at " << reinterpret_cast<void*>(start)
-          << "), noticed after the launch: the write fell short of the guard page, so the "
-             "thread that made it is not known";
+      msg << "a kernel wrote byte " << a.bytes + i << " of a device allocation of " << a.bytes
+          << " bytes at " << reinterpret_cast<void*>(start)
+          << ", past its end (noticed after the launch: the allocation is rounded up to 16 "
+             "bytes and the write fell short of the guard page, so the thread is not known)";
       std::memset(slack, kCanary, n);
       return msg.str();
     }
@@ -212,17 +212,16 @@ void describe_address(uintptr_t address, SignalText& out) {
   // Guard pages of device allocations.
   for (const auto& [start, a] : allocations()) {
     const uintptr_t mapping = reinterpret_cast<uintptr_t>(a.mapping);
-    const uintptr_t end = start + a.bytes;
     if (address >= mapping && address < mapping + page) {
-      out << uint64_t(start - address) << " bytes before the start of a device allocation of "
+      out << "byte -" << uint64_t(start - address) << " of a device allocation of "
           << uint64_t(a.bytes) << " bytes at ";
-      out.hex(start);
+      out.hex(start) << ": before its start";
       return;
     }
     if (address >= mapping + a.mapping_bytes - page && address < mapping + a.mapping_bytes) {
-      out << uint64_t(address - end) << " bytes past the end of a device allocation of "
+      out << "byte " << uint64_t(address - start) << " of a device allocation of "
           << uint64_t(a.bytes) << " bytes at ";
-      out.hex(start);
+      out.hex(start) << ": past its end";
       return;
     }
   }
@@ -231,9 +230,9 @@ void describe_address(uintptr_t address, SignalText& out) {
     const uintptr_t mapping = reinterpret_cast<uintptr_t>(g_smem.mapping);
     const uintptr_t end = mapping + page + g_smem.data_bytes;
     if (address >= end && address < end + page) {
-      out << uint64_t(address - (reinterpret_cast<uintptr_t>(g_smem.start) + g_smem.bytes))
-          << " bytes past the end of the launch's " << uint64_t(g_smem.bytes)
-          << " bytes of dynamic shared memory (extern __shared__)";
+      out << "byte " << uint64_t(address - reinterpret_cast<uintptr_t>(g_smem.start))
+          << " of the launch's " << uint64_t(g_smem.bytes)
+          << " bytes of dynamic shared memory (extern __shared__): past its end";
       return;
     }
     if (address >= mapping && address < mapping + page) {
@@ -266,10 +265,10 @@ void describe_address(uintptr_t address, SignalText& out) {
     const uintptr_t end = it->first + it->second.bytes;
     if (address >= end && address - end < (uintptr_t(1) << 30)) {
       out << "address ";
-      out.hex(address) << ", not device memory; it is " << uint64_t(address - end)
-                       << " bytes past the end of the nearest device allocation below it ("
+      out.hex(address) << ", not device memory: byte " << uint64_t(address - it->first)
+                       << " of the nearest device allocation below it ("
                        << uint64_t(it->second.bytes) << " bytes at ";
-      out.hex(it->first) << ")";
+      out.hex(it->first) << "), far past its end";
       return;
     }
   }

@@ -3,6 +3,7 @@
 #include <cxxabi.h>
 #include <dlfcn.h>
 #include <signal.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <boost/context/fiber.hpp>
@@ -82,8 +83,7 @@ struct StackPool {
                    kMaxThreadsPerBlock, options().stack_bytes / 1024);
       std::abort();
     }
-    usable = stride - (stride - options().stack_bytes);  // the guard page is not usable
-    usable = stride - size_t(sysconf(_SC_PAGESIZE));
+    usable = stride - size_t(sysconf(_SC_PAGESIZE));  // the guard page is not usable
     for (int i = int(kMaxThreadsPerBlock) - 1; i >= 0; --i) free_slots.push_back(i);
   }
 };
@@ -129,12 +129,21 @@ struct Thread {
   std::exception_ptr error;
   std::vector<AsyncCopy> copies;  // issued, not yet performed, in issue order
   size_t committed = 0;           // batches closed by __pipeline_commit()
+
+  void reset(uint3 thread_index) {  // for the next block (keeps the copies' capacity)
+    fiber = ctx::fiber{};
+    scheduler = nullptr;
+    index = thread_index;
+    started = finished = false;
+    error = nullptr;
+    copies.clear();
+    committed = 0;
+  }
 };
 
 // The state of the launch in progress; the fault handler reads it.
 struct Launch {
   const void* kernel = nullptr;
-  const char* kernel_name = "";
   ThreadBody body{};
   dim3 grid, block;
   size_t dynamic_smem = 0;
@@ -203,9 +212,7 @@ void run_block(uint3 block_index, Random& random) {
   const size_t count = size_t(bx) * by * g_launch.block.z;
   std::vector<int> waiting(count);
   for (size_t i = 0; i < count; ++i) {
-    Thread& t = g_threads[i];
-    t = Thread{};
-    t.index = uint3{unsigned(i % bx), unsigned(i / bx % by), unsigned(i / (size_t(bx) * by))};
+    g_threads[i].reset(uint3{unsigned(i % bx), unsigned(i / bx % by), unsigned(i / (size_t(bx) * by))});
     waiting[i] = int(i);
   }
   poison_dynamic_smem();  // shared memory is undefined when a block starts
@@ -252,7 +259,7 @@ std::string kernel_name(const void* kernel) {
 // ---------------------------------------------------------------------------------------
 
 struct sigaction g_previous[NSIG];
-char g_kernel_name_buffer[512];
+char g_kernel_name_buffer[512];  // the running kernel's name, for messages
 
 void on_fault(int sig, siginfo_t* info, void*) {
   if (g_in_kernel) {
@@ -326,9 +333,9 @@ void report_stack_use() {
 
 SchedulerOptions scheduler_options() { return options(); }
 void set_scheduler_options(const SchedulerOptions& o) {
-  const size_t stack = options().stack_bytes;
+  const size_t mapped_stack_bytes = options().stack_bytes;
   options() = o;
-  if (g_stacks.base) options().stack_bytes = stack;  // the stacks are mapped once
+  if (g_stacks.base) options().stack_bytes = mapped_stack_bytes;  // stacks are mapped once
 }
 
 void set_max_dynamic_smem(const void* kernel, size_t bytes) { smem_limits()[kernel] = bytes; }

@@ -4,8 +4,9 @@ BUILD_DIR   ?= $(TOP)/build
 CMAKE_FLAGS ?=
 JOBS        ?= $(shell nproc 2>/dev/null || echo 2)
 # Debian/Ubuntu packages the build needs besides the CUDA Toolkit (python3 and gnuplot-nox:
-# the results tables and plots of common/scripts/progression.py).
-DEPS_PACKAGES := cmake make g++ catch2 libbenchmark-dev python3 gnuplot-nox
+# the results tables and plots of common/scripts/progression.py; libboost-context-dev: the
+# fibers of the CPU backend, common/cpu_backend/).
+DEPS_PACKAGES := cmake make g++ catch2 libbenchmark-dev python3 gnuplot-nox libboost-context-dev
 
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 

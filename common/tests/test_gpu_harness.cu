@@ -101,7 +101,7 @@ TEST_CASE("check_gemm passes a correct kernel and catches an unwritten column", 
 
 TEST_CASE("occupancy calculator agrees with cudaOccupancyMaxActiveBlocksPerMultiprocessor",
           "[gpu][occupancy]") {
-  REQUIRE_GPU();
+  REQUIRE_REAL_GPU();
   const SmLimits sm = sm_limits_of_device(0);
   struct Case {
     const void* kernel;
@@ -135,7 +135,7 @@ TEST_CASE("occupancy calculator agrees with cudaOccupancyMaxActiveBlocksPerMulti
 
 TEST_CASE("measured copy bandwidth is within sane bounds of the theoretical figure",
           "[gpu][device]") {
-  REQUIRE_GPU();
+  REQUIRE_REAL_GPU();
   const DeviceInfo d = query_device(0);
   const double theory = d.theoretical_bandwidth_gbs();
   const double measured = measure_copy_bandwidth_gbs(size_t(512) << 20);
@@ -147,7 +147,7 @@ TEST_CASE("measured copy bandwidth is within sane bounds of the theoretical figu
 }
 
 TEST_CASE("GPU timing returns ordered statistics", "[gpu][timing]") {
-  REQUIRE_GPU();
+  REQUIRE_REAL_GPU();
   DeviceBuffer<float> buf(1 << 24);
   const TimingStats t = time_gpu([&] { buf.poison(); }, TimingOptions{1, 5, true});
   CHECK(t.repetitions == 5);
