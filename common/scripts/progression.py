@@ -370,7 +370,25 @@ BLOCK = re.compile(r"^(<!-- BEGIN GENERATED: ([\w-]+) -->[ \t]*\n)(.*?)"
                    r"(^<!-- END GENERATED: \2 -->)", re.S | re.M)
 
 
-def fill_readme(text, chapter, doc):
+def inspect_markdown(inspect_dir, chapter):
+    """The `make profile` / `make sass` / `make sanitize` digests of a chapter, as committed under
+    common/results/inspect/ by the inspection tooling (common/INSPECT.md)."""
+    if inspect_dir is None:
+        return ""
+    inspect_dir = Path(inspect_dir)
+    parts = []
+    for suffix in ("profile.md", "sass.md"):
+        digest = inspect_dir / f"{chapter}-{suffix}"
+        if digest.is_file():
+            parts.append(digest.read_text().strip().replace("### ", "#### ", 1))
+    sanitize = inspect_dir / f"{chapter}-sanitize.txt"
+    if sanitize.is_file():
+        parts.append("#### compute-sanitizer: " + chapter + "\n\n```\n" + sanitize.read_text().strip()
+                     + "\n```")
+    return "\n\n".join(parts)
+
+
+def fill_readme(text, chapter, doc, inspect_dir=None):
     """Returns text with every known generated block refilled; unknown blocks stay as they are."""
     begins = len(re.findall(r"<!-- BEGIN GENERATED: ", text))
     if begins != len(BLOCK.findall(text)):
@@ -383,6 +401,8 @@ def fill_readme(text, chapter, doc):
             content = chapter_markdown(doc, chapter) if doc else ""
         elif name == "progression":
             content = progression_markdown(doc) if doc else ""
+        elif name == "inspect" and chapter:
+            content = inspect_markdown(inspect_dir, chapter)
         else:
             return match.group(0)
         return match.group(1) + (content or NOT_MEASURED) + "\n" + match.group(4)
@@ -399,7 +419,7 @@ def readme_tables(doc, root):
         chapter = readme.parent.name if readme.parent != root else None
         old = readme.read_text()
         try:
-            new = fill_readme(old, chapter, doc)
+            new = fill_readme(old, chapter, doc, root / "common" / "results" / "inspect")
         except Failure as e:
             raise Failure(f"{readme}: {e}")
         if new != old:
