@@ -22,7 +22,8 @@ std::vector<GemmResources> gemm_resources(const DeviceInfo& device,
     r.name = kernel.name;
     r.resources = kernel_resources(l.kernel, l.threads_per_block(), l.dynamic_smem);
     r.occupancy = compute_occupancy(r.resources, device.sm);
-    r.runtime_blocks_per_sm = runtime_blocks_per_sm(l.kernel, l.threads_per_block(), l.dynamic_smem);
+    r.runtime_blocks_per_sm =
+        runtime_blocks_per_sm(l.kernel, l.threads_per_block(), l.dynamic_smem);
     out.push_back(r);
   }
   device_synchronize();

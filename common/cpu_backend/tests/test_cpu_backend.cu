@@ -1,0 +1,306 @@
+// Tests of the CPU backend itself (built only for it, label common/cpu): barriers order the
+// threads of a block, shared memory is per block, asynchronous copies land when waited for,
+// and the two planted faults a GPU would punish fail here too: a kernel without its second
+// __syncthreads() computes wrong results, and a write past the end of a buffer kills the
+// process with a message naming the block and the thread.
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <csignal>
+#include <cuda_pipeline.h>
+#include <string>
+#include <vector>
+
+#include "common/catch_compat.hpp"
+#include "common/cpu_backend/scheduler.hpp"
+#include "common/cuda_check.hpp"
+#include "common/device_buffer.hpp"
+#include "common/gemm.hpp"
+#include "common/launch.cuh"
+
+using namespace tutorial;
+
+// Kernels with external linkage, so that the fault handler can name them.
+namespace cpu_backend_test {
+
+// ---------------------------------------------------------------------------------------
+// Kernels
+// ---------------------------------------------------------------------------------------
+
+// Chapter 02's tiled GEMM (M, N, K multiples of TILE), with each barrier optional: the
+// planted bugs are the same kernel with one barrier left out.
+template <int TILE, bool FIRST_BARRIER, bool SECOND_BARRIER>
+__global__ void tiled_gemm(const float* A, const float* B, float* C, int M, int N, int K) {
+  __shared__ float As[TILE][TILE];
+  __shared__ float Bs[TILE][TILE];
+  const int row = blockIdx.y * TILE + threadIdx.y, col = blockIdx.x * TILE + threadIdx.x;
+  float regC = 0.0f;
+  for (int tileK = 0; tileK < K; tileK += TILE) {
+    As[threadIdx.y][threadIdx.x] = A[row * K + tileK + threadIdx.x];
+    Bs[threadIdx.y][threadIdx.x] = B[(tileK + threadIdx.y) * N + col];
+    if (FIRST_BARRIER) __syncthreads();
+    for (int k = 0; k < TILE; ++k) regC += As[threadIdx.y][k] * Bs[k][threadIdx.x];
+    if (SECOND_BARRIER) __syncthreads();
+  }
+  (void)M;
+  C[row * N + col] = regC;
+}
+
+template <int TILE, bool FIRST_BARRIER, bool SECOND_BARRIER>
+void launch_tiled(const float* A, const float* B, float* C, int M, int N, int K) {
+  launch(tiled_gemm<TILE, FIRST_BARRIER, SECOND_BARRIER>, dim3(N / TILE, M / TILE),
+         dim3(TILE, TILE), 0, A, B, C, M, N, K);
+}
+
+// Each thread writes its own slot, then reads its mirror image, written by another thread.
+__global__ void reverse_through_shared(const int* in, int* out) {
+  __shared__ int tile[256];
+  const int i = int(threadIdx.x), base = int(blockIdx.x * blockDim.x);
+  tile[i] = in[base + i];
+  __syncthreads();
+  out[base + i] = tile[int(blockDim.x) - 1 - i];
+}
+
+// Odd threads leave at once; the even ones still meet at two barriers, as on a GPU where
+// exited threads no longer count for __syncthreads().
+__global__ void early_exit(int* out) {
+  __shared__ int tile[64];
+  const int i = int(threadIdx.x);
+  if (i % 2) return;
+  tile[i] = i;
+  __syncthreads();
+  const int sum = tile[i] + tile[(i + 2) % 64];
+  __syncthreads();
+  tile[i] = sum;
+  out[i] = tile[i];
+}
+
+// Dynamic shared memory: sized by the launch, visible to the whole block.
+__global__ void reverse_through_dynamic_shared(float* out) {
+  extern __shared__ float buffer[];
+  buffer[threadIdx.x] = float(threadIdx.x);
+  __syncthreads();
+  out[threadIdx.x] = buffer[blockDim.x - 1 - threadIdx.x];
+}
+
+// An asynchronous copy is only visible once waited for: before[i] sees the poison.
+__global__ void async_copy(const float* in, float* before, float* after) {
+  __shared__ alignas(16) float staged[32];
+  __pipeline_memcpy_async(&staged[threadIdx.x], &in[threadIdx.x], sizeof(float));
+  __pipeline_commit();
+  before[threadIdx.x] = staged[threadIdx.x];
+  __pipeline_wait_prior(0);
+  after[threadIdx.x] = staged[threadIdx.x];
+}
+
+// Writes one element past the end of `out` from a single, known thread.
+__global__ void write_one_past_the_end(float* out, int n) {
+  const int i = int(blockIdx.x * blockDim.x + threadIdx.x);
+  if (i <= n) out[i] = 1.0f;  // i == n is the planted bug
+}
+
+// Deep enough to need a real stack: the register tile of chapter 04's kernels, at 1024 threads.
+__global__ void register_tile(float* out) {
+  float regC[8][8];
+  for (int i = 0; i < 8; ++i)
+    for (int j = 0; j < 8; ++j) regC[i][j] = float(threadIdx.x + i * j);
+  __syncthreads();
+  float sum = 0;
+  for (int i = 0; i < 8; ++i)
+    for (int j = 0; j < 8; ++j) sum += regC[i][j];
+  out[threadIdx.x] = sum;
+}
+
+}  // namespace cpu_backend_test
+
+using namespace cpu_backend_test;
+
+namespace {
+
+// Runs `work` in a child process with stdout and stderr captured; returns the child's wait
+// status and its output.
+template <typename Work>
+int run_in_child(Work work, std::string* output) {
+  int fds[2];
+  REQUIRE(pipe(fds) == 0);
+  const pid_t pid = fork();
+  if (pid == 0) {
+    dup2(fds[1], 1);
+    dup2(fds[1], 2);
+    close(fds[0]);
+    // The default action for the signals, so that the child dies of them without the test
+    // framework's report.
+    std::signal(SIGSEGV, SIG_DFL);
+    std::signal(SIGBUS, SIG_DFL);
+    std::signal(SIGABRT, SIG_DFL);
+    work();
+    _exit(0);
+  }
+  REQUIRE(pid > 0);
+  close(fds[1]);
+  char buffer[4096];
+  ssize_t n;
+  while ((n = read(fds[0], buffer, sizeof buffer)) > 0) output->append(buffer, size_t(n));
+  close(fds[0]);
+  int status = 0;
+  waitpid(pid, &status, 0);
+  return status;
+}
+
+struct OrderGuard {  // restores the scheduler's options at the end of a test
+  cpu::SchedulerOptions saved = cpu::scheduler_options();
+  ~OrderGuard() { cpu::set_scheduler_options(saved); }
+};
+
+void set_order(cpu::ThreadOrder order, uint64_t seed = 1) {
+  cpu::SchedulerOptions o = cpu::scheduler_options();
+  o.order = order;
+  o.seed = seed;
+  cpu::set_scheduler_options(o);
+}
+
+}  // namespace
+
+// ---------------------------------------------------------------------------------------
+// What a correct kernel can rely on
+// ---------------------------------------------------------------------------------------
+
+TEST_CASE("a correct tiled GEMM gives the right result in every thread order", "[barrier]") {
+  OrderGuard guard;
+  for (cpu::ThreadOrder order :
+       {cpu::ThreadOrder::Shuffle, cpu::ThreadOrder::Reverse, cpu::ThreadOrder::Forward}) {
+    for (uint64_t seed : {1, 2, 3}) {
+      set_order(order, seed);
+      const CompareResult r = check_gemm(launch_tiled<16, true, true>, 48, 64, 80);
+      INFO("order " << int(order) << " seed " << seed << ": " << r.summary());
+      CHECK(r.ok());
+    }
+  }
+}
+
+TEST_CASE("threads of a block read each other's shared-memory writes after __syncthreads()",
+          "[barrier]") {
+  const int blocks = 3, threads = 256;
+  std::vector<int> in(blocks * threads);
+  for (size_t i = 0; i < in.size(); ++i) in[i] = int(i);
+  DeviceBuffer<int> d_in(in), d_out(in.size());
+  launch(reverse_through_shared, dim3(blocks), dim3(threads), 0, d_in.data(), d_out.data());
+  const std::vector<int> out = d_out.download();
+  for (int b = 0; b < blocks; ++b)
+    for (int i = 0; i < threads; ++i) {
+      INFO("block " << b << " thread " << i);
+      REQUIRE(out[size_t(b * threads + i)] == in[size_t(b * threads + threads - 1 - i)]);
+    }
+}
+
+TEST_CASE("threads that returned do not hold up the others' barriers", "[barrier]") {
+  DeviceBuffer<int> d_out(64);
+  device_memset(d_out.data(), 0, d_out.bytes());
+  launch(early_exit, dim3(1), dim3(64), 0, d_out.data());
+  const std::vector<int> out = d_out.download();
+  for (int i = 0; i < 64; ++i) CHECK(out[size_t(i)] == (i % 2 ? 0 : i + (i + 2) % 64));
+}
+
+TEST_CASE("dynamic shared memory is the launch's size and needs the opt-in above 48 KB",
+          "[shared]") {
+  const int threads = 1024;
+  DeviceBuffer<float> d_out(threads);
+  launch(reverse_through_dynamic_shared, dim3(1), dim3(threads), threads * sizeof(float),
+         d_out.data());
+  const std::vector<float> out = d_out.download();
+  for (int i = 0; i < threads; ++i) CHECK(out[size_t(i)] == float(threads - 1 - i));
+  // 64 KB without the opt-in fails as cudaLaunchKernel would; with it, it runs.
+  CHECK_THROWS_AS(launch(reverse_through_dynamic_shared, dim3(1), dim3(threads), 64 * 1024,
+                         d_out.data()),
+                  CudaError);
+  allow_dynamic_smem(reverse_through_dynamic_shared, 64 * 1024);
+  launch(reverse_through_dynamic_shared, dim3(1), dim3(threads), 64 * 1024, d_out.data());
+  CHECK(d_out.download()[0] == float(threads - 1));
+}
+
+TEST_CASE("an asynchronous copy becomes visible at __pipeline_wait_prior, not before",
+          "[pipeline]") {
+  std::vector<float> in(32);
+  for (int i = 0; i < 32; ++i) in[size_t(i)] = float(i + 1);
+  DeviceBuffer<float> d_in(in), before(32), after(32);
+  launch(async_copy, dim3(1), dim3(32), 0, d_in.data(), before.data(), after.data());
+  const std::vector<float> b = before.download(), a = after.download();
+  for (int i = 0; i < 32; ++i) {
+    CHECK(a[size_t(i)] == in[size_t(i)]);
+    CHECK(b[size_t(i)] != in[size_t(i)]);
+  }
+}
+
+TEST_CASE("1024 threads with an 8x8 register tile each fit in their fiber stacks", "[stack]") {
+  DeviceBuffer<float> d_out(1024);
+  launch(register_tile, dim3(2), dim3(1024), 0, d_out.data());
+  const std::vector<float> out = d_out.download();
+  CHECK(out[5] == Approx(64 * 5 + 28 * 28));  // sum over i, j of (5 + i*j)
+  WARN("deepest fiber stack use so far: " << cpu::deepest_stack_use() << " bytes");
+}
+
+// ---------------------------------------------------------------------------------------
+// Planted faults: they must fail here, as they would on a GPU
+// ---------------------------------------------------------------------------------------
+
+TEST_CASE("planted: a tiled GEMM without its second __syncthreads() gives wrong results",
+          "[planted][barrier]") {
+  OrderGuard guard;
+  for (cpu::ThreadOrder order :
+       {cpu::ThreadOrder::Shuffle, cpu::ThreadOrder::Reverse, cpu::ThreadOrder::Forward}) {
+    set_order(order);
+    const CompareResult r = check_gemm(launch_tiled<16, true, false>, 32, 32, 64);
+    INFO("order " << int(order) << ": " << r.summary());
+    CHECK_FALSE(r.ok());
+  }
+}
+
+TEST_CASE("planted: a tiled GEMM without its first __syncthreads() gives wrong results",
+          "[planted][barrier]") {
+  OrderGuard guard;
+  for (cpu::ThreadOrder order :
+       {cpu::ThreadOrder::Shuffle, cpu::ThreadOrder::Reverse, cpu::ThreadOrder::Forward}) {
+    set_order(order);
+    const CompareResult r = check_gemm(launch_tiled<16, false, true>, 32, 32, 64);
+    INFO("order " << int(order) << ": " << r.summary());
+    CHECK_FALSE(r.ok());
+  }
+}
+
+TEST_CASE("planted: a write past the end of a buffer kills the process and names the block and thread",
+          "[planted][bounds]") {
+  std::string output;
+  const int status = run_in_child(
+      [] {
+        const int n = 64 * 3 + 8;  // 200 floats = 800 bytes, a multiple of 16: ends at the guard
+        DeviceBuffer<float> out(n);
+        // Thread n = 200 is block 3 (of 64 threads), thread 8.
+        launch(write_one_past_the_end, dim3(4), dim3(64), 0, out.data(), n);
+      },
+      &output);
+  INFO(output);
+  CHECK(!(WIFEXITED(status) && WEXITSTATUS(status) == 0));
+  CHECK(output.find("invalid memory access") != std::string::npos);
+  CHECK(output.find("blockIdx (3, 0, 0) threadIdx (8, 0, 0)") != std::string::npos);
+  CHECK(output.find("byte 800 of a device allocation of 800 bytes") != std::string::npos);
+}
+
+TEST_CASE("planted: a write into the slack after an odd-sized buffer fails the launch",
+          "[planted][bounds]") {
+  const int n = 3;  // 12 bytes: the allocation is rounded up to 16, the canary catches it
+  DeviceBuffer<float> out(n);
+  try {
+    launch(write_one_past_the_end, dim3(1), dim3(32), 0, out.data(), n);
+    FAIL("no error");
+  } catch (const CudaError& e) {
+    CHECK(std::string(e.what()).find("cudaErrorIllegalAddress") != std::string::npos);
+  }
+}
+
+TEST_CASE("planted: reading a device buffer through a host pointer is refused by the copies",
+          "[planted][bounds]") {
+  std::vector<float> host(16);
+  DeviceBuffer<float> device(16);
+  CHECK_THROWS_AS(copy_to_host(host.data(), host.data() + 4, 16), CudaError);
+  CHECK_THROWS_AS(copy_to_device(device.data() + 8, host.data(), 16 * sizeof(float)), CudaError);
+}
