@@ -1,0 +1,208 @@
+// Chapter 04 tests: every shipped configuration at odd, prime, non-square and tile-multiple
+// sizes (random inputs, poisoned output, CPU or cuBLAS reference), the 4-byte fallback for
+// unaligned rows and pointers, refusals, and the README's arithmetic (shared loads per FMA,
+// DRAM intensity, occupancy).
+#include <string>
+#include <vector>
+
+#include "04_register_block/kernel_list.cuh"
+#include "common/catch_compat.hpp"
+#include "common/device_buffer.hpp"
+#include "common/device_info.hpp"
+#include "common/gemm.hpp"
+#include "common/launch_record.hpp"
+#include "common/occupancy.hpp"
+#include "common/reference.hpp"
+
+using namespace tutorial;
+
+namespace {
+
+void check_kernel_at(const GemmKernel& kernel, int M, int N, int K) {
+  const std::string name = kernel.name;
+  CAPTURE(name, M, N, K);
+  const CompareResult r = check_gemm(kernel.launch, M, N, K, /*seed=*/M * 7 + N * 3 + K);
+  INFO(r.summary());
+  CHECK(r.ok());
+}
+
+void check_all_kernels_at(const std::vector<std::vector<int>>& shapes) {
+  for (const GemmKernel& kernel : ch04::chapter_kernels())
+    for (const auto& s : shapes) check_kernel_at(kernel, s[0], s[1], s[2]);
+}
+
+}  // namespace
+
+// ---------------------------------------------------------------------------------------
+// GPU: correctness
+// ---------------------------------------------------------------------------------------
+
+// Small on purpose: this is the case to run under compute-sanitizer (memcheck, racecheck).
+TEST_CASE("every kernel is correct at tiny and odd sizes", "[gpu][small]") {
+  REQUIRE_GPU();
+  check_all_kernels_at({{1, 1, 1}, {3, 5, 7}, {1, 4097, 3}, {17, 19, 23}, {129, 257, 65}});
+}
+
+TEST_CASE("every kernel is correct at 127x33x1025 (K far longer than the tile)", "[gpu][small]") {
+  REQUIRE_GPU();
+  check_all_kernels_at({{127, 33, 1025}});
+}
+
+// K % 4 == 0 and N % 4 == 0 but M, N not multiples of the block tile: the float4 path with
+// partial tiles at the bottom and right edges.
+TEST_CASE("every kernel is correct at edge tiles of the float4 path", "[gpu][small]") {
+  REQUIRE_GPU();
+  check_all_kernels_at({{33, 4, 4}, {127, 132, 68}, {200, 36, 12}});
+}
+
+TEST_CASE("every kernel is correct at prime and non-square sizes", "[gpu]") {
+  REQUIRE_GPU();
+  check_all_kernels_at({{509, 521, 503}, {1021, 131, 257}, {67, 1031, 97}});
+}
+
+TEST_CASE("every kernel is correct at multiples of its block tile (the fast path)", "[gpu]") {
+  REQUIRE_GPU();
+  // 256x384x512 is a multiple of every shipped tile (64, 128, 32) and of BK; 1024^3 is
+  // checked against cuBLAS.
+  check_all_kernels_at({{256, 384, 512}, {1024, 1024, 1024}});
+}
+
+// Rows of 16-byte multiples but a base pointer that is not 16-byte aligned: the launcher must
+// fall back to 4-byte accesses rather than issue misaligned float4 loads.
+TEST_CASE("vectorized launcher falls back to 4-byte accesses for unaligned pointers", "[gpu]") {
+  REQUIRE_GPU();
+  const int M = 70, N = 68, K = 36;
+  GemmProblem p(M, N, K, 11);
+  DeviceBuffer<float> A(size_t(M) * K + 1), B(size_t(K) * N + 1), C(size_t(M) * N + 1),
+      ref(size_t(M) * N + 1);
+  copy_to_device(A.data() + 1, p.A.data(), size_t(M) * K * sizeof(float));
+  copy_to_device(B.data() + 1, p.B.data(), size_t(K) * N * sizeof(float));
+  CublasHandle handle;
+  cublas_sgemm(handle.get(), A.data() + 1, B.data() + 1, ref.data() + 1, M, N, K);
+  C.poison();
+  ch04::launch_vectorized_gemm<128, 128, 8, 8, 8>(A.data() + 1, B.data() + 1, C.data() + 1, M, N,
+                                                  K);
+  device_synchronize();
+  const std::vector<float> got = C.download(), want = ref.download();
+  const CompareResult r = compare(got.data() + 1, want.data() + 1, M, N, Tolerance::for_gemm(K));
+  INFO(r.summary());
+  CHECK(r.ok());
+}
+
+// ---------------------------------------------------------------------------------------
+// GPU: resources of the compiled kernels
+// ---------------------------------------------------------------------------------------
+
+TEST_CASE("the occupancy model agrees with the runtime for every shipped kernel", "[gpu]") {
+  REQUIRE_REAL_GPU();
+  const SmLimits sm = sm_limits_of_device(0);
+  DeviceBuffer<float> A(64 * 64), B(64 * 64), C(64 * 64);
+  A.poison();  // the values do not matter here, but they are defined
+  B.poison();
+  for (const GemmKernel& kernel : ch04::chapter_kernels()) {
+    kernel.launch(A.data(), B.data(), C.data(), 64, 64, 64);  // records the configuration
+    const LaunchRecord& l = last_launch();
+    const KernelResources res = kernel_resources(l.kernel, l.threads_per_block(), l.dynamic_smem);
+    const Occupancy occ = compute_occupancy(res, sm);
+    const std::string name = kernel.name;
+    INFO(name << ": " << res.threads_per_block << " threads, " << res.registers_per_thread
+              << " registers, " << res.smem_per_block << " B shared -> " << occ.blocks_per_sm
+              << " blocks/SM (" << to_string(occ.limiter) << ")");
+    CHECK(occ.blocks_per_sm ==
+          runtime_blocks_per_sm(l.kernel, l.threads_per_block(), l.dynamic_smem));
+    // __launch_bounds__(threads, 2 or 3): at least two blocks per SM, so that one block's
+    // loads overlap another's math.
+    CHECK(occ.blocks_per_sm >= 2);
+  }
+  device_synchronize();
+}
+
+// ---------------------------------------------------------------------------------------
+// Host: refusals and the README's arithmetic
+// ---------------------------------------------------------------------------------------
+
+TEST_CASE("launchers refuse empty shapes before touching the GPU", "[refusal]") {
+  for (const GemmKernel& kernel : ch04::chapter_kernels()) {
+    const std::string name = kernel.name;
+    CAPTURE(name);
+    try {
+      kernel.launch(nullptr, nullptr, nullptr, 0, 16, 16);
+      FAIL("no exception for M = 0");
+    } catch (const UnsupportedShape& e) {
+      CHECK(std::string(e.what()).find("must all be >= 1") != std::string::npos);
+    }
+    CHECK_THROWS_AS(kernel.launch(nullptr, nullptr, nullptr, 16, 16, -1), UnsupportedShape);
+  }
+}
+
+TEST_CASE("shared-memory loads per FMA fall with the register tile", "[model]") {
+  CHECK(ch04::smem_loads_per_fma_tiled() == 2.0);
+  CHECK(ch04::smem_loads_per_fma_1d(8) == Approx(9.0 / 8));       // 1.125
+  CHECK(ch04::smem_loads_per_fma_1d(16) == Approx(17.0 / 16));    // 1.0625
+  CHECK(ch04::smem_loads_per_fma_2d(8, 8) == Approx(0.25));       // 16 floats, 64 FMA
+  CHECK(ch04::smem_loads_per_fma_2d(8, 4) == Approx(0.375));      // the seeds' 8 x 4
+  CHECK(ch04::lds128_per_fma(8, 8) == Approx(1.0 / 16));          // 4 LDS.128, 64 FMA
+  CHECK(ch04::lds128_per_fma(8, 4) == Approx(3.0 / 32));          // 3 LDS.128, 32 FMA
+  // The seeds' example: 8 x 4 per thread reads 2 / 0.375 = 5.3x fewer floats than tiling.
+  CHECK(ch04::smem_loads_per_fma_tiled() / ch04::smem_loads_per_fma_2d(8, 4) ==
+        Approx(16.0 / 3));
+}
+
+TEST_CASE("block-tile DRAM intensity and its roofline bound", "[model]") {
+  CHECK(ch04::block_tile_flop_per_byte(64, 64) == Approx(16));
+  CHECK(ch04::block_tile_flop_per_byte(128, 128) == Approx(32));
+  CHECK(ch04::block_tile_flop_per_byte(32, 32) == Approx(8));
+  CHECK(ch04::block_tile_flop_per_byte(16, 16) == Approx(16.0 / 4));  // chapter 02: TILE/4
+  // With ~3000 GB/s of copy bandwidth and ~67 TFLOP/s of FP32 (an H100), a kernel is compute
+  // bound above 67000 / 3000 = 22 FLOP/B: a 128 x 128 tile is, 64 x 64 and 32 x 32 are not.
+  CHECK(roofline_gflops(8, 3000, 67000) == Approx(24000));    // 32 x 32: memory bound
+  CHECK(roofline_gflops(16, 3000, 67000) == Approx(48000));   // 64 x 64: memory bound
+  CHECK(roofline_gflops(32, 3000, 67000) == Approx(67000));   // 128 x 128: compute bound
+}
+
+TEST_CASE("occupancy of the shipped configurations on an H100/H200 (registers from ptxas)",
+          "[occupancy]") {
+  const SmLimits h100 = SmLimits::h100();
+  SECTION("128x128 tiles, 256 threads, 8 KB: 128 registers fit 2 blocks, 16 warps (25%)") {
+    const Occupancy o = compute_occupancy({256, 128, 8192}, h100);
+    CHECK(o.blocks_per_sm == 2);
+    CHECK(o.warps_per_sm == 16);
+    CHECK(o.occupancy == Approx(0.25));
+    CHECK(o.limiter == Limiter::Registers);
+  }
+  SECTION("...but two registers more, 130, fit only 1 block: an occupancy cliff") {
+    const Occupancy o = compute_occupancy({256, 130, 8192}, h100);
+    CHECK(o.blocks_per_sm == 1);
+    CHECK(o.limiter == Limiter::Registers);
+  }
+  SECTION("1D: 512 threads, 40 registers, 4 KB: 3 blocks, 48 warps (75%)") {
+    const Occupancy o = compute_occupancy({512, 40, 4096}, h100);
+    CHECK(o.blocks_per_sm == 3);
+    CHECK(o.occupancy == Approx(0.75));
+    CHECK(o.limiter == Limiter::Registers);
+    // With 48 registers (what ptxas picks with no bound) only 2 blocks fit: 40 warps' worth of
+    // registers, but blocks are resident whole.
+    CHECK(compute_occupancy({512, 48, 4096}, h100).blocks_per_sm == 2);
+  }
+  SECTION("1D with TM = 16: 256 threads, 80 registers: 3 blocks, 24 warps (37.5%)") {
+    const Occupancy o = compute_occupancy({256, 80, 4096}, h100);
+    CHECK(o.blocks_per_sm == 3);
+    CHECK(o.warps_per_sm == 24);
+    CHECK(o.limiter == Limiter::Registers);
+  }
+  SECTION("the seeds' 8 x 4 layout: one warp per block, 8 KB of tiles") {
+    // With few registers, shared memory binds: 228 KB / (8 KB + 1 KB reserved) = 25 blocks,
+    // 25 warps (39%). On the seeds' 48 KB part the same block fit 6 times.
+    Occupancy o = compute_occupancy({32, 64, 8192}, h100);
+    CHECK(o.blocks_per_sm == 25);
+    CHECK(o.limiter == Limiter::SharedMemory);
+    SmLimits old = h100;
+    old.smem_per_sm = 48 * 1024;
+    CHECK(compute_occupancy({32, 64, 8192}, old, SmemModel::Simple).blocks_per_sm == 6);
+    // With the ~150 registers ptxas gives our BK = 32 version (it keeps 16 float4 loads in
+    // flight), registers bind first: 3 warps per sub-partition, 12 blocks.
+    o = compute_occupancy({32, 150, 8192}, h100);
+    CHECK(o.blocks_per_sm == 12);
+    CHECK(o.limiter == Limiter::Registers);
+  }
+}

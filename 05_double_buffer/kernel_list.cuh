@@ -1,0 +1,47 @@
+// The kernels of chapter 05 as the harness sees them (table names, launchers, the DRAM model
+// for the roofline column), and the shared-memory sizes the README's occupancy table uses.
+#pragma once
+
+#include <vector>
+
+#include "04_register_block/kernel_list.cuh"
+#include "05_double_buffer/kernels.cuh"
+#include "common/gemm.hpp"
+
+namespace ch05 {
+
+using ch04::block_tile_intensity;
+
+inline std::vector<tutorial::GemmKernel> chapter_kernels() {
+  return {
+      // The straightforward double buffer on chapter 04's best, and the tile size at which
+      // its doubled shared memory costs resident blocks (single buffer as the control).
+      {"double_buffer 128x128x8 8x8", launch_double_buffer_gemm<128, 128, 8, 8, 8, 2>,
+       block_tile_intensity<128, 128>},
+      {"single_buffer 128x128x64 8x8", launch_double_buffer_gemm<128, 128, 64, 8, 8, 1>,
+       block_tile_intensity<128, 128>},
+      {"double_buffer 128x128x64 8x8", launch_double_buffer_gemm<128, 128, 64, 8, 8, 2>,
+       block_tile_intensity<128, 128>},
+      // The versions that win: double buffering through registers, then warp tiles.
+      {"prefetch 128x128x8 8x8", launch_prefetch_gemm<128, 128, 8, 8, 8>,
+       block_tile_intensity<128, 128>},
+      {"warp_tiled 128x128x8 w64x32 8x8", launch_warp_tiled_gemm<128, 128, 8, 64, 32, 8, 8>,
+       block_tile_intensity<128, 128>},
+      {"warp_tiled 128x128x16 w64x32 8x8", launch_warp_tiled_gemm<128, 128, 16, 64, 32, 8, 8>,
+       block_tile_intensity<128, 128>},
+      // Asynchronous copies, 3 stages, in cuBLAS's own geometry (128 x 256 tiles, 8 warps of
+      // 64 x 64, 8 x 16 per thread, 1 block per SM).
+      {"async 128x256x8 w64x64 8x16 s3 g8",
+       launch_async_gemm<128, 256, 8, 64, 64, 8, 16, 3, 8>, block_tile_intensity<128, 256>},
+      {"async 128x256x16 w64x64 8x16 s3 g8",
+       launch_async_gemm<128, 256, 16, 64, 64, 8, 16, 3, 8>, block_tile_intensity<128, 256>},
+  };
+}
+
+// The kernel that races cuBLAS.
+inline tutorial::GemmKernel best_kernel() {
+  return {"ch05::warp_tiled 128x128x16 w64x32 8x8",
+          launch_warp_tiled_gemm<128, 128, 16, 64, 32, 8, 8>, block_tile_intensity<128, 128>};
+}
+
+}  // namespace ch05

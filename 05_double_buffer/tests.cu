@@ -1,0 +1,245 @@
+// Chapter 05 tests: every shipped configuration at odd, prime, non-square and tile-multiple
+// sizes (random inputs, poisoned output, CPU or cuBLAS reference), K shorter than the
+// pipeline, the 4-byte fallback, refusals, the grouped block order, and the README's
+// shared-memory and occupancy arithmetic.
+#include <string>
+#include <vector>
+
+#include "05_double_buffer/kernel_list.cuh"
+#include "common/catch_compat.hpp"
+#include "common/device_buffer.hpp"
+#include "common/gemm.hpp"
+#include "common/launch_record.hpp"
+#include "common/occupancy.hpp"
+#include "common/reference.hpp"
+
+using namespace tutorial;
+
+namespace {
+
+void check_kernel_at(const GemmKernel& kernel, int M, int N, int K) {
+  const std::string name = kernel.name;
+  CAPTURE(name, M, N, K);
+  const CompareResult r = check_gemm(kernel.launch, M, N, K, /*seed=*/M * 7 + N * 3 + K);
+  INFO(r.summary());
+  CHECK(r.ok());
+}
+
+void check_all_kernels_at(const std::vector<std::vector<int>>& shapes) {
+  for (const GemmKernel& kernel : ch05::chapter_kernels())
+    for (const auto& s : shapes) check_kernel_at(kernel, s[0], s[1], s[2]);
+}
+
+}  // namespace
+
+// ---------------------------------------------------------------------------------------
+// GPU: correctness
+// ---------------------------------------------------------------------------------------
+
+// Small on purpose: this is the case to run under compute-sanitizer (memcheck, racecheck).
+TEST_CASE("every kernel is correct at tiny and odd sizes", "[gpu][small]") {
+  REQUIRE_GPU();
+  check_all_kernels_at({{1, 1, 1}, {3, 5, 7}, {1, 4097, 3}, {17, 19, 23}, {129, 257, 65}});
+}
+
+TEST_CASE("every kernel is correct at 127x33x1025 (K far longer than the tile)", "[gpu][small]") {
+  REQUIRE_GPU();
+  check_all_kernels_at({{127, 33, 1025}});
+}
+
+// K % 4 == 0 and N % 4 == 0 but partial tiles at the edges: the 16-byte paths with guards.
+// K = 4, 12, 20 also leave the pipeline with fewer tiles than stages.
+TEST_CASE("every kernel is correct at edge tiles of the 16-byte path", "[gpu][small]") {
+  REQUIRE_GPU();
+  check_all_kernels_at({{33, 4, 4}, {127, 132, 68}, {200, 36, 12}, {130, 260, 20}});
+}
+
+TEST_CASE("every kernel is correct at prime and non-square sizes", "[gpu]") {
+  REQUIRE_GPU();
+  check_all_kernels_at({{509, 521, 503}, {1021, 131, 257}, {67, 1031, 97}});
+}
+
+TEST_CASE("every kernel is correct at multiples of its block tile (the fast path)", "[gpu]") {
+  REQUIRE_GPU();
+  // 256x512x512 is a multiple of every shipped block tile (up to 128 x 256) and of every BK;
+  // 1024^3 and a non-square 1536x512x2048 are checked against cuBLAS.
+  check_all_kernels_at({{256, 512, 512}, {1024, 1024, 1024}, {1536, 512, 2048}});
+}
+
+TEST_CASE("launchers fall back to 4-byte accesses for unaligned pointers", "[gpu]") {
+  REQUIRE_GPU();
+  const int M = 70, N = 68, K = 36;
+  GemmProblem p(M, N, K, 11);
+  DeviceBuffer<float> A(size_t(M) * K + 1), B(size_t(K) * N + 1), C(size_t(M) * N + 1),
+      ref(size_t(M) * N + 1);
+  copy_to_device(A.data() + 1, p.A.data(), size_t(M) * K * sizeof(float));
+  copy_to_device(B.data() + 1, p.B.data(), size_t(K) * N * sizeof(float));
+  CublasHandle handle;
+  cublas_sgemm(handle.get(), A.data() + 1, B.data() + 1, ref.data() + 1, M, N, K);
+  const std::vector<float> want = ref.download();
+  for (const GemmKernel& kernel : ch05::chapter_kernels()) {
+    const std::string name = kernel.name;
+    CAPTURE(name);
+    C.poison();
+    kernel.launch(A.data() + 1, B.data() + 1, C.data() + 1, M, N, K);
+    device_synchronize();
+    const std::vector<float> got = C.download();
+    const CompareResult r =
+        compare(got.data() + 1, want.data() + 1, M, N, Tolerance::for_gemm(K));
+    INFO(r.summary());
+    CHECK(r.ok());
+  }
+}
+
+// ---------------------------------------------------------------------------------------
+// GPU: resources of the compiled kernels
+// ---------------------------------------------------------------------------------------
+
+namespace {
+
+Occupancy occupancy_of(const GemmKernel& kernel, const SmLimits& sm, DeviceBuffer<float>& A,
+                       DeviceBuffer<float>& B, DeviceBuffer<float>& C) {
+  kernel.launch(A.data(), B.data(), C.data(), 64, 64, 64);  // records the configuration
+  const LaunchRecord& l = last_launch();
+  const KernelResources res = kernel_resources(l.kernel, l.threads_per_block(), l.dynamic_smem);
+  const Occupancy occ = compute_occupancy(res, sm);
+  const std::string name = kernel.name;
+  INFO(name << ": " << res.threads_per_block << " threads, " << res.registers_per_thread
+            << " registers, " << res.smem_per_block << " B shared -> " << occ.blocks_per_sm
+            << " blocks/SM (" << to_string(occ.limiter) << ")");
+  CHECK(occ.blocks_per_sm ==
+        runtime_blocks_per_sm(l.kernel, l.threads_per_block(), l.dynamic_smem));
+  return occ;
+}
+
+}  // namespace
+
+TEST_CASE("the occupancy model agrees with the runtime for every shipped kernel", "[gpu]") {
+  REQUIRE_REAL_GPU();
+  const SmLimits sm = sm_limits_of_device(0);
+  DeviceBuffer<float> A(64 * 64), B(64 * 64), C(64 * 64);
+  A.poison();
+  B.poison();
+  for (const GemmKernel& kernel : ch05::chapter_kernels()) {
+    const Occupancy occ = occupancy_of(kernel, sm, A, B, C);
+    CHECK(occ.blocks_per_sm >= 1);
+  }
+  device_synchronize();
+}
+
+TEST_CASE("doubling the buffers costs blocks only where shared memory binds", "[gpu]") {
+  REQUIRE_REAL_GPU();
+  const SmLimits sm = sm_limits_of_device(0);
+  DeviceBuffer<float> A(64 * 64), B(64 * 64), C(64 * 64);
+  A.poison();
+  B.poison();
+  const GemmKernel chapter04 = ch04::best_kernel();
+  const GemmKernel db8 = {"double_buffer 128x128x8",
+                          ch05::launch_double_buffer_gemm<128, 128, 8, 8, 8, 2>};
+  const GemmKernel sb64 = {"single_buffer 128x128x64",
+                           ch05::launch_double_buffer_gemm<128, 128, 64, 8, 8, 1>};
+  const GemmKernel db64 = {"double_buffer 128x128x64",
+                           ch05::launch_double_buffer_gemm<128, 128, 64, 8, 8, 2>};
+  // 8 KB -> 16 KB: registers bind at 2 blocks either way.
+  CHECK(occupancy_of(chapter04, sm, A, B, C).blocks_per_sm == 2);
+  const Occupancy o8 = occupancy_of(db8, sm, A, B, C);
+  CHECK(o8.blocks_per_sm == 2);
+  CHECK(o8.limiter == Limiter::Registers);
+  // 64 KB -> 128 KB: 2 blocks (registers) -> 1 block (shared memory).
+  const Occupancy s64 = occupancy_of(sb64, sm, A, B, C);
+  CHECK(s64.blocks_per_sm == 2);
+  const Occupancy d64 = occupancy_of(db64, sm, A, B, C);
+  CHECK(d64.blocks_per_sm == 1);
+  CHECK(d64.limiter == Limiter::SharedMemory);
+  device_synchronize();
+}
+
+// ---------------------------------------------------------------------------------------
+// Host: refusals, block order, and the README's arithmetic
+// ---------------------------------------------------------------------------------------
+
+TEST_CASE("launchers refuse empty shapes before touching the GPU", "[refusal]") {
+  for (const GemmKernel& kernel : ch05::chapter_kernels()) {
+    const std::string name = kernel.name;
+    CAPTURE(name);
+    try {
+      kernel.launch(nullptr, nullptr, nullptr, 16, 0, 16);
+      FAIL("no exception for N = 0");
+    } catch (const UnsupportedShape& e) {
+      CHECK(std::string(e.what()).find("must all be >= 1") != std::string::npos);
+    }
+  }
+}
+
+TEST_CASE("the grouped block order visits every tile exactly once", "[swizzle]") {
+  const int shapes[][2] = {{1, 1}, {128, 128}, {4096, 4096}, {1000, 3000}, {129, 257}, {2048, 64}};
+  for (const auto& s : shapes) {
+    const int M = s[0], N = s[1];
+    const int tilesM = ceil_div(M, 128), tilesN = ceil_div(N, 128);
+    std::vector<int> seen(size_t(tilesM) * tilesN, 0);
+    for (int b = 0; b < tilesM * tilesN; ++b) {
+      int tileRow = -1, tileCol = -1;
+      ch05::grouped_tile<128, 128, 8>(b, M, N, tileRow, tileCol);
+      REQUIRE(tileRow >= 0);
+      REQUIRE(tileRow < M);
+      REQUIRE(tileCol >= 0);
+      REQUIRE(tileCol < N);
+      ++seen[size_t(tileRow / 128) * tilesN + tileCol / 128];
+    }
+    for (int v : seen) CHECK(v == 1);
+  }
+  // Group order on a 32 x 32 tile grid: the first 8 blocks walk down one column of 8 tiles.
+  int r = 0, c = 0;
+  ch05::grouped_tile<128, 128, 8>(7, 4096, 4096, r, c);
+  CHECK(r == 7 * 128);
+  CHECK(c == 0);
+  ch05::grouped_tile<128, 128, 8>(8, 4096, 4096, r, c);
+  CHECK(r == 0);
+  CHECK(c == 128);
+  ch05::grouped_tile<128, 128, 1>(33, 4096, 4096, r, c);  // GROUP_M = 1: row-major order
+  CHECK(r == 128);
+  CHECK(c == 128);
+}
+
+TEST_CASE("shared memory of the shipped configurations", "[model]") {
+  CHECK(ch05::double_buffer_smem_bytes<128, 128, 8, 8, 8, 1>() == 8 * 1024);
+  CHECK(ch05::double_buffer_smem_bytes<128, 128, 8, 8, 8, 2>() == 16 * 1024);
+  CHECK(ch05::double_buffer_smem_bytes<128, 128, 64, 8, 8, 1>() == 64 * 1024);
+  CHECK(ch05::double_buffer_smem_bytes<128, 128, 64, 8, 8, 2>() == 128 * 1024);
+  // Padded A rows: 4 stages x (8 x 132 + 8 x 128) floats.
+  CHECK(ch05::async_smem_bytes<128, 128, 8, 4>() == 33280);
+}
+
+TEST_CASE("does doubling shared memory halve the resident blocks? (H100/H200 arithmetic)",
+          "[occupancy]") {
+  const SmLimits h100 = SmLimits::h100();
+  SECTION("the seeds' 32 x 32 tiles, one warp per block, few registers: yes, 25 -> 13") {
+    const Occupancy one = compute_occupancy({32, 64, 8 * 1024}, h100);
+    const Occupancy two = compute_occupancy({32, 64, 16 * 1024}, h100);
+    CHECK(one.blocks_per_sm == 25);  // 233472 / (8192 + 1024)
+    CHECK(two.blocks_per_sm == 13);  // 233472 / (16384 + 1024)
+    CHECK(two.limiter == Limiter::SharedMemory);
+  }
+  SECTION("chapter 04's 128 x 128 x 8 kernel, 128 registers: no, registers bind at 2") {
+    const Occupancy one = compute_occupancy({256, 128, 8 * 1024}, h100);
+    const Occupancy two = compute_occupancy({256, 128, 16 * 1024}, h100);
+    CHECK(one.blocks_per_sm == 2);
+    CHECK(two.blocks_per_sm == 2);
+    CHECK(two.limiter == Limiter::Registers);
+    CHECK(two.limit_smem == 13);  // shared memory alone would allow 13
+  }
+  SECTION("128 x 128 x 64: 64 KB fit 3 (registers: 2), 128 KB fit 1") {
+    const Occupancy one = compute_occupancy({256, 128, 64 * 1024}, h100);
+    const Occupancy two = compute_occupancy({256, 128, 128 * 1024}, h100);
+    CHECK(one.limit_smem == 3);
+    CHECK(one.blocks_per_sm == 2);
+    CHECK(two.blocks_per_sm == 1);
+    CHECK(two.limiter == Limiter::SharedMemory);
+  }
+  SECTION("the 4-stage pipeline: 33280 B per block, registers bind at 2 (16 warps, 25%)") {
+    const Occupancy o = compute_occupancy({256, 128, 33280}, h100);
+    CHECK(o.blocks_per_sm == 2);
+    CHECK(o.occupancy == Approx(0.25));
+    CHECK(o.limit_smem == 6);
+  }
+}
