@@ -527,7 +527,7 @@ set ylabel 'GFLOP/s'
 set format x '%g'
 set format y '%g'
 set grid xtics ytics mxtics mytics lc rgb '#dddddd'
-set key inside right bottom Left reverse box opaque samplen 1 width 1
+set key outside right center Left reverse box samplen 1 width 1 font ",9"
 set samples 2000
 bw = {bw}
 peak = {peak}
@@ -539,7 +539,7 @@ plot roof(x) with lines lw 2 lc rgb 'black' \\
        title sprintf('roofline: %.0f GB/s copy, %.0f GFLOP/s FP32', bw, peak), \\
      {point_plots}
 """
-    render(body, datablocks, stem, 1100, 650)
+    render(body, datablocks, stem, 1400, 700)
 
 
 def progression_plot(doc, stem):
