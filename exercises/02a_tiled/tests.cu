@@ -61,7 +61,7 @@ TEST_CASE("02a refuses sizes that are not multiples of TILE_WIDTH") {
 }
 
 TEST_CASE("02a speed with TILE_WIDTH 32 vs ch02 tiled_gemm at 2048", "[gpu][perf]") {
-  REQUIRE_GPU();
+  REQUIRE_REAL_GPU();  // timed: never on the CPU backend (pending there)
   const int n = 2048;
   require_correct<32>(n, n, n);
   const GemmKernel reference = ch02::best_kernel();

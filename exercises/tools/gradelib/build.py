@@ -113,12 +113,19 @@ def source_files(root):
     return sorted(files)
 
 
-def sync_tree(src_root, dst_root, files, log=None):
+def sync_tree(src_root, dst_root, files, log=None, overlays=None):
     """Makes dst_root hold exactly `files` (relative paths) with the content they have in
-    src_root. Unchanged files keep their timestamps, so the next build is incremental."""
-    wanted = set(files)
+    src_root, except the paths of `overlays` ({relative path: bytes}), which get those bytes.
+    Unchanged files keep their timestamps, so the next build is incremental (an overlay that
+    is already in place is not first overwritten with the work tree's version)."""
+    overlays = {os.path.normpath(rel): data for rel, data in (overlays or {}).items()}
+    wanted = set(files) | set(overlays)
     changed = 0
+    for rel, data in overlays.items():
+        changed += write_if_changed(os.path.join(dst_root, rel), data)
     for rel in files:
+        if rel in overlays:
+            continue
         src = os.path.join(src_root, rel)
         dst = os.path.join(dst_root, rel)
         if not os.path.isfile(src):  # deleted since it was listed

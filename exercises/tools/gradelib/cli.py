@@ -11,7 +11,7 @@ import zipfile
 from . import build as B
 from . import reports
 from .bundle import (BundleError, Layout, check_lock, check_strip, read_key, seal, unseal)
-from .grading import grade_tree
+from .grading import BACKENDS, grade_tree
 from .manifest import ManifestError, load_manifest
 from .strip import StripError, strip_solution
 
@@ -36,11 +36,12 @@ def default_jobs():
 
 def scratch_flags(root_build, extra, hidden_dir=None, selftest=False):
     """CMake flags of a scratch build: the work tree's CUDA architectures (so both builds
-    compile for the same GPUs), then whatever the user adds."""
+    compile for the same GPUs) and CPU-backend choice, then whatever the user adds."""
     flags = []
-    archs = B.cache_value(root_build, "CMAKE_CUDA_ARCHITECTURES") if root_build else None
-    if archs:
-        flags.append(f"-DCMAKE_CUDA_ARCHITECTURES={archs}")
+    for key in ("CMAKE_CUDA_ARCHITECTURES", "TUTORIAL_CPU_BACKEND"):
+        value = B.cache_value(root_build, key) if root_build else None
+        if value:
+            flags.append(f"-D{key}={value}")
     flags += list(extra or [])
     return flags
 
@@ -54,8 +55,12 @@ class Scratch:
     """A clean copy of the work tree plus its own build folder, reused between runs (only what
     changed is copied, only what changed is rebuilt)."""
 
-    def __init__(self, work_dir, cmake_flags=(), hidden_dir=None, selftest=False):
+    def __init__(self, work_dir, cmake_flags=(), hidden_dir=None, selftest=False,
+                 base_overlays=None):
         self.work_dir = os.path.abspath(work_dir)
+        # Files every checkout overlays first (the self-test keeps the solutions in place
+        # while it grades its fixture in the same tree, so that nothing is rebuilt after).
+        self.base_overlays = dict(base_overlays or {})
         self.tree = os.path.join(self.work_dir, "tree")
         self.build = os.path.join(self.work_dir, "build")
         self.flags = scratch_flags(os.path.join(ROOT, "build"), cmake_flags)
@@ -66,9 +71,8 @@ class Scratch:
         """Makes the tree the work tree plus `overlays` ({path relative to root: bytes})."""
         os.makedirs(self.tree, exist_ok=True)
         # Listed afresh each time: the work tree may change between two submissions.
-        B.sync_tree(ROOT, self.tree, B.source_files(ROOT), log=None)
-        for rel, data in (overlays or {}).items():
-            B.write_if_changed(os.path.join(self.tree, rel), data)
+        B.sync_tree(ROOT, self.tree, B.source_files(ROOT), log=None,
+                    overlays={**self.base_overlays, **(overlays or {})})
         if not self.configured:
             B.ensure_configured(self.tree, self.build, self.flags, self.want, log=log)
             self.configured = True
@@ -147,7 +151,7 @@ def cmd_grade(args):
             B.ensure_configured(tree, build_dir, args.cmake_flag or [], want, log=log)
         title = f"Grading {tree} (build folder {build_dir})"
     results = grade_tree(build_dir, exercises, jobs=args.jobs, build=not args.no_build, log=log,
-                         progress=not args.quiet)
+                         progress=not args.quiet, backend=args.backend)
     emit(results, args, title)
     failed = any(r.outcome.status == "failed" for er in results for r in er.results)
     return 1 if args.strict and failed else 0
@@ -216,7 +220,7 @@ def grade_submission(scratch, folder, exercises, args):
     overlays, missing = submission_overlays(folder, exercises)
     scratch.checkout(overlays)
     results = grade_tree(scratch.build, exercises, jobs=args.jobs, log=log,
-                         progress=not args.quiet)
+                         progress=not args.quiet, backend=getattr(args, "backend", "auto"))
     for er in results:
         if er.exercise.name in missing:
             er.note = "not submitted: " + ", ".join(missing[er.exercise.name]) + " (stub graded)"
@@ -235,7 +239,7 @@ def cmd_submission(args):
     return 0
 
 
-def cmd_batch(args, selftest=False, hidden_build_dir=None):
+def cmd_batch(args, selftest=False, hidden_build_dir=None, base_overlays=None):
     layout = Layout(ROOT)
     hidden_json, hidden_dir = hidden_manifest(layout, args.hidden)
     hidden_dir = hidden_dir or hidden_build_dir  # built in, graded only with --hidden
@@ -244,7 +248,8 @@ def cmd_batch(args, selftest=False, hidden_build_dir=None):
     out = os.path.abspath(args.out)
     os.makedirs(out, exist_ok=True)
     scratch = Scratch(args.work or os.path.join(ROOT, "build", "grade-work", "batch"),
-                      args.cmake_flag, hidden_dir, selftest=selftest)
+                      args.cmake_flag, hidden_dir, selftest=selftest,
+                      base_overlays=base_overlays)
     entries = sorted(os.listdir(args.submissions))
     rows = []
     for entry in entries:
@@ -405,6 +410,11 @@ def parser():
         sp.add_argument("--junit", help="write JUnit XML here")
         sp.add_argument("--text", help="write the console table here too")
         sp.add_argument("--key-file", help="the instructors' passphrase file")
+        sp.add_argument("--backend", choices=BACKENDS, default="auto",
+                        help="where GPU tests run: auto (default: the GPU, or the CPU backend's "
+                             "<exercise>_tests_cpu where there is no GPU: correctness only, "
+                             "speed pending), gpu, or cpu (needs -DTUTORIAL_CPU_BACKEND=ON on a "
+                             "GPU machine)")
 
     g = sub.add_parser("grade", help="grade a work tree (default) or the solutions")
     common(g)

@@ -40,6 +40,8 @@ def console(results, title="", verbose=False, width=100):
     for er in results:
         e = er.exercise
         head = f"== {e.name}" + (f" (chapter {e.chapter})" if e.chapter else "")
+        if er.on_cpu:
+            head += " [GPU tests on the CPU backend]"
         if er.note:
             head += f" [{er.note}]"
         lines.append("")
@@ -75,8 +77,11 @@ def console(results, title="", verbose=False, width=100):
         reasons = sorted({r.outcome.reason for e in results for r in e.results
                           if r.outcome.status == "pending"})
         reasons = [r[len("pending: "):] if r.startswith("pending: ") else r for r in reasons]
-        lines.append(f"Pending (not run here, not counted): {fmt(pending)} points in "
+        lines.append(f"Pending (not graded here, not counted): {fmt(pending)} points in "
                      f"{pending_tests} GPU test(s): {'; '.join(reasons)[:200]}")
+    if any(er.on_cpu for er in results):
+        lines.append("No GPU here: the GPU tests' correctness was checked on the CPU backend "
+                     "(common/cpu_backend/); speed tests count on a GPU only.")
     lines.append(f"Score: {fmt(score)}/{fmt(max_score)}")
     return "\n".join(lines) + "\n"
 
@@ -99,6 +104,9 @@ def gradescope(results):
             output = o.reason
             if o.output and (o.status == "failed" or r.test.performance):
                 output = (output + "\n\n" if output else "") + o.output
+            if r.on_cpu:
+                output = ("Run on the CPU backend (no GPU on the grading machine): "
+                          "correctness only.\n" + output).rstrip("\n")
             tests.append({"name": name, "score": round(o.score, 4),
                           "max_score": r.max_score,
                           "status": "passed" if o.status == "passed" and o.score >= r.max_score
@@ -108,6 +116,8 @@ def gradescope(results):
     summary = f"Score: {fmt(score)}/{fmt(max_score)}"
     if pending_tests:
         summary += f" ({fmt(pending)} points in {pending_tests} GPU tests pending: no GPU)"
+    if any(er.on_cpu for er in results):
+        summary += "; GPU correctness tests run on the CPU backend"
     return {"score": round(score, 4), "output": summary, "tests": tests}
 
 

@@ -10,7 +10,8 @@ import time
 from dataclasses import dataclass
 from typing import Optional
 
-SKIP_EXIT_CODE = 77  # common/test_main.cpp: every test case that ran was skipped (no GPU)
+SKIP_EXIT_CODE = 77  # common/test_main.cpp: every test case that ran was skipped (no GPU, or
+                     # REQUIRE_REAL_GPU() on the CPU backend: "needs a real GPU")
 MAX_OUTPUT = 20000   # characters of a test's output kept for the reports
 
 _RATIO = re.compile(r"^GRADE_RATIO\s+([-+0-9.eE]+|nan|inf)\s*$", re.MULTILINE)
@@ -158,6 +159,8 @@ def classify(test, rc, output, seconds, timeout):
     return Outcome("passed", test.points, "", output_t, seconds)
 
 
-def run_test(binary, test, env=None):
-    rc, output, seconds = run_process([binary, test.name], test.timeout_s, env=env)
-    return classify(test, rc, output, seconds, test.timeout_s)
+def run_test(binary, test, env=None, timeout=None):
+    """Runs one test case; `timeout` (seconds) overrides the manifest's."""
+    timeout = timeout or test.timeout_s
+    rc, output, seconds = run_process([binary, test.name], timeout, env=env)
+    return classify(test, rc, output, seconds, timeout)

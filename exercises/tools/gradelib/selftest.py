@@ -6,13 +6,18 @@
      where they are available);
   4. end to end, with real CMake builds of real Catch2 binaries:
      a. the committed stubs of every exercise score 0, every failure saying "not implemented
-        yet", and GPU tests are pending where there is no GPU;
+        yet"; where there is no GPU, the GPU correctness tests run (and fail) on the CPU
+        backend's <exercise>_tests_cpu and the speed tests are pending (every GPU test is
+        pending if the build has no CPU backend);
      b. the self-test fixture, graded in batch mode from a folder of submissions: its solution
         scores full marks, its stub 0, and each planted fault (segfault, infinite loop,
         out-of-bounds write, missing barrier, wrong answer, abort, compile error) costs exactly
         the points of its own tests;
      c. the instructor solutions score full marks (needs the solutions: unsealed, or a key);
-     d. with --gpu (on a GPU machine): no test is pending, the solutions' speed tests earn
+        without a GPU: full correctness marks on the CPU backend, speed tests pending, and the
+        planted faults of exercises/instructor/planted.json (missing barrier, out-of-bounds
+        write, infinite loop in a kernel, illegal address, segfault, compile error) each cost
+        exactly their own points there too;     d. with --gpu (on a GPU machine): no test is pending, the solutions' speed tests earn
         full points, and the planted GPU faults of exercises/instructor/planted.json (missing
         barrier, out-of-bounds write, infinite loop in a kernel, illegal memory access,
         segfault, compile error) each cost exactly their own points.
@@ -37,7 +42,7 @@ from . import build as B
 from . import reports
 from .bundle import (BundleError, Layout, check_lock, check_strip, decrypt, encrypt,
                      make_archive, read_archive)
-from .grading import ExerciseResult, TestResult, grade_tree
+from .grading import ExerciseResult, TestResult, choose_backend, cpu_twins, grade_tree
 from .manifest import ManifestError, Test, load_manifest
 from .runner import Outcome, classify, failure_reason, list_test_names, performance_points, run_test
 from .strip import StripError, strip_solution
@@ -143,6 +148,10 @@ class ClassifyTests(unittest.TestCase):
         self.assertEqual(classify(gpu, 77, "SKIPPED: no CUDA device found (x)", 0, 5).status,
                          "pending")
         self.assertEqual(classify(host, 77, "", 0, 5).status, "failed")  # a host test can't skip
+        real = classify(_test(gpu=True, performance=True), 77,
+                        "SKIPPED: needs a real GPU, not the CPU backend", 0, 5)
+        self.assertEqual((real.status, real.score), ("pending", 0))
+        self.assertIn("needs a real GPU", real.reason)
         self.assertIn("SIGSEGV", classify(host, -11, "", 0, 5).reason)
         self.assertIn("timed out", classify(host, None, "", 5, 5).reason)
         self.assertEqual(classify(host, 0, "No test cases matched 't'", 0, 5).status, "failed")
@@ -227,6 +236,99 @@ class RunnerTests(unittest.TestCase):
         self.assertFalse(alive, "the hanging test's child process survived the timeout")
 
 
+FAKE_TWIN_BINARY = r'''#!/usr/bin/env python3
+# A stand-in for an exercise's test binaries on a machine without a GPU: <ex>_tests (built for
+# the GPU: its GPU tests skip) and <ex>_tests_cpu (the CPU backend: they run, speed skips).
+import os, signal, sys
+cpu = os.path.basename(sys.argv[0]).endswith("_cpu")
+names = ["host", "gpu ok", "gpu crash", "gpu wrong", "speed", "speed that does not skip"]
+if sys.argv[1:] == ["--list-test-names-only"]:
+    print("\n".join(names)); sys.exit(len(names))
+name = sys.argv[1]
+if name == "host": sys.exit(0)
+if not cpu:
+    print("warning:\n  SKIPPED: no CUDA device found (cudaErrorNoDevice)"); sys.exit(77)
+if name == "gpu ok": sys.exit(0)
+if name == "gpu crash": os.kill(os.getpid(), signal.SIGSEGV)
+if name == "gpu wrong":
+    print("x.cu:1: FAILED:\nwith message:\n  3 mismatches"); sys.exit(1)
+if name == "speed":
+    print("warning:\n  SKIPPED: needs a real GPU, not the CPU backend"); sys.exit(77)
+if name == "speed that does not skip": print("GRADE_RATIO 1.0"); sys.exit(0)
+'''
+
+
+class CpuBackendTests(unittest.TestCase):
+    """Without a GPU the GPU tests run in the CPU twin: correctness counts, speed is pending."""
+
+    def setUp(self):
+        from .manifest import Exercise
+        self.dir = tempfile.mkdtemp(prefix="fake-build-")
+        os.makedirs(os.path.join(self.dir, "bin"))
+        for name in ("ex_tests", "ex_tests_cpu"):
+            path = os.path.join(self.dir, "bin", name)
+            with open(path, "w") as f:
+                f.write(FAKE_TWIN_BINARY)
+            os.chmod(path, os.stat(path).st_mode | stat.S_IEXEC)
+        self.cache("ex_tests_cpu")
+        self.tests = [_test("host", 1), _test("gpu ok", 2, gpu=True),
+                      _test("gpu crash", 4, gpu=True), _test("gpu wrong", 8, gpu=True),
+                      _test("speed", 16, gpu=True, performance=True),
+                      _test("speed that does not skip", 32, gpu=True, performance=True)]
+        self.exercise = Exercise("ex", "01_naive", "exercises/ex", ["ex.cuh"], self.tests)
+
+    def tearDown(self):
+        shutil.rmtree(self.dir, ignore_errors=True)
+
+    def cache(self, twins):
+        with open(os.path.join(self.dir, "CMakeCache.txt"), "w") as f:
+            f.write(f"EXERCISES_CPU_TWINS:INTERNAL={twins}\n")
+
+    def grade(self, backend):
+        [er] = grade_tree(self.dir, [self.exercise], build=False, progress=False,
+                          log=lambda m: None, backend=backend)
+        return er, {r.test.name: r for r in er.results}
+
+    def test_cpu_backend_scores_correctness_and_leaves_speed_pending(self):
+        er, r = self.grade("cpu")
+        self.assertEqual((er.score, er.max_score, er.pending_points), (3, 15, 48))
+        self.assertFalse(r["host"].on_cpu)  # host tests stay in <ex>_tests
+        self.assertTrue(all(r[n].on_cpu for n in r if n != "host"))
+        self.assertEqual(r["gpu ok"].outcome.status, "passed")
+        self.assertIn("SIGSEGV", r["gpu crash"].outcome.reason)
+        self.assertEqual(r["gpu wrong"].outcome.reason, "3 mismatches")
+        self.assertEqual(r["speed"].outcome.status, "pending")
+        self.assertIn("real GPU", r["speed"].outcome.reason)
+        never_timed = r["speed that does not skip"].outcome
+        self.assertEqual((never_timed.status, never_timed.score, never_timed.ratio),
+                         ("pending", 0, None))
+        self.assertIn("REQUIRE_REAL_GPU", never_timed.reason)
+        self.assertIn("CPU backend", reports.console([er]))
+        self.assertIn("CPU backend", json.dumps(reports.gradescope([er])))
+
+    def test_gpu_build_without_a_gpu_leaves_gpu_tests_pending(self):
+        er, r = self.grade("gpu")
+        self.assertEqual((er.score, er.max_score), (1, 1))
+        self.assertTrue(all(r[n].outcome.status == "pending" for n in r if n != "host"))
+        self.assertFalse(any(x.on_cpu for x in r.values()))
+
+    def test_a_twin_that_does_not_build_fails_correctness_not_speed(self):
+        os.remove(os.path.join(self.dir, "bin", "ex_tests_cpu"))
+        er, r = self.grade("cpu")
+        self.assertEqual((er.score, er.max_score, er.pending_points), (1, 15, 48))
+        self.assertEqual(r["gpu ok"].outcome.status, "failed")
+        self.assertEqual(r["speed"].outcome.status, "pending")
+
+    def test_choice_of_backend(self):
+        self.assertEqual(cpu_twins(self.dir), {"ex_tests_cpu"})
+        self.assertEqual(choose_backend(self.dir, "gpu"), ("gpu", set()))
+        self.assertEqual(choose_backend(self.dir, "cpu"), ("cpu", {"ex_tests_cpu"}))
+        self.cache("")
+        self.assertEqual(choose_backend(self.dir, "auto"), ("gpu", set()))
+        with self.assertRaises(B.BuildError):
+            choose_backend(self.dir, "cpu")
+
+
 def _fake_results():
     tests = [_test("a", 2), _test("b", 3, gpu=True), _test("c", 6, gpu=True, performance=True)]
     from .manifest import Exercise
@@ -305,6 +407,18 @@ class ManifestTests(unittest.TestCase):
                                  f"{e.name}: test cases without points, or points without tests")
                 for n, gpu in in_source.items():
                     self.assertEqual(gpu, in_manifest[n], f"{e.name}: {n!r}: [gpu] tag vs manifest")
+                # A GPU test starts with REQUIRE_GPU(); a speed test with REQUIRE_REAL_GPU(), so
+                # that it skips on the CPU backend (never timed there: pending).
+                first = dict(re.findall(r'TEST_CASE\("([^"]+)"[^)]*\)\s*\{\s*(\w+)\(', source))
+                for t in e.tests:
+                    if t.performance:
+                        self.assertEqual(first.get(t.name), "REQUIRE_REAL_GPU",
+                                         f"{e.name}: {t.name!r}: a speed test must start with "
+                                         f"REQUIRE_REAL_GPU()")
+                    elif t.gpu:
+                        self.assertIn(first.get(t.name), ("REQUIRE_GPU", "REQUIRE_REAL_GPU"),
+                                      f"{e.name}: {t.name!r}: a GPU test must start with "
+                                      f"REQUIRE_GPU()")
 
 
 class ReadmeTests(unittest.TestCase):
@@ -340,6 +454,12 @@ class TreeTests(unittest.TestCase):
         time.sleep(0.01)
         self.assertEqual(B.sync_tree(src, dst, ["a.txt", "d/b.txt"]), 0)
         self.assertEqual(os.stat(os.path.join(dst, "a.txt")).st_mtime_ns, before)
+        # An overlay already in place is not rewritten (so its targets are not rebuilt).
+        self.assertEqual(B.sync_tree(src, dst, ["a.txt", "d/b.txt"], overlays={"a.txt": b"o"}), 1)
+        before = os.stat(os.path.join(dst, "a.txt")).st_mtime_ns
+        time.sleep(0.01)
+        self.assertEqual(B.sync_tree(src, dst, ["a.txt", "d/b.txt"], overlays={"a.txt": b"o"}), 0)
+        self.assertEqual(os.stat(os.path.join(dst, "a.txt")).st_mtime_ns, before)
 
 
 class BundleTests(unittest.TestCase):
@@ -371,8 +491,8 @@ class BundleTests(unittest.TestCase):
 
 def run_unit_tests():
     suite = unittest.TestSuite()
-    for case in (StripTests, PointsTests, ClassifyTests, RunnerTests, ReportTests, ManifestTests,
-                 ReadmeTests, TreeTests, BundleTests):
+    for case in (StripTests, PointsTests, ClassifyTests, RunnerTests, CpuBackendTests,
+                 ReportTests, ManifestTests, ReadmeTests, TreeTests, BundleTests):
         suite.addTests(unittest.defaultTestLoader.loadTestsFromTestCase(case))
     stream = io.StringIO()
     result = unittest.TextTestRunner(stream=stream, verbosity=1).run(suite)
@@ -402,7 +522,25 @@ def by_name(results):
     return {(er.exercise.name, r.test.name): r for er in results for r in er.results}
 
 
-def check_stubs_score_zero(checks, results, gpu, label):
+def backend_of(results):
+    """"cpu" if the GPU tests ran on the CPU backend, else "gpu" (or pending without one)."""
+    return "cpu" if any(r.on_cpu for er in results for r in er.results) else "gpu"
+
+
+def cpu_backend_expected(checks, build_dir, label):
+    """Whether a build on this machine (no GPU) runs the GPU tests on the CPU backend: it does
+    when the build has CPU twins. With -DTUTORIAL_CPU_BACKEND=ON it must have them; with AUTO
+    and no Boost.Context it has none, and every GPU test is pending (a note, not a failure)."""
+    twins = cpu_twins(build_dir) or set()
+    if B.cache_value(build_dir, "TUTORIAL_CPU_BACKEND") == "ON":
+        checks.check(bool(twins), f"{label}: -DTUTORIAL_CPU_BACKEND=ON builds the CPU twins")
+    if not twins:
+        print(f"  note  {label}: no CPU backend in this build (Boost.Context missing? `make "
+              f"deps`): the GPU tests are pending, not run on the CPU", flush=True)
+    return bool(twins)
+
+
+def check_stubs_score_zero(checks, results, gpu, label, expect_cpu=False):
     score, _, pending, pending_tests = reports.totals(results)
     checks.check(score == 0, f"{label}: the stubs score 0", f"score {score}")
     silent = [f"{er.exercise.name}: {r.test.name}: {r.outcome.reason}" for er in results
@@ -413,12 +551,24 @@ def check_stubs_score_zero(checks, results, gpu, label):
     gpu_tests = [r for er in results for r in er.results if r.test.gpu]
     if gpu:
         checks.check(pending_tests == 0, f"{label}: no test is pending on a GPU machine")
+    elif expect_cpu:
+        correctness = [r for r in gpu_tests if not r.test.performance]
+        speed = [r for r in gpu_tests if r.test.performance]
+        wrong = [f"{r.test.name}: {r.outcome.status}" for r in correctness
+                 if not (r.on_cpu and r.outcome.status == "failed")]
+        checks.check(not wrong, f"{label}: all {len(correctness)} GPU correctness tests ran on "
+                     f"the CPU backend and failed", "; ".join(wrong[:5]))
+        wrong = [f"{r.test.name}: {r.outcome.status} {r.outcome.reason}" for r in speed
+                 if not (r.on_cpu and r.outcome.status == "pending"
+                         and "real GPU" in r.outcome.reason)]
+        checks.check(not wrong, f"{label}: all {len(speed)} speed tests are pending on the CPU "
+                     f"backend (skipped: needs a real GPU), not 0", "; ".join(wrong[:5]))
     else:
         checks.check(all(r.outcome.status == "pending" for r in gpu_tests),
                      f"{label}: all {len(gpu_tests)} GPU tests are pending without a GPU")
 
 
-def check_full_marks(checks, results, gpu, label):
+def check_full_marks(checks, results, gpu, label, expect_cpu=False):
     short = [f"{er.exercise.name}: {r.test.name}: {reports.fmt(r.outcome.score)}/"
              f"{reports.fmt(r.max_score)} {r.outcome.reason}" for er in results
              for r in er.results if r.outcome.status != "pending" and r.outcome.score < r.max_score]
@@ -428,6 +578,14 @@ def check_full_marks(checks, results, gpu, label):
                  "; ".join(short[:8]))
     if gpu:
         checks.check(pending_tests == 0, f"{label}: nothing pending on a GPU machine")
+    elif expect_cpu:
+        gpu_tests = [r for er in results for r in er.results if r.test.gpu]
+        wrong = [f"{r.test.name}: {r.outcome.status}" for r in gpu_tests
+                 if not r.on_cpu or (r.outcome.status == "pending") != r.test.performance]
+        checks.check(not wrong, f"{label}: on the CPU backend every GPU correctness test counts "
+                     f"({sum(1 for r in gpu_tests if not r.test.performance)}) and every speed "
+                     f"test is pending ({sum(1 for r in gpu_tests if r.test.performance)})",
+                     "; ".join(wrong[:5]))
 
 
 def patched(text, fault):
@@ -456,6 +614,9 @@ def check_planted(checks, fault, results, baseline, label):
             if must == "*" or r.test.name in must:
                 if r.outcome.score != 0:
                     problems.append(f"{r.test.name}: scored {r.outcome.score}, expected 0")
+                elif fault.get("reason_contains", "") not in r.outcome.reason:
+                    problems.append(f"{r.test.name}: failed with {r.outcome.reason!r}, expected "
+                                    f"{fault['reason_contains']!r} in the reason")
             elif r.test.name in may:
                 continue
             elif r.test.performance:
@@ -474,7 +635,7 @@ def check_planted(checks, fault, results, baseline, label):
                  "; ".join(problems[:6]))
 
 
-def fixture_end_to_end(checks, scratch, jobs, gpu, layout):
+def fixture_end_to_end(checks, scratch, jobs, gpu, layout, base_overlays=None):
     """Batch mode on a folder of fixture submissions."""
     from .cli import cmd_batch
     manifest_path = os.path.join(SELFTEST, "manifest.json")
@@ -519,7 +680,7 @@ def fixture_end_to_end(checks, scratch, jobs, gpu, layout):
     # The same configuration as the instructor scratch tree (hidden tests built in when they
     # are unsealed), so that the whole self-test shares one build.
     hidden = layout.hidden if os.path.isfile(os.path.join(layout.hidden, "manifest.json")) else None
-    cmd_batch(args, selftest=True, hidden_build_dir=hidden)
+    cmd_batch(args, selftest=True, hidden_build_dir=hidden, base_overlays=base_overlays)
     log(f"fixture batch: {time.monotonic() - start:.0f} s")
 
     graded = {}
@@ -629,22 +790,26 @@ def main(args):
                      "\n".join(problems[:3]))
 
     if not args.skip_build_tests:
+        from .cli import instructor_scratch, solution_overlays
         print("4a. the committed stubs, graded in the work tree", flush=True)
         build_dir = os.path.join(ROOT, "build")
         B.ensure_configured(ROOT, build_dir, [], {}, log=log)
         stub_results = grade_tree(build_dir, manifest.exercises, jobs=args.jobs, log=log,
                                   progress=False)
-        check_stubs_score_zero(checks, stub_results, gpu, "work tree")
+        expect_cpu = not gpu and cpu_backend_expected(checks, build_dir, "work tree")
+        check_stubs_score_zero(checks, stub_results, gpu, "work tree", expect_cpu)
 
         print("4b. batch mode on the self-test fixture (solution, stub, planted faults)",
               flush=True)
         work = os.path.abspath(args.work or os.path.join(ROOT, "build", "grade-work",
                                                          "instructor"))
-        fixture_end_to_end(checks, work, args.jobs, gpu, layout)
+        # The fixture is graded in the scratch tree of the solutions, with the solutions in
+        # place, so that 4c (and a later `grade.py --solutions`) rebuilds nothing.
+        fixture_end_to_end(checks, work, args.jobs, gpu, layout,
+                           solution_overlays(layout, manifest.exercises) if solutions else None)
 
         if solutions:
             print("4c. the instructor solutions", flush=True)
-            from .cli import instructor_scratch, solution_overlays
             hidden_json = os.path.join(layout.hidden, "manifest.json")
             if os.path.isfile(hidden_json):  # the hidden tests are graded too
                 manifest = load_manifest(manifest.path, hidden_json)
@@ -660,25 +825,37 @@ def main(args):
             checks.check(bool(hidden_ran) or not os.path.isfile(hidden_json),
                          f"hidden tests built into <exercise>_hidden and run "
                          f"({len(hidden_ran)} of them)")
-            check_full_marks(checks, solution_results, gpu, "solutions")
-            if gpu:
-                print("4d. planted GPU faults", flush=True)
+            on_cpu = not gpu and cpu_backend_expected(checks, scratch.build, "scratch tree")
+            check_full_marks(checks, solution_results, gpu, "solutions", on_cpu)
+            if gpu or on_cpu:
+                where = "on the CPU backend" if on_cpu else "on the GPU"
+                print(f"4d. planted faults {where}", flush=True)
                 with open(layout.planted) as f:
                     faults = json.load(f)["faults"]
+                twins = cpu_twins(scratch.build) or set()
+                start = time.monotonic()
                 for fault in faults:
                     ex = manifest.exercise(fault["exercise"])
+                    if on_cpu and (fault.get("cpu_backend") is False
+                                   or ex.name + "_tests_cpu" not in twins):
+                        print(f"  skip  planted {fault['name']!r}: not applicable on the CPU "
+                              f"backend", flush=True)
+                        continue
                     rel = os.path.join(ex.dir, fault["file"])
                     faulty = dict(overlays)
                     faulty[rel] = patched(overlays[rel].decode("utf-8"), fault).encode("utf-8")
                     scratch.checkout(faulty)
-                    # A GPU correctness test takes seconds: 30 s is plenty to call a hang one.
+                    # A GPU correctness test takes seconds, on the CPU backend well under one:
+                    # 30 s (10 s) is plenty to call a hang one.
+                    limit = 10.0 if on_cpu else 30.0
                     for t in ex.tests:
                         if not t.performance:
-                            t.timeout_s = min(t.timeout_s, 30.0)
+                            t.timeout_s = min(t.timeout_s, limit)
                     results = grade_tree(scratch.build, [ex], jobs=args.jobs, log=log,
                                          progress=True)
-                    check_planted(checks, fault, results, solution_results, "solutions")
+                    check_planted(checks, fault, results, solution_results, f"solutions {where}")
                 scratch.checkout(overlays)
+                log(f"planted faults: {time.monotonic() - start:.0f} s")
         elif gpu:
             checks.check(False, "--gpu needs the solutions (unsealed, or a key)")
 
