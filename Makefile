@@ -1,6 +1,7 @@
 # make deps    install the Debian/Ubuntu packages the build needs (besides the CUDA Toolkit)
 # make check   build everything and run every test (GPU tests are skipped without a GPU)
-# make run     every chapter on the GPU: one table, kept in common/results/progression.json/.csv
+# make run     every chapter on the GPU: one table, kept in common/results/progression.json/.csv,
+#              and the two charts when gnuplot is installed
 #              (ARGS="--iters 20" adds flags to every chapter executable)
 # make plots   roofline and progression charts from that JSON (gnuplot; any machine)
 # make readme-tables  refill the generated results tables of the READMEs from that JSON
@@ -27,6 +28,8 @@ RESULTS_DIR ?= $(TOP)/common/results
 
 run: build
 	$(PROGRESSION) run --build-dir $(BUILD_DIR) --results $(RESULTS_DIR) -- $(ARGS)
+	@if command -v gnuplot >/dev/null 2>&1; then $(PROGRESSION) plots --results $(RESULTS_DIR); \
+	else echo "note: gnuplot not found: run \`make plots\` where it is installed to draw the charts"; fi
 
 plots:
 	$(PROGRESSION) plots --results $(RESULTS_DIR)
