@@ -9,6 +9,7 @@
 #include <memory>
 
 #include "common/chapter_main.hpp"
+#include "common/bench_timing.hpp"
 #include "common/cuda_check.hpp"
 #include "common/reference.hpp"
 #include "common/timing.hpp"
@@ -44,26 +45,7 @@ double cublas_median_ms(int n) {
 
 template <typename Work>
 void run_timed(benchmark::State& state, int n, Work&& work) {
-  cudaEvent_t start, stop;
-  CUDA_CHECK(cudaEventCreate(&start));
-  CUDA_CHECK(cudaEventCreate(&stop));
-  std::vector<double> samples;
-  work();  // warm-up (also surfaces UnsupportedShape before timing)
-  CUDA_CHECK(cudaDeviceSynchronize());
-  for (auto _ : state) {
-    flush_l2_cache();
-    CUDA_CHECK(cudaEventRecord(start));
-    work();
-    CUDA_CHECK(cudaEventRecord(stop));
-    CUDA_CHECK(cudaEventSynchronize(stop));
-    float ms = 0;
-    CUDA_CHECK(cudaEventElapsedTime(&ms, start, stop));
-    state.SetIterationTime(ms * 1e-3);
-    samples.push_back(ms);
-  }
-  cudaEventDestroy(start);
-  cudaEventDestroy(stop);
-  const double median = summarize_samples(samples).median_ms;
+  const double median = time_benchmark_iterations(state, work);
   state.counters["GFLOP/s"] = gemm_flops(n, n, n) / (median * 1e-3) / 1e9;
   state.counters["%cuBLAS"] = 100.0 * cublas_median_ms(n) / median;
   state.counters["median_ms"] = median;

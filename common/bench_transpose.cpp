@@ -6,6 +6,7 @@
 #include <map>
 #include <memory>
 
+#include "common/bench_timing.hpp"
 #include "common/cuda_check.hpp"
 #include "common/device_buffer.hpp"
 #include "common/host_matrix.hpp"
@@ -46,26 +47,7 @@ double memcpy_median_ms(int n) {
 
 template <typename Work>
 void run_timed(benchmark::State& state, int n, Work&& work) {
-  cudaEvent_t start, stop;
-  CUDA_CHECK(cudaEventCreate(&start));
-  CUDA_CHECK(cudaEventCreate(&stop));
-  std::vector<double> samples;
-  work();  // warm-up (also surfaces UnsupportedShape before timing)
-  CUDA_CHECK(cudaDeviceSynchronize());
-  for (auto _ : state) {
-    flush_l2_cache();
-    CUDA_CHECK(cudaEventRecord(start));
-    work();
-    CUDA_CHECK(cudaEventRecord(stop));
-    CUDA_CHECK(cudaEventSynchronize(stop));
-    float ms = 0;
-    CUDA_CHECK(cudaEventElapsedTime(&ms, start, stop));
-    state.SetIterationTime(ms * 1e-3);
-    samples.push_back(ms);
-  }
-  cudaEventDestroy(start);
-  cudaEventDestroy(stop);
-  const double median = summarize_samples(samples).median_ms;
+  const double median = time_benchmark_iterations(state, work);
   state.counters["GB/s"] = transpose_bytes(n, n) / (median * 1e-3) / 1e9;
   state.counters["%memcpy"] = 100.0 * memcpy_median_ms(n) / median;
   state.counters["median_ms"] = median;
