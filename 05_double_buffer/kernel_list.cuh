@@ -38,6 +38,16 @@ inline std::vector<tutorial::GemmKernel> chapter_kernels() {
       // warp_tiled 128x128x16 with the load bookkeeping hoisted out of the main loop.
       {"lean 128x128x16 w64x32 8x8", launch_lean_gemm<128, 128, 16, 64, 32, 8, 8>,
        block_tile_intensity<128, 128>},
+      {"EXP lean 128x128x16 serp", launch_lean_gemm<128, 128, 16, 64, 32, 8, 8, 1, false>,
+       block_tile_intensity<128, 128>},
+      {"EXP lean 128x128x16 peel", launch_lean_gemm<128, 128, 16, 64, 32, 8, 8, 0, true>,
+       block_tile_intensity<128, 128>},
+      {"EXP lean 128x128x16 serp peel", launch_lean_gemm<128, 128, 16, 64, 32, 8, 8, 1, true>,
+       block_tile_intensity<128, 128>},
+      {"EXP lean 128x128x8 peel", launch_lean_gemm<128, 128, 8, 64, 32, 8, 8, 0, true>,
+       block_tile_intensity<128, 128>},
+      {"EXP lean 128x128x16 w32x64 serp", launch_lean_gemm<128, 128, 16, 32, 64, 8, 8, 1, true>,
+       block_tile_intensity<128, 128>},
   };
 }
 

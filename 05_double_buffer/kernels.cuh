@@ -362,17 +362,20 @@ __device__ __forceinline__ void load_fragments(const float* AsT, const float* Bs
 // regC += regM (x) regN: TM * TN FMAs from TM + TN registers. The loop order decides which
 // operand ptxas keeps in its reuse cache (here regM[i]) and so which registers an FFMA reads
 // together; `for j: for i:` measured slower for warp_tiled_gemm (see the README, section 3).
-template <int TM, int TN>
+template <int TM, int TN, int ORDER = 0>
 __device__ __forceinline__ void outer_product(const float (&regM)[TM], const float (&regN)[TN],
                                               float (&regC)[TM][TN]) {
 #pragma unroll
   for (int i = 0; i < TM; ++i)
 #pragma unroll
-    for (int j = 0; j < TN; ++j) regC[i][j] += regM[i] * regN[j];
+    for (int jj = 0; jj < TN; ++jj) {
+      const int j = (ORDER == 1 && i % 2 == 1) ? TN - 1 - jj : jj;
+      regC[i][j] += regM[i] * regN[j];
+    }
 }
 
 // All BK steps of one pair of shared tiles.
-template <int BK, int LDA, int BN, int TM, int TN, typename Layout>
+template <int BK, int LDA, int BN, int ORDER = 0, int TM, int TN, typename Layout>
 __device__ __forceinline__ void multiply_tiles(const float* AsT, const float* Bs,
                                                const Layout& w, float (&regC)[TM][TN]) {
   float regM[TM];
@@ -380,7 +383,7 @@ __device__ __forceinline__ void multiply_tiles(const float* AsT, const float* Bs
 #pragma unroll
   for (int k = 0; k < BK; ++k) {
     load_fragments<LDA, BN>(AsT, Bs, k, w, regM, regN);
-    outer_product(regM, regN, regC);
+    outer_product<TM, TN, ORDER>(regM, regN, regC);
   }
 }
 
@@ -483,7 +486,8 @@ __global__ void __launch_bounds__(WarpLayout<BM, BN, WM, WN, TM, TN>::THREADS,
 //     never stored), so k is the only coordinate tested per tile.
 // Fewer integer instructions between the FFMAs. Dynamic shared memory, so that tiles over
 // 48 KB can be tried (BK = 32 spills at the 128-register cap of 2 blocks/SM: NOTES.md).
-template <int BM, int BN, int BK, int WM, int WN, int TM, int TN, bool VEC>
+template <int BM, int BN, int BK, int WM, int WN, int TM, int TN, bool VEC, int ORDER = 0,
+          bool PEEL = false>
 __global__ void __launch_bounds__(WarpLayout<BM, BN, WM, WN, TM, TN>::THREADS,
                                   WarpLayout<BM, BN, WM, WN, TM, TN>::MIN_BLOCKS)
     lean_gemm(const float* __restrict__ A, const float* __restrict__ B, float* __restrict__ C,
@@ -576,13 +580,25 @@ __global__ void __launch_bounds__(WarpLayout<BM, BN, WM, WN, TM, TN>::THREADS,
   storeNext(0);
   __syncthreads();
   int stage = 0;
-  for (int k0 = 0; k0 < K; k0 += BK) {
-    const bool hasNext = k0 + BK < K;
-    if (hasNext) loadNext(k0 + BK);
-    multiply_tiles<BK, LDA, BN>(&As[stage][0][0], &Bs[stage][0][0], w, regC);
-    if (hasNext) storeNext(stage ^ 1);
-    __syncthreads();
-    stage ^= 1;
+  if (PEEL) {
+    int k0 = 0;
+    for (; k0 + BK < K; k0 += BK) {
+      loadNext(k0 + BK);
+      multiply_tiles<BK, LDA, BN, ORDER>(&As[stage][0][0], &Bs[stage][0][0], w, regC);
+      storeNext(stage ^ 1);
+      __syncthreads();
+      stage ^= 1;
+    }
+    multiply_tiles<BK, LDA, BN, ORDER>(&As[stage][0][0], &Bs[stage][0][0], w, regC);
+  } else {
+    for (int k0 = 0; k0 < K; k0 += BK) {
+      const bool hasNext = k0 + BK < K;
+      if (hasNext) loadNext(k0 + BK);
+      multiply_tiles<BK, LDA, BN, ORDER>(&As[stage][0][0], &Bs[stage][0][0], w, regC);
+      if (hasNext) storeNext(stage ^ 1);
+      __syncthreads();
+      stage ^= 1;
+    }
   }
 
   store_lane_tile<TM, TN, VEC>(C, M, N, tileRow, tileCol, w, regC);
@@ -798,18 +814,19 @@ constexpr size_t lean_smem_bytes() {
   return size_t(2) * (BK * (BM + PAD_A) + BK * BN) * sizeof(float);
 }
 
-template <int BM, int BN, int BK, int WM, int WN, int TM, int TN>
+template <int BM, int BN, int BK, int WM, int WN, int TM, int TN, int ORDER = 0,
+          bool PEEL = false>
 void launch_lean_gemm(const float* A, const float* B, float* C, int M, int N, int K) {
   tutorial::check_gemm_shape("lean_gemm", M, N, K);
   constexpr size_t smem = lean_smem_bytes<BM, BN, BK>();
   const dim3 block(WarpLayout<BM, BN, WM, WN, TM, TN>::THREADS);
   const dim3 grid(tutorial::ceil_div(N, BN), tutorial::ceil_div(M, BM));
   if (rows_are_16_byte_aligned(A, B, C, N, K)) {
-    constexpr auto kernel = lean_gemm<BM, BN, BK, WM, WN, TM, TN, true>;
+    constexpr auto kernel = lean_gemm<BM, BN, BK, WM, WN, TM, TN, true, ORDER, PEEL>;
     opt_in_smem_once<kernel>(smem);
     tutorial::launch(kernel, grid, block, smem, A, B, C, M, N, K);
   } else {
-    constexpr auto kernel = lean_gemm<BM, BN, BK, WM, WN, TM, TN, false>;
+    constexpr auto kernel = lean_gemm<BM, BN, BK, WM, WN, TM, TN, false, ORDER, PEEL>;
     opt_in_smem_once<kernel>(smem);
     tutorial::launch(kernel, grid, block, smem, A, B, C, M, N, K);
   }
