@@ -366,12 +366,22 @@ template <int TM, int TN, int ORDER = 0>
 __device__ __forceinline__ void outer_product(const float (&regM)[TM], const float (&regN)[TN],
                                               float (&regC)[TM][TN]) {
 #pragma unroll
-  for (int i = 0; i < TM; ++i)
-#pragma unroll
-    for (int jj = 0; jj < TN; ++jj) {
-      const int j = (ORDER == 1 && i % 2 == 1) ? TN - 1 - jj : jj;
-      regC[i][j] += regM[i] * regN[j];
+  for (int t = 0; t < TM * TN; ++t) {
+    int i, j;
+    if (ORDER == 2) {  // j outer, i serpentine
+      j = t / TM;
+      i = (j % 2 == 1) ? TM - 1 - t % TM : t % TM;
+    } else if (ORDER == 3) {  // i outer, quads of j in serpentine order, each quad forward
+      i = t / TN;
+      const int q = (t % TN) / 4, r = t % 4;
+      j = ((i % 2 == 1) ? TN / 4 - 1 - q : q) * 4 + r;
+    } else {  // 0: i outer, j forward; 1: j backwards on odd i; 4: backwards on even i
+      i = t / TN;
+      const bool reverse = (ORDER == 1 && i % 2 == 1) || (ORDER == 4 && i % 2 == 0);
+      j = reverse ? TN - 1 - t % TN : t % TN;
     }
+    regC[i][j] += regM[i] * regN[j];
+  }
 }
 
 // All BK steps of one pair of shared tiles.
@@ -487,7 +497,7 @@ __global__ void __launch_bounds__(WarpLayout<BM, BN, WM, WN, TM, TN>::THREADS,
 // Fewer integer instructions between the FFMAs. Dynamic shared memory, so that tiles over
 // 48 KB can be tried (BK = 32 spills at the 128-register cap of 2 blocks/SM: NOTES.md).
 template <int BM, int BN, int BK, int WM, int WN, int TM, int TN, bool VEC, int ORDER = 0,
-          bool PEEL = false>
+          int PEEL = 0, int EPI = 0>
 __global__ void __launch_bounds__(WarpLayout<BM, BN, WM, WN, TM, TN>::THREADS,
                                   WarpLayout<BM, BN, WM, WN, TM, TN>::MIN_BLOCKS)
     lean_gemm(const float* __restrict__ A, const float* __restrict__ B, float* __restrict__ C,
@@ -580,7 +590,28 @@ __global__ void __launch_bounds__(WarpLayout<BM, BN, WM, WN, TM, TN>::THREADS,
   storeNext(0);
   __syncthreads();
   int stage = 0;
-  if (PEEL) {
+  if (PEEL == 2) {
+    int k0 = 0;
+    for (; k0 + 2 * BK < K; k0 += 2 * BK) {
+      loadNext(k0 + BK);
+      multiply_tiles<BK, LDA, BN, ORDER>(&As[0][0][0], &Bs[0][0][0], w, regC);
+      storeNext(1);
+      __syncthreads();
+      loadNext(k0 + 2 * BK);
+      multiply_tiles<BK, LDA, BN, ORDER>(&As[1][0][0], &Bs[1][0][0], w, regC);
+      storeNext(0);
+      __syncthreads();
+    }
+    if (k0 + BK < K) {
+      loadNext(k0 + BK);
+      multiply_tiles<BK, LDA, BN, ORDER>(&As[0][0][0], &Bs[0][0][0], w, regC);
+      storeNext(1);
+      __syncthreads();
+      multiply_tiles<BK, LDA, BN, ORDER>(&As[1][0][0], &Bs[1][0][0], w, regC);
+    } else {
+      multiply_tiles<BK, LDA, BN, ORDER>(&As[0][0][0], &Bs[0][0][0], w, regC);
+    }
+  } else if (PEEL == 1) {
     int k0 = 0;
     for (; k0 + BK < K; k0 += BK) {
       loadNext(k0 + BK);
@@ -601,7 +632,7 @@ __global__ void __launch_bounds__(WarpLayout<BM, BN, WM, WN, TM, TN>::THREADS,
     }
   }
 
-  store_lane_tile<TM, TN, VEC>(C, M, N, tileRow, tileCol, w, regC);
+  store_lane_tile<TM, TN, VEC && EPI == 0>(C, M, N, tileRow, tileCol, w, regC);
 }
 
 // 16 bytes of zeros in global memory: the source of the asynchronous copies of elements that
@@ -815,18 +846,18 @@ constexpr size_t lean_smem_bytes() {
 }
 
 template <int BM, int BN, int BK, int WM, int WN, int TM, int TN, int ORDER = 0,
-          bool PEEL = false>
+          int PEEL = 0, int EPI = 0>
 void launch_lean_gemm(const float* A, const float* B, float* C, int M, int N, int K) {
   tutorial::check_gemm_shape("lean_gemm", M, N, K);
   constexpr size_t smem = lean_smem_bytes<BM, BN, BK>();
   const dim3 block(WarpLayout<BM, BN, WM, WN, TM, TN>::THREADS);
   const dim3 grid(tutorial::ceil_div(N, BN), tutorial::ceil_div(M, BM));
   if (rows_are_16_byte_aligned(A, B, C, N, K)) {
-    constexpr auto kernel = lean_gemm<BM, BN, BK, WM, WN, TM, TN, true, ORDER, PEEL>;
+    constexpr auto kernel = lean_gemm<BM, BN, BK, WM, WN, TM, TN, true, ORDER, PEEL, EPI>;
     opt_in_smem_once<kernel>(smem);
     tutorial::launch(kernel, grid, block, smem, A, B, C, M, N, K);
   } else {
-    constexpr auto kernel = lean_gemm<BM, BN, BK, WM, WN, TM, TN, false, ORDER, PEEL>;
+    constexpr auto kernel = lean_gemm<BM, BN, BK, WM, WN, TM, TN, false, ORDER, PEEL, EPI>;
     opt_in_smem_once<kernel>(smem);
     tutorial::launch(kernel, grid, block, smem, A, B, C, M, N, K);
   }
