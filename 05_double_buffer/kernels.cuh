@@ -46,6 +46,8 @@
 
 #include <cuda_pipeline.h>
 
+#include <type_traits>
+
 #include "04_register_block/kernels.cuh"
 #include "common/gemm_shape.hpp"
 #include "common/launch.cuh"
@@ -368,9 +370,9 @@ __device__ __forceinline__ void outer_product(const float (&regM)[TM], const flo
 #pragma unroll
   for (int t = 0; t < TM * TN; ++t) {
     int i, j;
-    if (ORDER == 2) {  // j outer, i serpentine
+    if (ORDER == 2 || ORDER == 5) {  // j outer, i serpentine (2: backwards on odd j, 5: even)
       j = t / TM;
-      i = (j % 2 == 1) ? TM - 1 - t % TM : t % TM;
+      i = (j % 2 == (ORDER == 2 ? 1 : 0)) ? TM - 1 - t % TM : t % TM;
     } else if (ORDER == 3) {  // i outer, quads of j in serpentine order, each quad forward
       i = t / TN;
       const int q = (t % TN) / 4, r = t % 4;
@@ -610,6 +612,46 @@ __global__ void __launch_bounds__(WarpLayout<BM, BN, WM, WN, TM, TN>::THREADS,
       multiply_tiles<BK, LDA, BN, ORDER>(&As[1][0][0], &Bs[1][0][0], w, regC);
     } else {
       multiply_tiles<BK, LDA, BN, ORDER>(&As[0][0][0], &Bs[0][0][0], w, regC);
+    }
+  } else if (PEEL == 3) {
+    // Fragments double-buffered across the barrier: the barrier sits before the last k step,
+    // and the next tile's first fragments load while that step's FFMAs run.
+    float fragM[2][TM], fragN[2][TN];
+    static_assert(BK % 2 == 0, "fragment buffers alternate per k step");
+    load_fragments<LDA, BN>(&As[0][0][0], &Bs[0][0][0], 0, w, fragM[0], fragN[0]);
+    auto tile = [&](auto current, auto hasNext) {
+      constexpr int S = decltype(current)::value;
+#pragma unroll
+      for (int k = 0; k < BK; ++k) {
+        if (k < BK - 1) {
+          load_fragments<LDA, BN>(&As[S][0][0], &Bs[S][0][0], k + 1, w, fragM[(k + 1) % 2],
+                                  fragN[(k + 1) % 2]);
+        } else if (decltype(hasNext)::value) {
+          storeNext(S ^ 1);
+          __syncthreads();
+          load_fragments<LDA, BN>(&As[S ^ 1][0][0], &Bs[S ^ 1][0][0], 0, w, fragM[(k + 1) % 2],
+                                  fragN[(k + 1) % 2]);
+        }
+        outer_product<TM, TN, ORDER>(fragM[k % 2], fragN[k % 2], regC);
+      }
+    };
+    using Zero = std::integral_constant<int, 0>;
+    using One = std::integral_constant<int, 1>;
+    using Yes = std::true_type;
+    using No = std::false_type;
+    int k0 = 0;
+    for (; k0 + 2 * BK < K; k0 += 2 * BK) {
+      loadNext(k0 + BK);
+      tile(Zero{}, Yes{});
+      loadNext(k0 + 2 * BK);
+      tile(One{}, Yes{});
+    }
+    if (k0 + BK < K) {
+      loadNext(k0 + BK);
+      tile(Zero{}, Yes{});
+      tile(One{}, No{});
+    } else {
+      tile(Zero{}, No{});
     }
   } else if (PEEL == 1) {
     int k0 = 0;
