@@ -44,8 +44,8 @@ namespace ch04 {
 // 1D register tiling: a thread owns TM consecutive rows of one column of the block tile.
 //   BM, BN  block tile of C (rows, columns); BK  depth of one k step.
 //   TM      results per thread, down a column.
-template <int BM, int BN, int BK, int TM, int MIN_BLOCKS = 3>
-__global__ void __launch_bounds__(BM / TM * BN, MIN_BLOCKS)
+template <int BM, int BN, int BK, int TM>
+__global__ void __launch_bounds__(BM / TM * BN, 3)
     register_1d_gemm(const float* __restrict__ A, const float* __restrict__ B,
                      float* __restrict__ C, int M, int N, int K) {
   static_assert(BM % TM == 0, "a thread owns TM whole rows: BM must be a multiple of TM");
@@ -314,12 +314,12 @@ __global__ void __launch_bounds__((BM / TM) * (BN / TN), 2)
 
 // The grid covers C with BM x BN tiles, x along columns; the block size follows from the
 // same template constants the kernel checks.
-template <int BM, int BN, int BK, int TM, int MIN_BLOCKS = 3>
+template <int BM, int BN, int BK, int TM>
 void launch_register_1d_gemm(const float* A, const float* B, float* C, int M, int N, int K) {
   tutorial::check_gemm_shape("register_1d_gemm", M, N, K);
   const dim3 block(BM / TM * BN);
   const dim3 grid(tutorial::ceil_div(N, BN), tutorial::ceil_div(M, BM));
-  tutorial::launch(register_1d_gemm<BM, BN, BK, TM, MIN_BLOCKS>, grid, block, 0, A, B, C, M, N, K);
+  tutorial::launch(register_1d_gemm<BM, BN, BK, TM>, grid, block, 0, A, B, C, M, N, K);
 }
 
 template <int BM, int BN, int BK, int TM, int TN>

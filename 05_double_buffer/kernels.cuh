@@ -361,33 +361,34 @@ __device__ __forceinline__ void load_fragments(const float* AsT, const float* Bs
   }
 }
 
-// regC += regM (x) regN: TM * TN FMAs from TM + TN registers. The loop order decides which
-// operand ptxas keeps in its reuse cache (here regM[i]) and so which registers an FFMA reads
-// together; `for j: for i:` measured slower for warp_tiled_gemm (see the README, section 3).
-template <int TM, int TN, int ORDER = 0>
+// The order of the TM * TN FMAs of one outer product. It decides which operand ptxas keeps in
+// its operand-reuse cache and, with it, which registers each FFMA reads from the register
+// banks (see the README, section 3):
+//   RowByRow          for i: for j: regM[i] reused (the order of chapter 04);
+//   ColumnSerpentine  for j: for i, i running backwards on odd j: regN[j] reused, and at each
+//                     change of j the same regM[i] is read twice in a row.
+enum class FmaOrder { RowByRow, ColumnSerpentine };
+
+// regC += regM (x) regN: TM * TN FMAs from TM + TN registers, in the given order.
+template <FmaOrder ORDER, int TM, int TN>
 __device__ __forceinline__ void outer_product(const float (&regM)[TM], const float (&regN)[TN],
                                               float (&regC)[TM][TN]) {
 #pragma unroll
   for (int t = 0; t < TM * TN; ++t) {
     int i, j;
-    if (ORDER == 2 || ORDER == 5) {  // j outer, i serpentine (2: backwards on odd j, 5: even)
+    if (ORDER == FmaOrder::ColumnSerpentine) {
       j = t / TM;
-      i = (j % 2 == (ORDER == 2 ? 1 : 0)) ? TM - 1 - t % TM : t % TM;
-    } else if (ORDER == 3) {  // i outer, quads of j in serpentine order, each quad forward
+      i = j % 2 == 1 ? TM - 1 - t % TM : t % TM;
+    } else {
       i = t / TN;
-      const int q = (t % TN) / 4, r = t % 4;
-      j = ((i % 2 == 1) ? TN / 4 - 1 - q : q) * 4 + r;
-    } else {  // 0: i outer, j forward; 1: j backwards on odd i; 4: backwards on even i
-      i = t / TN;
-      const bool reverse = (ORDER == 1 && i % 2 == 1) || (ORDER == 4 && i % 2 == 0);
-      j = reverse ? TN - 1 - t % TN : t % TN;
+      j = t % TN;
     }
     regC[i][j] += regM[i] * regN[j];
   }
 }
 
 // All BK steps of one pair of shared tiles.
-template <int BK, int LDA, int BN, int ORDER = 0, int TM, int TN, typename Layout>
+template <int BK, int LDA, int BN, int TM, int TN, typename Layout>
 __device__ __forceinline__ void multiply_tiles(const float* AsT, const float* Bs,
                                                const Layout& w, float (&regC)[TM][TN]) {
   float regM[TM];
@@ -395,7 +396,7 @@ __device__ __forceinline__ void multiply_tiles(const float* AsT, const float* Bs
 #pragma unroll
   for (int k = 0; k < BK; ++k) {
     load_fragments<LDA, BN>(AsT, Bs, k, w, regM, regN);
-    outer_product<TM, TN, ORDER>(regM, regN, regC);
+    outer_product<FmaOrder::RowByRow>(regM, regN, regC);
   }
 }
 
@@ -498,8 +499,21 @@ __global__ void __launch_bounds__(WarpLayout<BM, BN, WM, WN, TM, TN>::THREADS,
 //     never stored), so k is the only coordinate tested per tile.
 // Fewer integer instructions between the FFMAs. Dynamic shared memory, so that tiles over
 // 48 KB can be tried (BK = 32 spills at the 128-register cap of 2 blocks/SM: NOTES.md).
-template <int BM, int BN, int BK, int WM, int WN, int TM, int TN, bool VEC, int ORDER = 0,
-          int PEEL = 0, int EPI = 0>
+//
+// PIPELINED = true (launch_pipelined_gemm, the chapter's final kernel) replaces the main loop
+// only; loads, stores and edges stay as they are:
+//   - fragments double-buffered in registers: at step k a lane loads the fragments of step
+//     k + 1 while it multiplies those of step k. The barrier moves before the last step of a
+//     tile, and the next tile's first fragments load while that step's FFMAs run, so no warp
+//     starts a tile waiting on shared memory;
+//   - two tiles per loop trip, so the buffer a tile lives in is a compile-time constant and
+//     every shared-memory address a fixed offset; the last tile is peeled off the loop (it
+//     loads and stores nothing and needs no barrier), so the loop body tests nothing;
+//   - FmaOrder::ColumnSerpentine, with which ptxas finds a register assignment with few bank
+//     conflicts (NOTES.md, runs 10-15: each change alone measured slower or no better).
+// The second set of fragments costs 32 registers; they fit under the 128-register cap.
+template <int BM, int BN, int BK, int WM, int WN, int TM, int TN, bool VEC,
+          bool PIPELINED = false>
 __global__ void __launch_bounds__(WarpLayout<BM, BN, WM, WN, TM, TN>::THREADS,
                                   WarpLayout<BM, BN, WM, WN, TM, TN>::MIN_BLOCKS)
     lean_gemm(const float* __restrict__ A, const float* __restrict__ B, float* __restrict__ C,
@@ -591,90 +605,57 @@ __global__ void __launch_bounds__(WarpLayout<BM, BN, WM, WN, TM, TN>::THREADS,
   loadNext(0);
   storeNext(0);
   __syncthreads();
-  int stage = 0;
-  if (PEEL == 2) {
-    int k0 = 0;
-    for (; k0 + 2 * BK < K; k0 += 2 * BK) {
-      loadNext(k0 + BK);
-      multiply_tiles<BK, LDA, BN, ORDER>(&As[0][0][0], &Bs[0][0][0], w, regC);
-      storeNext(1);
-      __syncthreads();
-      loadNext(k0 + 2 * BK);
-      multiply_tiles<BK, LDA, BN, ORDER>(&As[1][0][0], &Bs[1][0][0], w, regC);
-      storeNext(0);
-      __syncthreads();
-    }
-    if (k0 + BK < K) {
-      loadNext(k0 + BK);
-      multiply_tiles<BK, LDA, BN, ORDER>(&As[0][0][0], &Bs[0][0][0], w, regC);
-      storeNext(1);
-      __syncthreads();
-      multiply_tiles<BK, LDA, BN, ORDER>(&As[1][0][0], &Bs[1][0][0], w, regC);
-    } else {
-      multiply_tiles<BK, LDA, BN, ORDER>(&As[0][0][0], &Bs[0][0][0], w, regC);
-    }
-  } else if (PEEL == 3) {
-    // Fragments double-buffered across the barrier: the barrier sits before the last k step,
-    // and the next tile's first fragments load while that step's FFMAs run.
-    float fragM[2][TM], fragN[2][TN];
-    static_assert(BK % 2 == 0, "fragment buffers alternate per k step");
+  if (PIPELINED) {
+    static_assert(BK % 2 == 0, "the two fragment buffers alternate with k, and across tiles");
+    float fragM[2][TM], fragN[2][TN];  // fragments of step k in [k % 2], of k + 1 in the other
     load_fragments<LDA, BN>(&As[0][0][0], &Bs[0][0][0], 0, w, fragM[0], fragN[0]);
-    auto tile = [&](auto current, auto hasNext) {
-      constexpr int S = decltype(current)::value;
+    // One tile from buffer BUF; the caller has issued the next tile's global loads. With
+    // HAS_NEXT they go to the other buffer before the barrier, its first fragments after it.
+    auto tile = [&](auto buffer, auto hasNext) {
+      constexpr int BUF = decltype(buffer)::value;
 #pragma unroll
       for (int k = 0; k < BK; ++k) {
         if (k < BK - 1) {
-          load_fragments<LDA, BN>(&As[S][0][0], &Bs[S][0][0], k + 1, w, fragM[(k + 1) % 2],
+          load_fragments<LDA, BN>(&As[BUF][0][0], &Bs[BUF][0][0], k + 1, w, fragM[(k + 1) % 2],
                                   fragN[(k + 1) % 2]);
         } else if (decltype(hasNext)::value) {
-          storeNext(S ^ 1);
-          __syncthreads();
-          load_fragments<LDA, BN>(&As[S ^ 1][0][0], &Bs[S ^ 1][0][0], 0, w, fragM[(k + 1) % 2],
-                                  fragN[(k + 1) % 2]);
+          storeNext(BUF ^ 1);
+          __syncthreads();  // the next tile is complete, and nobody reads this one any more
+          load_fragments<LDA, BN>(&As[BUF ^ 1][0][0], &Bs[BUF ^ 1][0][0], 0, w,
+                                  fragM[(k + 1) % 2], fragN[(k + 1) % 2]);
         }
-        outer_product<TM, TN, ORDER>(fragM[k % 2], fragN[k % 2], regC);
+        outer_product<FmaOrder::ColumnSerpentine>(fragM[k % 2], fragN[k % 2], regC);
       }
     };
-    using Zero = std::integral_constant<int, 0>;
-    using One = std::integral_constant<int, 1>;
-    using Yes = std::true_type;
-    using No = std::false_type;
+    using Buffer0 = std::integral_constant<int, 0>;
+    using Buffer1 = std::integral_constant<int, 1>;
     int k0 = 0;
-    for (; k0 + 2 * BK < K; k0 += 2 * BK) {
+    for (; k0 + 2 * BK < K; k0 += 2 * BK) {  // tiles k0 and k0 + BK, each with a successor
       loadNext(k0 + BK);
-      tile(Zero{}, Yes{});
+      tile(Buffer0{}, std::true_type{});
       loadNext(k0 + 2 * BK);
-      tile(One{}, Yes{});
+      tile(Buffer1{}, std::true_type{});
     }
-    if (k0 + BK < K) {
+    if (k0 + BK < K) {  // two tiles left
       loadNext(k0 + BK);
-      tile(Zero{}, Yes{});
-      tile(One{}, No{});
-    } else {
-      tile(Zero{}, No{});
+      tile(Buffer0{}, std::true_type{});
+      tile(Buffer1{}, std::false_type{});
+    } else {  // one tile left
+      tile(Buffer0{}, std::false_type{});
     }
-  } else if (PEEL == 1) {
-    int k0 = 0;
-    for (; k0 + BK < K; k0 += BK) {
-      loadNext(k0 + BK);
-      multiply_tiles<BK, LDA, BN, ORDER>(&As[stage][0][0], &Bs[stage][0][0], w, regC);
-      storeNext(stage ^ 1);
-      __syncthreads();
-      stage ^= 1;
-    }
-    multiply_tiles<BK, LDA, BN, ORDER>(&As[stage][0][0], &Bs[stage][0][0], w, regC);
   } else {
+    int stage = 0;
     for (int k0 = 0; k0 < K; k0 += BK) {
       const bool hasNext = k0 + BK < K;
       if (hasNext) loadNext(k0 + BK);
-      multiply_tiles<BK, LDA, BN, ORDER>(&As[stage][0][0], &Bs[stage][0][0], w, regC);
+      multiply_tiles<BK, LDA, BN>(&As[stage][0][0], &Bs[stage][0][0], w, regC);
       if (hasNext) storeNext(stage ^ 1);
       __syncthreads();
       stage ^= 1;
     }
   }
 
-  store_lane_tile<TM, TN, VEC && EPI == 0>(C, M, N, tileRow, tileCol, w, regC);
+  store_lane_tile<TM, TN, VEC>(C, M, N, tileRow, tileCol, w, regC);
 }
 
 // 16 bytes of zeros in global memory: the source of the asynchronous copies of elements that
@@ -887,19 +868,36 @@ constexpr size_t lean_smem_bytes() {
   return size_t(2) * (BK * (BM + PAD_A) + BK * BN) * sizeof(float);
 }
 
-template <int BM, int BN, int BK, int WM, int WN, int TM, int TN, int ORDER = 0,
-          int PEEL = 0, int EPI = 0>
+template <int BM, int BN, int BK, int WM, int WN, int TM, int TN>
 void launch_lean_gemm(const float* A, const float* B, float* C, int M, int N, int K) {
   tutorial::check_gemm_shape("lean_gemm", M, N, K);
   constexpr size_t smem = lean_smem_bytes<BM, BN, BK>();
   const dim3 block(WarpLayout<BM, BN, WM, WN, TM, TN>::THREADS);
   const dim3 grid(tutorial::ceil_div(N, BN), tutorial::ceil_div(M, BM));
   if (rows_are_16_byte_aligned(A, B, C, N, K)) {
-    constexpr auto kernel = lean_gemm<BM, BN, BK, WM, WN, TM, TN, true, ORDER, PEEL, EPI>;
+    constexpr auto kernel = lean_gemm<BM, BN, BK, WM, WN, TM, TN, true>;
     opt_in_smem_once<kernel>(smem);
     tutorial::launch(kernel, grid, block, smem, A, B, C, M, N, K);
   } else {
-    constexpr auto kernel = lean_gemm<BM, BN, BK, WM, WN, TM, TN, false, ORDER, PEEL, EPI>;
+    constexpr auto kernel = lean_gemm<BM, BN, BK, WM, WN, TM, TN, false>;
+    opt_in_smem_once<kernel>(smem);
+    tutorial::launch(kernel, grid, block, smem, A, B, C, M, N, K);
+  }
+}
+
+// lean_gemm with the pipelined main loop: the chapter's final kernel.
+template <int BM, int BN, int BK, int WM, int WN, int TM, int TN>
+void launch_pipelined_gemm(const float* A, const float* B, float* C, int M, int N, int K) {
+  tutorial::check_gemm_shape("pipelined_gemm", M, N, K);
+  constexpr size_t smem = lean_smem_bytes<BM, BN, BK>();
+  const dim3 block(WarpLayout<BM, BN, WM, WN, TM, TN>::THREADS);
+  const dim3 grid(tutorial::ceil_div(N, BN), tutorial::ceil_div(M, BM));
+  if (rows_are_16_byte_aligned(A, B, C, N, K)) {
+    constexpr auto kernel = lean_gemm<BM, BN, BK, WM, WN, TM, TN, true, true>;
+    opt_in_smem_once<kernel>(smem);
+    tutorial::launch(kernel, grid, block, smem, A, B, C, M, N, K);
+  } else {
+    constexpr auto kernel = lean_gemm<BM, BN, BK, WM, WN, TM, TN, false, true>;
     opt_in_smem_once<kernel>(smem);
     tutorial::launch(kernel, grid, block, smem, A, B, C, M, N, K);
   }

@@ -208,7 +208,7 @@ TEST_CASE("shared memory of the shipped configurations", "[model]") {
   CHECK(ch05::double_buffer_smem_bytes<128, 128, 64, 8, 8, 2>() == 128 * 1024);
   // Padded A rows: 4 stages x (8 x 132 + 8 x 128) floats.
   CHECK(ch05::async_smem_bytes<128, 128, 8, 4>() == 33280);
-  // lean_gemm, the best kernel: 2 buffers x (16 x 132 + 16 x 128) floats.
+  // lean_gemm and pipelined_gemm (the best kernel): 2 buffers x (16 x 132 + 16 x 128) floats.
   CHECK(ch05::lean_smem_bytes<128, 128, 16>() == 33280);
 }
 
