@@ -30,12 +30,16 @@
 // with the current tile's math (double buffering) and lays threads out by warp.
 #pragma once
 
-#include <cstdint>
-
 #include "common/gemm_shape.hpp"
 #include "common/launch.cuh"
+#include "common/vector_access.cuh"
 
 namespace ch04 {
+
+// The 16-byte global accesses of vectorized_gemm (common/vector_access.cuh).
+using tutorial::load_float4;
+using tutorial::rows_are_16_byte_aligned;
+using tutorial::store_float4;
 
 // ---------------------------------------------------------------------------------------
 // Kernels
@@ -184,38 +188,6 @@ __global__ void __launch_bounds__((BM / TM) * (BN / TN), 2)
   }
 }
 
-// Reads M[row][col .. col+3] of a rows x cols row-major matrix, zero where outside it.
-// VEC: one 16-byte load. The caller guarantees cols % 4 == 0 and col % 4 == 0 (so the four
-// floats are all inside or all outside) and a 16-byte-aligned base pointer.
-template <bool VEC>
-__device__ __forceinline__ float4 load_float4(const float* __restrict__ M, int row, int col,
-                                              int rows, int cols) {
-  if (VEC) {
-    if (row < rows && col < cols) return *reinterpret_cast<const float4*>(&M[row * cols + col]);
-    return make_float4(0.0f, 0.0f, 0.0f, 0.0f);
-  }
-  if (row >= rows) return make_float4(0.0f, 0.0f, 0.0f, 0.0f);
-  const float* p = M + row * cols + col;
-  return make_float4(col + 0 < cols ? p[0] : 0.0f, col + 1 < cols ? p[1] : 0.0f,
-                     col + 2 < cols ? p[2] : 0.0f, col + 3 < cols ? p[3] : 0.0f);
-}
-
-// Writes v to M[row][col .. col+3], skipping what lies outside the matrix (same VEC contract).
-template <bool VEC>
-__device__ __forceinline__ void store_float4(float* __restrict__ M, int row, int col, int rows,
-                                             int cols, float4 v) {
-  if (row >= rows) return;
-  float* p = M + row * cols + col;
-  if (VEC) {
-    if (col < cols) *reinterpret_cast<float4*>(p) = v;
-    return;
-  }
-  if (col + 0 < cols) p[0] = v.x;
-  if (col + 1 < cols) p[1] = v.y;
-  if (col + 2 < cols) p[2] = v.z;
-  if (col + 3 < cols) p[3] = v.w;
-}
-
 // The 2D kernel with 16-byte accesses: float4 loads from A and B, A stored transposed so a
 // thread reads its TM values of A as TM/4 LDS.128, B read as TN/4 LDS.128, float4 stores to C.
 //   VEC  true: 16-byte global loads and stores (needs K % 4 == 0, N % 4 == 0, aligned
@@ -328,13 +300,6 @@ void launch_register_2d_gemm(const float* A, const float* B, float* C, int M, in
   const dim3 block((BM / TM) * (BN / TN));
   const dim3 grid(tutorial::ceil_div(N, BN), tutorial::ceil_div(M, BM));
   tutorial::launch(register_2d_gemm<BM, BN, BK, TM, TN>, grid, block, 0, A, B, C, M, N, K);
-}
-
-// 16-byte accesses need every row of A, B and C to start on a 16-byte boundary.
-inline bool rows_are_16_byte_aligned(const float* A, const float* B, const float* C, int N,
-                                     int K) {
-  auto aligned = [](const void* p) { return reinterpret_cast<uintptr_t>(p) % 16 == 0; };
-  return K % 4 == 0 && N % 4 == 0 && aligned(A) && aligned(B) && aligned(C);
 }
 
 // Picks the 16-byte variant when the shape allows it and the 4-byte variant otherwise: the

@@ -1,15 +1,21 @@
 #include "common/launch_record.hpp"
 
+#include <atomic>
 #include <sstream>
 
 namespace tutorial {
 
 namespace {
 thread_local LaunchRecord g_last_launch;
-}
+std::atomic<long> g_launches{0};
+}  // namespace
 
 const LaunchRecord& last_launch() { return g_last_launch; }
-void record_launch(const LaunchRecord& record) { g_last_launch = record; }
+void record_launch(const LaunchRecord& record) {
+  g_last_launch = record;
+  ++g_launches;
+}
+long launch_count() { return g_launches.load(); }
 
 void validate_launch(dim3 grid, dim3 block) {
   const unsigned long long threads = 1ull * block.x * block.y * block.z;

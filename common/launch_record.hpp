@@ -21,6 +21,9 @@ struct LaunchRecord {
 // The configuration of the most recent launch made through launch() on this host thread.
 const LaunchRecord& last_launch();
 void record_launch(const LaunchRecord& record);
+// Launches recorded so far in this process, on every thread (the exercise runner checks
+// that an answer came from a kernel launch).
+long launch_count();
 
 // Throws UnsupportedShape for an empty grid, more than 1024 threads per block, or a grid
 // beyond the hardware limits (2^31-1 × 65535 × 65535).

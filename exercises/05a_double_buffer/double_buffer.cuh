@@ -18,15 +18,15 @@
 // Then delete the exercise::todo() line. Test with `make check` in this folder.
 #pragma once
 
-#include "04_register_block/kernels.cuh"  // load_float4, store_float4, rows_are_16_byte_aligned
 #include "common/gemm_shape.hpp"
 #include "common/launch.cuh"
+#include "common/vector_access.cuh"  // load_float4, store_float4, rows_are_16_byte_aligned
 #include "exercises/support/exercise.hpp"
 
 namespace ex05a {
 
-using ch04::load_float4;
-using ch04::store_float4;
+using tutorial::load_float4;
+using tutorial::store_float4;
 
 // Rows of the transposed A tile are BM + PAD_A floats apart: the 4 scalar stores of the
 // transpose then fall into different banks, and each row still starts on 16 bytes.
@@ -145,7 +145,7 @@ void launch_prefetch_gemm(const float* A, const float* B, float* C, int M, int N
   tutorial::check_gemm_shape("ex05a::prefetch_gemm", M, N, K);
   const dim3 block((BM / TM) * (BN / TN));
   const dim3 grid(tutorial::ceil_div(N, BN), tutorial::ceil_div(M, BM));
-  if (ch04::rows_are_16_byte_aligned(A, B, C, N, K))
+  if (tutorial::rows_are_16_byte_aligned(A, B, C, N, K))
     tutorial::launch(prefetch_gemm<BM, BN, BK, TM, TN, true>, grid, block, 0, A, B, C, M, N, K);
   else
     tutorial::launch(prefetch_gemm<BM, BN, BK, TM, TN, false>, grid, block, 0, A, B, C, M, N, K);

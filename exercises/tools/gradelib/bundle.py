@@ -243,6 +243,21 @@ def unseal(layout, passphrase, force=False, log=print):
     return files
 
 
+def unseal_hidden(layout, passphrase, dest):
+    """Only the hidden tests (hidden/tests.json), into `dest` (a private folder the caller
+    made): the solutions stay sealed, and nothing lands in a tree that student code reads."""
+    with open(layout.bundle, "rb") as f:
+        files = read_archive(decrypt(f.read(), passphrase))
+    path = os.path.join("hidden", "tests.json")
+    if path not in files:
+        raise BundleError("the bundle has no hidden/tests.json")
+    out = os.path.join(dest, "tests.json")
+    fd = os.open(out, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    with os.fdopen(fd, "wb") as f:
+        f.write(files[path])
+    return out
+
+
 def check_lock(layout, manifest):
     """Key-less drift check. Returns a list of problems (empty: the stubs are the sealed ones)."""
     problems = []

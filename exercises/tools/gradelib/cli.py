@@ -1,25 +1,30 @@
-"""Command line of exercises/tools/grade.py. Run `grade.py --help`."""
+"""The command line of exercises/tools/grade.py (`grade.py --help`): argument parsing, and
+each command a few lines on top of the session API (session.py)."""
 
 import argparse
+import json
 import os
 import shutil
 import sys
-import tarfile
 import tempfile
-import zipfile
+import time
+import traceback
 
-from . import build as B
 from . import reports
-from .bundle import (BundleError, Layout, check_lock, check_strip, read_key, seal, unseal)
-from .grading import BACKENDS, grade_tree
-from .manifest import ManifestError, load_manifest
+from . import toolchain as T
+from .bundle import (BundleError, Layout, check_lock, check_strip, read_key, seal, unseal,
+                     unseal_hidden)
+from .sandbox import MODES, UID_BASE
+from .session import BACKENDS, Config, GradingSession
+from .spec import SpecError, load_manifest
 from .strip import StripError, strip_solution
+from .submissions import SubmissionError, safe_name
 
 TOOLS = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 ROOT = os.path.dirname(os.path.dirname(TOOLS))
 MANIFEST = os.path.join(ROOT, "exercises", "manifest.json")
-COMMANDS = ("grade", "batch", "submission", "selftest", "strip", "check-stubs", "seal",
-            "unseal", "keygen", "readme")
+COMMANDS = ("grade", "batch", "submission", "merge", "gradescope", "selftest", "strip",
+            "check-stubs", "seal", "unseal", "keygen", "readme")
 
 
 def log(message):
@@ -30,64 +35,41 @@ def default_jobs():
     return int(os.environ.get("JOBS", "0") or 0) or os.cpu_count() or 2
 
 
-# ---------------------------------------------------------------------------------------------
-# Trees to grade
-# ---------------------------------------------------------------------------------------------
-
-def scratch_flags(root_build, extra, hidden_dir=None, selftest=False):
-    """CMake flags of a scratch build: the work tree's CUDA architectures (so both builds
-    compile for the same GPUs) and CPU-backend choice, then whatever the user adds."""
-    flags = []
-    for key in ("CMAKE_CUDA_ARCHITECTURES", "TUTORIAL_CPU_BACKEND"):
-        value = B.cache_value(root_build, key) if root_build else None
-        if value:
-            flags.append(f"-D{key}={value}")
-    flags += list(extra or [])
-    return flags
-
-
-def want_settings(hidden_dir=None, selftest=False):
-    return {"EXERCISES_HIDDEN_DIR": os.path.abspath(hidden_dir) if hidden_dir else "",
-            "EXERCISES_SELFTEST": "ON" if selftest else "OFF"}
+def hidden_tests(args, private_dir):
+    """--hidden: the hidden tests only, unsealed into a private folder (or given directly)."""
+    if getattr(args, "hidden_tests", None):
+        return os.path.abspath(args.hidden_tests)
+    if not getattr(args, "hidden", False):
+        return None
+    layout = Layout(ROOT)
+    key = read_key(args.key_file, layout.key)
+    if key is None:
+        raise BundleError("--hidden needs the passphrase: --key-file, EXERCISES_KEY, "
+                          "EXERCISES_KEY_FILE or exercises/instructor.key")
+    os.makedirs(private_dir, mode=0o700, exist_ok=True)
+    return unseal_hidden(layout, key, private_dir)
 
 
-class Scratch:
-    """A clean copy of the work tree plus its own build folder, reused between runs (only what
-    changed is copied, only what changed is rebuilt)."""
-
-    def __init__(self, work_dir, cmake_flags=(), hidden_dir=None, selftest=False,
-                 base_overlays=None):
-        self.work_dir = os.path.abspath(work_dir)
-        # Files every checkout overlays first (the self-test keeps the solutions in place
-        # while it grades its fixture in the same tree, so that nothing is rebuilt after).
-        self.base_overlays = dict(base_overlays or {})
-        self.tree = os.path.join(self.work_dir, "tree")
-        self.build = os.path.join(self.work_dir, "build")
-        self.flags = scratch_flags(os.path.join(ROOT, "build"), cmake_flags)
-        self.want = want_settings(hidden_dir, selftest)
-        self.configured = False
-
-    def checkout(self, overlays=None):
-        """Makes the tree the work tree plus `overlays` ({path relative to root: bytes})."""
-        os.makedirs(self.tree, exist_ok=True)
-        # Listed afresh each time: the work tree may change between two submissions.
-        B.sync_tree(ROOT, self.tree, B.source_files(ROOT), log=None,
-                    overlays={**self.base_overlays, **(overlays or {})})
-        if not self.configured:
-            B.ensure_configured(self.tree, self.build, self.flags, self.want, log=log)
-            self.configured = True
+def config_from(args, sandbox_default, private):
+    return Config(root=ROOT, build_dir=os.path.abspath(args.build_dir or os.environ.get("BUILD_DIR")
+                                                      or os.path.join(ROOT, "build")),
+                  manifest_path=args.manifest, exercises=args.exercise or [], jobs=args.jobs,
+                  backend=args.backend, sandbox=args.sandbox or sandbox_default,
+                  work_dir=args.work, seed=args.seed, hidden_path=hidden_tests(args, private),
+                  budget_s=args.budget, cmake_flags=args.cmake_flag, uid_base=args.uid_base,
+                  log=log, progress=not args.quiet)
 
 
-def instructor_scratch(layout, work=None, cmake_flags=()):
-    """The scratch tree of `--solutions` and of the self-test: one configuration (hidden tests
-    and the self-test fixture built in when present), so that both reuse the same build."""
-    hidden = layout.hidden if os.path.isfile(os.path.join(layout.hidden, "manifest.json")) else None
-    return Scratch(work or os.path.join(ROOT, "build", "grade-work", "instructor"), cmake_flags,
-                   hidden, selftest=True)
+def emit(report, args, title):
+    text = reports.console(report, title=title, verbose=args.verbose)
+    sys.stdout.write(text)
+    reports.write_reports(report, json_path=args.json, junit_path=args.junit, text=text,
+                          text_path=args.text)
 
 
-def solution_overlays(layout, exercises):
-    overlays = {}
+def solution_files(exercises):
+    layout = Layout(ROOT)
+    out = {}
     for e in exercises:
         for f in e.files:
             src = layout.solution_of(e, f)
@@ -95,199 +77,135 @@ def solution_overlays(layout, exercises):
                 raise BundleError(f"no solution file {src}: unseal the solutions first "
                                   f"(`grade.py unseal`, see exercises/README.md)")
             with open(src, "rb") as fh:
-                overlays[os.path.join(e.dir, f)] = fh.read()
-    return overlays
+                out[os.path.join(e.dir, f)] = fh.read()
+    return out
 
 
-def ensure_solutions(layout, key_file=None):
-    """Unseals the bundle if the solutions are not unsealed yet and a key is at hand."""
+def ensure_solutions(key_file=None):
+    layout = Layout(ROOT)
     if layout.has_solutions():
         return
     key = read_key(key_file, layout.key)
     if key is None:
         raise BundleError("the solutions are not unsealed (exercises/instructor/) and no key "
-                          "was found: pass --key-file, set EXERCISES_KEY, or put the passphrase "
-                          "in exercises/instructor.key")
+                          "was found: pass --key-file, set EXERCISES_KEY or EXERCISES_KEY_FILE, "
+                          "or put the passphrase in exercises/instructor.key")
     unseal(layout, key, log=log)
 
 
-def hidden_manifest(layout, use_hidden):
-    if not use_hidden:
-        return None, None
-    path = os.path.join(layout.hidden, "manifest.json")
-    if not os.path.isfile(path):
-        raise BundleError(f"--hidden: no {path} (unseal the instructor bundle first)")
-    return path, layout.hidden
+def protect_instructor_files():
+    """As root, the unsealed instructor folder and the key are the grader's alone."""
+    if os.geteuid() != 0:
+        return
+    layout = Layout(ROOT)
+    for path, mode in ((layout.instructor, 0o700), (layout.key, 0o600)):
+        if os.path.exists(path):
+            os.chmod(path, mode)
 
 
 # ---------------------------------------------------------------------------------------------
-# Commands
-# ---------------------------------------------------------------------------------------------
-
-def emit(results, args, title):
-    text = reports.console(results, title=title, verbose=args.verbose)
-    sys.stdout.write(text)
-    reports.write_reports(results, json_path=args.json, junit_path=args.junit, text=text,
-                          text_path=args.text)
-
 
 def cmd_grade(args):
-    layout = Layout(ROOT)
-    hidden_json, hidden_dir = hidden_manifest(layout, args.hidden)
-    manifest = load_manifest(args.manifest, hidden_json)
-    exercises = manifest.select(args.exercise)
-    if args.solutions:
-        ensure_solutions(layout, args.key_file)
-        scratch = instructor_scratch(layout, args.work, args.cmake_flag)
-        scratch.checkout(solution_overlays(layout, exercises))
-        tree, build_dir = scratch.tree, scratch.build
-        title = f"Grading the instructor solutions (scratch tree {scratch.tree})"
-    else:
-        tree = os.path.abspath(args.tree or ROOT)
-        build_dir = os.path.abspath(args.build_dir or os.environ.get("BUILD_DIR")
-                                    or os.path.join(tree, "build"))
-        want = {"EXERCISES_HIDDEN_DIR": os.path.abspath(hidden_dir)} if hidden_dir else {}
-        if not args.no_build:
-            B.ensure_configured(tree, build_dir, args.cmake_flag or [], want, log=log)
-        title = f"Grading {tree} (build folder {build_dir})"
-    results = grade_tree(build_dir, exercises, jobs=args.jobs, build=not args.no_build, log=log,
-                         progress=not args.quiet, backend=args.backend)
-    emit(results, args, title)
-    failed = any(r.outcome.status == "failed" for er in results for r in er.results)
-    return 1 if args.strict and failed else 0
-
-
-def _safe_extract(archive, dest):
-    if zipfile.is_zipfile(archive):
-        with zipfile.ZipFile(archive) as z:
-            for name in z.namelist():
-                parts = name.replace("\\", "/").split("/")
-                if name.startswith("/") or ".." in parts:
-                    raise BundleError(f"{archive}: refusing member {name!r}")
-            z.extractall(dest)
-        return
-    with tarfile.open(archive) as tar:
-        members = []
-        for m in tar.getmembers():
-            parts = m.name.split("/")
-            if m.name.startswith("/") or ".." in parts:
-                raise BundleError(f"{archive}: refusing member {m.name!r}")
-            if m.isfile() or m.isdir():
-                members.append(m)  # links and devices are dropped
-        if hasattr(tarfile, "data_filter"):  # Python 3.12+ (and security releases before)
-            tar.extractall(dest, members=members, filter="data")
+    private = tempfile.mkdtemp(prefix="grade-private-")
+    try:
+        if args.solutions:
+            ensure_solutions(args.key_file)
+            protect_instructor_files()
+            session = GradingSession(config_from(args, "auto", private))
+            session.prepare()
+            files = session.stub_files()
+            files.update(solution_files(session.exercises))
+            report = session.grade_files("solutions", files)
+            emit(report, args, "Grading the instructor solutions")
         else:
-            tar.extractall(dest, members=members)
-
-
-def find_submitted(folder, rel, exercise_dir):
-    """The student's version of `rel` (a path relative to the repository root) in a submission
-    folder: at the same path, at the path inside exercises/, or anywhere under the same name
-    (every student file has a name of its own, so a flat upload works too)."""
-    candidates = [os.path.join(folder, rel)]
-    if rel.startswith("exercises" + os.sep):
-        candidates.append(os.path.join(folder, rel[len("exercises") + 1:]))
-    for c in candidates:
-        if os.path.isfile(c):
-            return c
-    base = os.path.basename(rel)
-    found = []
-    for dirpath, dirnames, filenames in os.walk(folder):
-        dirnames[:] = [d for d in dirnames if not d.startswith(".") and d != "__MACOSX"]
-        if base in filenames:
-            found.append(os.path.join(dirpath, base))
-    if not found:
-        return None
-    tail = os.path.join(os.path.basename(exercise_dir), base)
-    found.sort(key=lambda p: (not p.endswith(tail), p.count(os.sep), p))
-    return found[0]
-
-
-def submission_overlays(folder, exercises):
-    overlays, missing = {}, {}
-    for e in exercises:
-        for rel in e.paths():
-            path = find_submitted(folder, rel, e.dir)
-            if path is None:
-                missing.setdefault(e.name, []).append(os.path.basename(rel))
-            else:
-                with open(path, "rb") as f:
-                    overlays[rel] = f.read()
-    return overlays, missing
-
-
-def grade_submission(scratch, folder, exercises, args):
-    overlays, missing = submission_overlays(folder, exercises)
-    scratch.checkout(overlays)
-    results = grade_tree(scratch.build, exercises, jobs=args.jobs, log=log,
-                         progress=not args.quiet, backend=getattr(args, "backend", "auto"))
-    for er in results:
-        if er.exercise.name in missing:
-            er.note = "not submitted: " + ", ".join(missing[er.exercise.name]) + " (stub graded)"
-    return results, missing
+            session = GradingSession(config_from(args, "none", private))
+            session.prepare()
+            report = session.grade_worktree()
+            emit(report, args, f"Grading the student files of {ROOT}")
+        failed = any(r.outcome.status == "failed" for er in report.results for r in er.results)
+        return 1 if args.strict and failed else 0
+    finally:
+        shutil.rmtree(private, ignore_errors=True)
 
 
 def cmd_submission(args):
-    layout = Layout(ROOT)
-    hidden_json, hidden_dir = hidden_manifest(layout, args.hidden)
-    manifest = load_manifest(args.manifest, hidden_json)
-    exercises = manifest.select(args.exercise)
-    scratch = Scratch(args.work or os.path.join(ROOT, "build", "grade-work", "submission"),
-                      args.cmake_flag, hidden_dir)
-    results, _ = grade_submission(scratch, os.path.abspath(args.folder), exercises, args)
-    emit(results, args, f"Grading the submission in {args.folder}")
-    return 0
+    """Gradescope's run_autograder: always writes the JSON, also when grading fails."""
+    start = time.monotonic()
+    private = tempfile.mkdtemp(prefix="grade-private-")
+    try:
+        session = GradingSession(config_from(args, "auto", private))
+        session.prepare()
+        report = session.grade_folder("submission", os.path.abspath(args.folder))
+        emit(report, args, f"Grading the submission in {args.folder}")
+        return 0
+    except (SubmissionError, SpecError, BundleError, T.BuildError, OSError, RuntimeError,
+            ValueError) as e:
+        message = f"{type(e).__name__}: {e}"
+        log(traceback.format_exc())
+        if args.json:
+            reports.write_file(args.json, json.dumps(
+                reports.gradescope_failure(message, time.monotonic() - start), indent=2) + "\n")
+        print(f"error: {message}", file=sys.stderr)
+        return 2
+    finally:
+        shutil.rmtree(private, ignore_errors=True)
 
 
-def cmd_batch(args, selftest=False, hidden_build_dir=None, base_overlays=None):
-    layout = Layout(ROOT)
-    hidden_json, hidden_dir = hidden_manifest(layout, args.hidden)
-    hidden_dir = hidden_dir or hidden_build_dir  # built in, graded only with --hidden
-    manifest = load_manifest(args.manifest, hidden_json)
-    exercises = manifest.select(args.exercise)
+def cmd_batch(args):
     out = os.path.abspath(args.out)
+    private = tempfile.mkdtemp(prefix="grade-private-")
     os.makedirs(out, exist_ok=True)
-    scratch = Scratch(args.work or os.path.join(ROOT, "build", "grade-work", "batch"),
-                      args.cmake_flag, hidden_dir, selftest=selftest,
-                      base_overlays=base_overlays)
-    entries = sorted(os.listdir(args.submissions))
-    rows = []
-    for entry in entries:
-        path = os.path.join(args.submissions, entry)
-        student = entry
-        for ext in (".tar.gz", ".tgz", ".tar", ".zip"):
-            if student.endswith(ext):
-                student = student[:-len(ext)]
-        if entry.startswith("."):
-            continue
-        log(f"== {student}")
-        tmp = None
-        try:
-            if os.path.isdir(path):
-                folder = path
-            else:
-                tmp = tempfile.mkdtemp(prefix="submission-")
-                _safe_extract(path, tmp)
-                folder = tmp
-            results, missing = grade_submission(scratch, folder, exercises, args)
-            note = "; ".join(f"{k}: not submitted" for k in sorted(missing))
-            text = reports.console(results, title=f"Grading {student}", verbose=True)
-            reports.write_reports(results, os.path.join(out, student, "results.json"),
-                                  os.path.join(out, student, "results.xml"), text,
-                                  os.path.join(out, student, "report.txt"))
-            score, max_score, _, _ = reports.totals(results)
-            log(f"   {student}: {reports.fmt(score)}/{reports.fmt(max_score)}")
-            rows.append((student, results, note))
-        except (BundleError, OSError, tarfile.TarError, zipfile.BadZipFile) as e:
-            log(f"   {student}: cannot grade: {e}")
-            rows.append((student, None, f"cannot grade: {e}"))
-        finally:
-            if tmp:
-                shutil.rmtree(tmp, ignore_errors=True)
-    roster_path = os.path.join(out, "roster.csv")
-    reports.roster(rows, [e.name for e in exercises], roster_path)
-    print(f"graded {len(rows)} submission(s): {roster_path}")
+    try:
+        session = GradingSession(config_from(args, "auto", private))
+        protect_instructor_files()
+        session.prepare()
+        if session.sandbox.root and session.sandbox.isolated:
+            os.chmod(out, 0o700)  # no student uid reads anyone's grades
+        roster = reports.Roster(os.path.join(out, "roster.csv"),
+                                [e.name for e in session.exercises])
+        used = set()
+
+        def on_report(student, report, note):
+            if report is not None:
+                folder = safe_name(student)
+                while folder in used:
+                    folder += "_"
+                used.add(folder)
+                text = reports.console(report, title=f"Grading {student}", verbose=True)
+                base = os.path.join(out, folder)
+                reports.write_reports(report, os.path.join(base, "results.json"),
+                                      os.path.join(base, "results.xml"), text,
+                                      os.path.join(base, "report.txt"))
+            roster.add(student, report, note)
+        session.grade_batch(os.path.abspath(args.submissions), out, on_report)
+        print(f"graded the submissions of {args.submissions}: {roster.path}")
+        return 0
+    finally:
+        shutil.rmtree(private, ignore_errors=True)
+
+
+def cmd_merge(args):
+    from .merge import merge_paths
+    merge_paths(args.base, args.gpu, args.out, log)
     return 0
+
+
+def cmd_gradescope(args):
+    from .gradescope import make_autograder
+    private = tempfile.mkdtemp(prefix="grade-private-")
+    try:
+        hidden = hidden_tests(args, private)
+        path = make_autograder(ROOT, os.path.abspath(args.output), args.exercise or [], hidden,
+                               args.cuda_architectures, log)
+        print(f"wrote {path}")
+        return 0
+    finally:
+        shutil.rmtree(private, ignore_errors=True)
+
+
+def cmd_selftest(args):
+    from . import selftest
+    return selftest.main(args)
 
 
 def cmd_strip(args):
@@ -303,7 +221,7 @@ def cmd_strip(args):
 
 def cmd_check_stubs(args):
     layout = Layout(ROOT)
-    manifest = load_manifest(args.manifest)
+    manifest = load_manifest(args.manifest, ROOT)
     problems = check_lock(layout, manifest)
     print("key-less check (stubs and bundle against the lock): " +
           ("ok" if not problems else f"{len(problems)} problem(s)"))
@@ -326,7 +244,7 @@ def cmd_seal(args):
         raise BundleError("no key: run `grade.py keygen` once, or pass --key-file")
     if not layout.has_solutions():
         raise BundleError(f"nothing to seal: {layout.solutions} does not exist")
-    seal(layout, load_manifest(args.manifest), key, log=log)
+    seal(layout, load_manifest(args.manifest, ROOT), key, log=log)
     return 0
 
 
@@ -356,7 +274,7 @@ def cmd_keygen(args):
 
 def cmd_readme(args):
     """Refreshes (or with --check, verifies) the points tables of the exercises' READMEs."""
-    manifest = load_manifest(args.manifest)
+    manifest = load_manifest(args.manifest, ROOT)
     stale = []
     pages = [(os.path.join(ROOT, "exercises", "README.md"),
               lambda text: reports.replace_between(text, reports.BEGIN_OVERVIEW,
@@ -364,7 +282,9 @@ def cmd_readme(args):
                                                    reports.overview_table(manifest)))]
     for e in manifest.exercises:
         pages.append((os.path.join(ROOT, e.dir, "README.md"),
-                      lambda text, e=e: reports.readme_with_points(text, e)))
+                      lambda text, e=e: reports.replace_between(
+                          text, reports.BEGIN_POINTS, reports.END_POINTS,
+                          reports.points_table(e))))
     for path, refresh in pages:
         if not os.path.isfile(path):
             continue
@@ -382,71 +302,92 @@ def cmd_readme(args):
     return 1 if args.check and stale else 0
 
 
-def cmd_selftest(args):
-    from . import selftest
-    return selftest.main(args)
-
-
 # ---------------------------------------------------------------------------------------------
 
 def parser():
     p = argparse.ArgumentParser(
         prog="grade.py",
-        description="Grade the exercises (see exercises/README.md). Without a command: grade.")
+        description="Grade the exercises (exercises/README.md). Without a command: grade.")
     sub = p.add_subparsers(dest="command")
 
-    def common(sp, tree_options=True):
-        sp.add_argument("--manifest", default=MANIFEST, help="points per test (default: %(default)s)")
+    def common(sp):
+        sp.add_argument("--manifest", default=MANIFEST, help="the exercises (default: %(default)s)")
         sp.add_argument("-e", "--exercise", action="append", help="only this exercise (repeatable)")
         sp.add_argument("-j", "--jobs", type=int, default=default_jobs(), help="build jobs")
+        sp.add_argument("--build-dir", help="the repository's build folder (default: build/ or "
+                                            "$BUILD_DIR)")
         sp.add_argument("--hidden", action="store_true",
-                        help="add the instructor's hidden tests (exercises/instructor/hidden)")
+                        help="add the instructor's hidden tests (unsealed alone, privately)")
+        sp.add_argument("--hidden-tests", help="a hidden tests file to add (instead of --hidden)")
+        sp.add_argument("--seed", type=int, help="the run seed (default: a new one each run; "
+                                                 "every report prints it)")
+        sp.add_argument("--backend", choices=BACKENDS, default="auto",
+                        help="where kernel tests run: auto (the GPU, or the CPU backend where "
+                             "there is none), gpu, or cpu")
+        sp.add_argument("--sandbox", choices=MODES,
+                        help="bwrap, user (root: a uid per student), none, or auto (the "
+                             "strongest available; default for submissions)")
+        sp.add_argument("--uid-base", type=int, default=UID_BASE,
+                        help="first uid of the per-student uids (root only)")
+        sp.add_argument("--budget", type=float, default=3600,
+                        help="seconds per submission, builds and tests together")
         sp.add_argument("--cmake-flag", action="append", default=[],
-                        help="extra flag for a fresh configure, e.g. -DCMAKE_CUDA_ARCHITECTURES=90")
-        sp.add_argument("--work", help="scratch folder for clean trees (default: build/grade-work/...)")
+                        help="extra flag for configuring the repository's build")
+        sp.add_argument("--work", help="scratch folder (default: build/grade-work, or a new "
+                                       "folder under /tmp when sandboxing as root)")
         sp.add_argument("-q", "--quiet", action="store_true", help="no progress lines")
-        sp.add_argument("-v", "--verbose", action="store_true", help="print failing tests' output")
+        sp.add_argument("-v", "--verbose", action="store_true", help="failing tests' details")
         sp.add_argument("--json", help="write Gradescope's results.json here")
         sp.add_argument("--junit", help="write JUnit XML here")
         sp.add_argument("--text", help="write the console table here too")
         sp.add_argument("--key-file", help="the instructors' passphrase file")
-        sp.add_argument("--backend", choices=BACKENDS, default="auto",
-                        help="where GPU tests run: auto (default: the GPU, or the CPU backend's "
-                             "<exercise>_tests_cpu where there is no GPU: correctness only, "
-                             "speed pending), gpu, or cpu (needs -DTUTORIAL_CPU_BACKEND=ON on a "
-                             "GPU machine)")
 
-    g = sub.add_parser("grade", help="grade a work tree (default) or the solutions")
+    g = sub.add_parser("grade", help="grade the student files of this work tree (default)")
     common(g)
-    g.add_argument("--tree", help="the tree to grade (default: this repository)")
-    g.add_argument("--build-dir", help="its build folder (default: <tree>/build or $BUILD_DIR)")
-    g.add_argument("--no-build", action="store_true", help="test what is built, build nothing")
-    g.add_argument("--strict", action="store_true",
-                   help="exit with 1 if a test failed (pending tests do not count)")
+    g.add_argument("--strict", action="store_true", help="exit 1 if a test failed")
     g.add_argument("--solutions", action="store_true",
-                   help="grade the instructor solutions in a scratch tree")
+                   help="grade the instructor solutions, as a submission")
     g.set_defaults(func=cmd_grade)
 
-    s = sub.add_parser("submission", help="grade one submission folder on a clean tree "
-                                          "(Gradescope: /autograder/submission)")
+    s = sub.add_parser("submission", help="grade one submission (Gradescope: "
+                                          "/autograder/submission)")
     common(s)
     s.add_argument("folder")
     s.set_defaults(func=cmd_submission)
 
-    b = sub.add_parser("batch", help="grade every submission (a folder or archive per student)")
+    b = sub.add_parser("batch", help="grade every submission of a folder (a subfolder, .zip "
+                                     "or .tar.gz per student)")
     common(b)
-    b.add_argument("submissions", help="folder with one subfolder / .zip / .tar.gz per student")
+    b.add_argument("submissions")
     b.add_argument("--out", default="grades", help="results folder (default: %(default)s)")
     b.set_defaults(func=cmd_batch)
 
+    m = sub.add_parser("merge", help="add a GPU run's speed points to results graded "
+                                     "without a GPU (files or folders of results.json)")
+    m.add_argument("base", help="results.json (or a batch's --out folder) graded without a GPU")
+    m.add_argument("gpu", help="the same submissions graded on a GPU machine")
+    m.add_argument("--out", required=True, help="where the merged results go")
+    m.set_defaults(func=cmd_merge)
+
+    z = sub.add_parser("gradescope", help="write autograder.zip for Gradescope")
+    z.add_argument("-o", "--output", default="autograder.zip")
+    z.add_argument("-e", "--exercise", action="append", help="only this exercise (repeatable)")
+    z.add_argument("--hidden", action="store_true", help="include the hidden tests")
+    z.add_argument("--hidden-tests")
+    z.add_argument("--key-file")
+    z.add_argument("--cuda-architectures", default="80-real;90",
+                   help="what setup.sh compiles for (default: %(default)s)")
+    z.set_defaults(func=cmd_gradescope)
+
     t = sub.add_parser("selftest", help="the grader's own tests (CI)")
-    t.add_argument("--gpu", action="store_true", help="also the GPU checks (needs a GPU and the "
-                                                      "solutions): full marks, 0, planted faults")
-    t.add_argument("--work", help="scratch folder (default: build/grade-work/instructor)")
+    t.add_argument("--gpu", action="store_true", help="also the GPU checks (a GPU and the "
+                                                      "solutions): full marks with speed")
+    t.add_argument("--unit-only", action="store_true", help="only the unit tests (seconds)")
+    t.add_argument("--no-corpus", action="store_true", help="skip the hostile corpus")
+    t.add_argument("--work", help="scratch folder")
     t.add_argument("-j", "--jobs", type=int, default=default_jobs())
     t.add_argument("--key-file")
-    t.add_argument("--skip-build-tests", action="store_true",
-                   help="only the fast checks (no CMake builds)")
+    t.add_argument("--build-dir")
     t.set_defaults(func=cmd_selftest)
 
     st = sub.add_parser("strip", help="print the stub of a solution source")
@@ -486,7 +427,7 @@ def main(argv=None):
     args = parser().parse_args(argv)
     try:
         return args.func(args)
-    except (ManifestError, StripError, BundleError, B.BuildError) as e:
+    except (SpecError, StripError, BundleError, T.BuildError, SubmissionError, RuntimeError) as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:

@@ -1,5 +1,5 @@
-"""What grading produces: the console table, Gradescope's results.json, JUnit XML and, for
-batch runs, a CSV roster."""
+"""What grading produces: the console table, Gradescope's results.json, JUnit XML, and for
+batch runs a CSV roster written one row per student as each is graded."""
 
 import csv
 import json
@@ -13,39 +13,34 @@ def fmt(x):
     return text if text != "-0" else "0"
 
 
-def totals(results):
-    score = sum(e.score for e in results)
-    max_score = sum(e.max_score for e in results)
-    pending = sum(e.pending_points for e in results)
-    pending_tests = sum(1 for e in results for r in e.results if r.outcome.status == "pending")
-    return score, max_score, pending, pending_tests
-
-
 def _label(result):
     o = result.outcome
     if o.status == "pending":
         return "PEND"
     if o.status == "passed" and o.score >= result.max_score:
         return "PASS"
-    if o.status == "passed":
+    if o.status == "passed" and o.score > 0:
         return "PART"
     return "FAIL"
 
 
-def console(results, title="", verbose=False, width=100):
+def header(report):
+    return [f"run seed {report.seed} (grade.py --seed {report.seed} draws the same shapes and "
+            f"data)",
+            f"sandbox: {report.sandbox}"]
+
+
+def console(report, title="", verbose=False):
     """The table; its last line is `Score: X/Y`."""
-    lines = []
-    if title:
-        lines.append(title)
-    for er in results:
+    lines = ([title] if title else []) + header(report) + report.notes
+    for er in report.results:
         e = er.exercise
         head = f"== {e.name}" + (f" (chapter {e.chapter})" if e.chapter else "")
         if er.on_cpu:
             head += " [GPU tests on the CPU backend]"
         if er.note:
             head += f" [{er.note}]"
-        lines.append("")
-        lines.append(head)
+        lines += ["", head]
         for target, message in er.build_errors.items():
             lines.append(f"   {target} does not compile:")
             lines.extend("   | " + l for l in message.splitlines()[:25])
@@ -56,81 +51,104 @@ def console(results, title="", verbose=False, width=100):
             line = f"   {_label(r):<4} {points:>8}  {r.test.name}"
             if r.test.hidden:
                 line += "  (hidden)"
-            reason = o.reason if o.status == "failed" or (r.test.performance and
-                                                          o.status == "passed") else ""
-            if reason and not reason.endswith("does not compile"):
-                line += f"\n{'':>17}{reason}"
+            if o.reason and (o.status == "failed" or r.test.performance) \
+                    and not o.reason.endswith("does not compile"):
+                line += f"\n{'':>17}{o.reason}"
             lines.append(line)
-            if (verbose and o.status == "failed" and o.output and not er.build_errors.get(r.test.target)
-                    and not o.reason.startswith("not implemented yet")):
-                body = o.output.strip().splitlines()
-                lines.extend("   | " + l for l in body[-60:])
-    score, max_score, pending, pending_tests = totals(results)
-    lines.append("")
-    lines.append("Summary")
-    lines.append(f"   {'exercise':<24} {'score':>8} {'max':>6} {'pending':>8}")
-    for er in results:
+            if verbose and o.status == "failed" and o.output and \
+                    not o.reason.startswith("not implemented yet") and \
+                    not o.reason.endswith("does not compile"):
+                lines.extend("   | " + l for l in o.output.strip().splitlines()[:40])
+    score, maximum, pending, pending_tests = report.totals()
+    lines += ["", "Summary", f"   {'exercise':<24} {'score':>8} {'max':>6} {'pending':>8}"]
+    for er in report.results:
         shown = fmt(er.score) if er.max_score or not er.pending_points else "-"
         lines.append(f"   {er.exercise.name:<24} {shown:>8} {fmt(er.max_score):>6} "
                      f"{fmt(er.pending_points) if er.pending_points else '':>8}")
     if pending_tests:
-        reasons = sorted({r.outcome.reason for e in results for r in e.results
+        reasons = sorted({r.outcome.reason.replace("pending: ", "", 1)
+                          for e in report.results for r in e.results
                           if r.outcome.status == "pending"})
-        reasons = [r[len("pending: "):] if r.startswith("pending: ") else r for r in reasons]
         lines.append(f"Pending (not graded here, not counted): {fmt(pending)} points in "
-                     f"{pending_tests} GPU test(s): {'; '.join(reasons)[:200]}")
-    if any(er.on_cpu for er in results):
-        lines.append("No GPU here: the GPU tests' correctness was checked on the CPU backend "
-                     "(common/cpu_backend/); speed tests count on a GPU only.")
-    lines.append(f"Score: {fmt(score)}/{fmt(max_score)}")
+                     f"{pending_tests} test(s): {'; '.join(reasons)[:200]}")
+    if any(er.on_cpu for er in report.results):
+        lines.append("No GPU here: the kernels' correctness was checked on the CPU backend "
+                     "(common/cpu_backend/); speed counts on a GPU only.")
+    lines.append(f"Score: {fmt(score)}/{fmt(maximum)}")
     return "\n".join(lines) + "\n"
 
 
-def gradescope(results):
-    """Gradescope's results.json. A pending test (no GPU on the grading machine) is listed with
-    max_score 0 and says so in its name and output: it neither earns nor loses points."""
+def _test_output(r):
+    o = r.outcome
+    text = o.reason
+    if o.output and (o.status == "failed" or r.test.performance):
+        text = (text + "\n\n" if text else "") + o.output
+    if r.on_cpu:
+        text = ("Run on the CPU backend (no GPU on the grading machine): correctness only.\n"
+                + text).rstrip("\n")
+    if o.notes:
+        text += "\n" + "\n".join(o.notes)
+    return text
+
+
+def gradescope(report):
+    """Gradescope's results.json. A pending test (a speed test without a GPU) has no score
+    and no status: it shows as information, never as a red failure, and is not counted."""
     tests = []
-    for er in results:
+    for er in report.results:
         for r in er.results:
             o = r.outcome
             name = f"{er.exercise.name}: {r.test.name}"
+            entry = {"name": name, "visibility": r.test.visibility,
+                     "extra_data": {"exercise": er.exercise.name, "test": r.test.name,
+                                    "status": o.status, "max_points": r.max_score}}
             if o.status == "pending":
-                tests.append({"name": name + " [pending: not graded, no GPU]", "score": 0,
-                              "max_score": 0, "status": "failed",
-                              "output": f"PENDING ({fmt(r.max_score)} points, not counted): "
-                                        f"{o.reason.replace('pending: ', '', 1)}",
-                              "visibility": r.test.visibility})
-                continue
-            output = o.reason
-            if o.output and (o.status == "failed" or r.test.performance):
-                output = (output + "\n\n" if output else "") + o.output
-            if r.on_cpu:
-                output = ("Run on the CPU backend (no GPU on the grading machine): "
-                          "correctness only.\n" + output).rstrip("\n")
-            tests.append({"name": name, "score": round(o.score, 4),
-                          "max_score": r.max_score,
-                          "status": "passed" if o.status == "passed" and o.score >= r.max_score
-                          else "failed",
-                          "output": output, "visibility": r.test.visibility})
-    score, max_score, pending, pending_tests = totals(results)
-    summary = f"Score: {fmt(score)}/{fmt(max_score)}"
+                entry["name"] = name + " [pending]"
+                entry["output"] = (f"Pending: {fmt(r.max_score)} point(s) not graded here "
+                                   f"({o.reason.replace('pending: ', '', 1)}). They are added "
+                                   f"when a GPU run's results are merged (grade.py merge).")
+            else:
+                entry["score"] = round(o.score, 4)
+                entry["max_score"] = r.max_score
+                entry["status"] = "passed" if o.status == "passed" and o.score >= r.max_score \
+                    else "failed"
+                entry["output"] = _test_output(r)
+                if o.ratio is not None:
+                    entry["extra_data"]["speed_ratio"] = round(o.ratio, 4)
+            tests.append(entry)
+    score, maximum, pending, pending_tests = report.totals()
+    summary = "\n".join(header(report) + report.notes) + f"\nScore: {fmt(score)}/{fmt(maximum)}"
     if pending_tests:
-        summary += f" ({fmt(pending)} points in {pending_tests} GPU tests pending: no GPU)"
-    if any(er.on_cpu for er in results):
-        summary += "; GPU correctness tests run on the CPU backend"
-    return {"score": round(score, 4), "output": summary, "tests": tests}
+        summary += f" ({fmt(pending)} points in {pending_tests} speed test(s) pending: no GPU)"
+    if any(er.on_cpu for er in report.results):
+        summary += "\nThe kernels' correctness was checked on the CPU backend (no GPU here)."
+    for er in report.results:
+        for target, message in er.build_errors.items():
+            summary += f"\n\n{target} does not compile:\n{message}"
+    return {"score": round(score, 4), "execution_time": int(round(report.seconds)),
+            "output": summary, "stdout_visibility": "hidden", "tests": tests,
+            "extra_data": {"seed": report.seed, "pending_points": pending,
+                           "backend": report.backend}}
 
 
-def junit(results, suite_prefix=""):
+def gradescope_failure(message, seconds=0):
+    """results.json when grading itself failed: 0 points, and why (Gradescope shows it)."""
+    return {"score": 0, "execution_time": int(round(seconds)),
+            "output": "The autograder could not grade this submission:\n" + message +
+                      "\nNothing was counted; please tell your instructor.",
+            "tests": []}
+
+
+def junit(report):
     root = ET.Element("testsuites")
-    for er in results:
-        suite = ET.SubElement(root, "testsuite", name=suite_prefix + er.exercise.name)
+    for er in report.results:
+        suite = ET.SubElement(root, "testsuite", name=er.exercise.name)
         failures = skipped = 0
         seconds = 0.0
         for r in er.results:
             o = r.outcome
             seconds += o.seconds
-            case = ET.SubElement(suite, "testcase", classname=suite_prefix + er.exercise.name,
+            case = ET.SubElement(suite, "testcase", classname=er.exercise.name,
                                  name=r.test.name, time=f"{o.seconds:.3f}")
             props = ET.SubElement(case, "properties")
             ET.SubElement(props, "property", name="points", value=fmt(o.score))
@@ -140,10 +158,9 @@ def junit(results, suite_prefix=""):
             if o.status == "pending":
                 skipped += 1
                 ET.SubElement(case, "skipped", message=o.reason)
-            elif o.status == "failed":
+            elif o.status == "failed" or o.score < r.max_score:
                 failures += 1
-                failure = ET.SubElement(case, "failure", message=o.reason[:500])
-                failure.text = o.output
+                ET.SubElement(case, "failure", message=o.reason[:500]).text = o.output
             elif o.output and r.test.performance:
                 ET.SubElement(case, "system-out").text = o.output
         suite.set("tests", str(len(er.results)))
@@ -151,67 +168,110 @@ def junit(results, suite_prefix=""):
         suite.set("errors", "0")
         suite.set("skipped", str(skipped))
         suite.set("time", f"{seconds:.3f}")
-    ET.indent(root) if hasattr(ET, "indent") else None
+    if hasattr(ET, "indent"):
+        ET.indent(root)
     return ET.tostring(root, encoding="unicode", xml_declaration=True) + "\n"
 
 
-def write_reports(results, json_path=None, junit_path=None, text=None, text_path=None):
-    for path, content in ((json_path, lambda: json.dumps(gradescope(results), indent=2) + "\n"),
-                          (junit_path, lambda: junit(results)),
-                          (text_path, lambda: text)):
-        if path:
-            os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
-            with open(path, "w", encoding="utf-8") as f:
-                f.write(content())
-
-
-def roster(rows, exercise_names, path):
-    """rows: (student, results or None, note). One line per student."""
+def write_file(path, text):
     os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
-    with open(path, "w", newline="", encoding="utf-8") as f:
-        w = csv.writer(f)
-        w.writerow(["student", "score", "max"] + exercise_names + ["pending", "notes"])
-        for student, results, note in rows:
-            if results is None:
-                w.writerow([student, "", ""] + [""] * len(exercise_names) + ["", note])
-                continue
-            by_name = {e.exercise.name: e for e in results}
-            score, max_score, pending, _ = totals(results)
-            w.writerow([student, fmt(score), fmt(max_score)]
-                       + [fmt(by_name[n].score) if n in by_name else "" for n in exercise_names]
-                       + [fmt(pending) if pending else "", note])
+    tmp = path + ".tmp"
+    with open(tmp, "w", encoding="utf-8") as f:
+        f.write(text)
+    os.replace(tmp, path)
+
+
+def write_reports(report, json_path=None, junit_path=None, text=None, text_path=None):
+    if json_path:
+        write_file(json_path, json.dumps(gradescope(report), indent=2) + "\n")
+    if junit_path:
+        write_file(junit_path, junit(report))
+    if text_path and text is not None:
+        write_file(text_path, text)
 
 
 # ---------------------------------------------------------------------------------------------
-# The points tables of the exercises' READMEs, generated from the manifest
+# The roster
+# ---------------------------------------------------------------------------------------------
+
+def cell(value):
+    """A CSV cell a spreadsheet will not run: text that starts like a formula gets a quote."""
+    text = str(value)
+    if text and text[0] in ("=", "+", "-", "@", "\t", "\r", "|", "%"):
+        return "'" + text
+    return text
+
+
+class Roster:
+    """grades/roster.csv, one row appended (and flushed to disk) per student."""
+
+    def __init__(self, path, exercise_names):
+        self.path = path
+        self.names = exercise_names
+        os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
+        with open(path, "w", newline="", encoding="utf-8") as f:
+            csv.writer(f).writerow(["student", "score", "max"] + exercise_names +
+                                   ["pending", "notes"])
+
+    def add(self, student, report, note):
+        if report is None:
+            row = [student, "", ""] + [""] * len(self.names) + ["", note]
+        else:
+            by_name = {e.exercise.name: e for e in report.results}
+            score, maximum, pending, _ = report.totals()
+            notes = "; ".join(n for n in [note] + [f"{e.exercise.name}: {e.note}"
+                                                   for e in report.results if e.note] if n)
+            row = [student, fmt(score), fmt(maximum)] + \
+                [fmt(by_name[n].score) if n in by_name else "" for n in self.names] + \
+                [fmt(pending) if pending else "", notes]
+        self._append(row)
+
+    def add_merged(self, student, result, exercise_names, filled):
+        """A row from a merged results.json (grade.py merge)."""
+        per = {}
+        maximum = 0.0
+        for t in result.get("tests", []):
+            extra = t.get("extra_data", {})
+            per[extra.get("exercise")] = per.get(extra.get("exercise"), 0) + t.get("score", 0)
+            maximum += t.get("max_score", 0)
+        pending = result.get("extra_data", {}).get("pending_points", 0)
+        self._append([student, fmt(result.get("score", 0)), fmt(maximum)] +
+                     [fmt(per.get(n, 0)) for n in exercise_names] +
+                     [fmt(pending) if pending else "", f"merged {filled} GPU test(s)"])
+
+    def _append(self, row):
+        with open(self.path, "a", newline="", encoding="utf-8") as f:
+            csv.writer(f).writerow([cell(c) for c in row])
+            f.flush()
+            os.fsync(f.fileno())
+
+
+# ---------------------------------------------------------------------------------------------
+# The points tables of the exercises' READMEs, generated from the tests
 # ---------------------------------------------------------------------------------------------
 
 BEGIN_POINTS = "<!-- BEGIN GENERATED: points -->"
 END_POINTS = "<!-- END GENERATED: points -->"
+BEGIN_OVERVIEW = "<!-- BEGIN GENERATED: exercises -->"
+END_OVERVIEW = "<!-- END GENERATED: exercises -->"
 
 
 def points_table(exercise):
-    lines = ["_Generated from `exercises/manifest.json` by `tools/grade.py readme`._", "",
+    lines = ["_Generated from this folder's `tests.json` by `tools/grade.py readme`._", "",
              "| test | points | runs on |", "| --- | ---: | --- |"]
     for t in exercise.tests:
         if t.hidden:
             continue
-        where = "GPU" if t.gpu else "host"
         if t.performance:
-            where += f", speed: full from {t.full_at:g}x, none below {t.zero_at:g}x"
+            where = f"GPU, speed: full from {t.full_at:g}x, none below {t.zero_at:g}x"
+        elif t.gpu:
+            where = "GPU (or the CPU backend)" if exercise.kind == "gpu" else "GPU"
+        else:
+            where = "host"
         lines.append(f"| {t.name} | {fmt(t.points)} | {where} |")
     total = sum(t.points for t in exercise.tests if not t.hidden)
     lines.append(f"| **total** | **{fmt(total)}** | |")
     return "\n".join(lines)
-
-
-def readme_with_points(text, exercise):
-    """The README text with its generated points table refreshed (None: no markers)."""
-    return replace_between(text, BEGIN_POINTS, END_POINTS, points_table(exercise))
-
-
-BEGIN_OVERVIEW = "<!-- BEGIN GENERATED: exercises -->"
-END_OVERVIEW = "<!-- END GENERATED: exercises -->"
 
 
 def overview_table(manifest):
@@ -234,3 +294,4 @@ def replace_between(text, begin, end, body):
     if start < 0 or stop < start:
         return None
     return text[:start + len(begin)] + "\n" + body + "\n" + text[stop:]
+

@@ -1,0 +1,50 @@
+// 16-byte global loads and stores with bounds, for kernels that read and write float4
+// (chapter 04's vectorized_gemm and everything after it). A kernel takes VEC as a template
+// parameter and its launcher picks VEC = true only when rows_are_16_byte_aligned(): the
+// same kernel source then serves every shape, with 4-byte accesses where 16 are not allowed.
+#pragma once
+
+#include <cstdint>
+
+namespace tutorial {
+
+// Reads M[row][col .. col+3] of a rows x cols row-major matrix, zero where outside it.
+// VEC: one 16-byte load. The caller guarantees cols % 4 == 0 and col % 4 == 0 (so the four
+// floats are all inside or all outside) and a 16-byte-aligned base pointer.
+template <bool VEC>
+__device__ __forceinline__ float4 load_float4(const float* __restrict__ M, int row, int col,
+                                              int rows, int cols) {
+  if (VEC) {
+    if (row < rows && col < cols) return *reinterpret_cast<const float4*>(&M[row * cols + col]);
+    return make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+  }
+  if (row >= rows) return make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+  const float* p = M + row * cols + col;
+  return make_float4(col + 0 < cols ? p[0] : 0.0f, col + 1 < cols ? p[1] : 0.0f,
+                     col + 2 < cols ? p[2] : 0.0f, col + 3 < cols ? p[3] : 0.0f);
+}
+
+// Writes v to M[row][col .. col+3], skipping what lies outside the matrix (same VEC contract).
+template <bool VEC>
+__device__ __forceinline__ void store_float4(float* __restrict__ M, int row, int col, int rows,
+                                             int cols, float4 v) {
+  if (row >= rows) return;
+  float* p = M + row * cols + col;
+  if (VEC) {
+    if (col < cols) *reinterpret_cast<float4*>(p) = v;
+    return;
+  }
+  if (col + 0 < cols) p[0] = v.x;
+  if (col + 1 < cols) p[1] = v.y;
+  if (col + 2 < cols) p[2] = v.z;
+  if (col + 3 < cols) p[3] = v.w;
+}
+
+// 16-byte accesses need every row of A, B and C to start on a 16-byte boundary.
+inline bool rows_are_16_byte_aligned(const float* A, const float* B, const float* C, int N,
+                                     int K) {
+  auto aligned = [](const void* p) { return reinterpret_cast<uintptr_t>(p) % 16 == 0; };
+  return K % 4 == 0 && N % 4 == 0 && aligned(A) && aligned(B) && aligned(C);
+}
+
+}  // namespace tutorial

@@ -1,0 +1,12 @@
+// What the grader calls in exercise 02a (exercises/support/entry.hpp).
+#include "exercises/02a_tiled/tiled.cuh"
+#include "exercises/support/entry.hpp"
+
+const std::vector<exercise::Entry>& exercise::entries() {
+  static const std::vector<Entry> list = {
+      gemm_entry("tiled_gemm<8>", ex02a::launch_tiled_gemm<8>),
+      gemm_entry("tiled_gemm<16>", ex02a::launch_tiled_gemm<16>),
+      gemm_entry("tiled_gemm<32>", ex02a::launch_tiled_gemm<32>),
+  };
+  return list;
+}

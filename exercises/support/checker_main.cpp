@@ -1,0 +1,330 @@
+// The checker: decides, for every call a runner made, whether the answer is right. It never
+// runs with the student's code: it reads the request the grader wrote, the expectations only
+// the grader and the checker see, and the result files the runner left, recomputes each
+// reference itself (the harness's CPU GEMM and transpose, the host references) and prints one
+// JSON line per call:
+//
+//   exercise_check <exercise> <request.txt> <expect.txt> <results folder>
+//   {"call": 0, "ok": true, "message": "..."}
+//
+// A call passes only if its result file is there, well formed and right: a runner that exits
+// early, crashes, prints fake lines or writes fake files gains nothing.
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <iostream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "common/compare.hpp"
+#include "common/reference.hpp"
+#include "common/transpose.hpp"
+#include "exercises/support/host_references.hpp"
+#include "exercises/support/inputs.hpp"
+#include "exercises/support/protocol.hpp"
+
+namespace {
+
+using exercise::protocol::Call;
+namespace inputs = exercise::inputs;
+namespace protocol = exercise::protocol;
+
+struct Verdict {
+  bool ok = false;
+  std::string message;
+};
+
+std::string json_escape(const std::string& text) {
+  std::string out;
+  for (unsigned char c : text) {
+    if (c == '"' || c == '\\') {
+      out += '\\';
+      out += char(c);
+    } else if (c < 0x20) {
+      char buf[8];
+      std::snprintf(buf, sizeof buf, "\\u%04x", c);
+      out += buf;
+    } else {
+      out += char(c);
+    }
+  }
+  return out;
+}
+
+bool read_text(const std::string& path, std::string& line) {
+  std::ifstream in(path);
+  if (!in) return false;
+  std::getline(in, line);
+  return true;
+}
+
+template <typename T>
+bool read_binary(const std::string& path, size_t count, std::vector<T>& values) {
+  std::ifstream in(path, std::ios::binary | std::ios::ate);
+  if (!in) return false;
+  const std::streamoff size = in.tellg();
+  if (size != std::streamoff(count * sizeof(T))) return false;
+  in.seekg(0);
+  values.resize(count);
+  in.read(reinterpret_cast<char*>(values.data()), std::streamsize(count * sizeof(T)));
+  return bool(in);
+}
+
+std::string word(const std::string& line, size_t i) {
+  std::istringstream in(line);
+  std::string w;
+  for (size_t k = 0; k <= i; ++k)
+    if (!(in >> w)) return "";
+  return w;
+}
+
+// What the runner said, turned into a failure message (empty: it says "ok").
+std::string failure_of(const std::string& result) {
+  const std::string kind = word(result, 0);
+  const std::string rest = result.size() > kind.size() ? result.substr(kind.size() + 1) : "";
+  if (kind == "ok") return "";
+  if (kind == "not_implemented") return rest;  // "not implemented yet: ..."
+  if (kind == "refused") return "the launcher refused the shape: " + rest;
+  if (kind == "cuda_error") return "CUDA error: " + rest;
+  if (kind == "error") return "error: " + rest;
+  return "malformed result: " + result.substr(0, 200);
+}
+
+long launches_of(const std::string& result) {
+  const size_t at = result.find("launches=");
+  return at == std::string::npos ? -1 : std::strtol(result.c_str() + at + 9, nullptr, 10);
+}
+
+bool is_poison(float v) {
+  uint32_t bits;
+  std::memcpy(&bits, &v, sizeof bits);
+  return bits == 0xFFFFFFFFu;
+}
+
+// Writes outside the output: guard floats that no longer hold the poison.
+std::string guard_damage(const std::vector<float>& buffer, size_t out_elements) {
+  size_t before = 0, after = 0, first_after = 0;
+  for (size_t i = 0; i < protocol::kGuardBefore; ++i) before += !is_poison(buffer[i]);
+  for (size_t i = protocol::kGuardBefore + out_elements; i < buffer.size(); ++i)
+    if (!is_poison(buffer[i]) && after++ == 0)
+      first_after = i - protocol::kGuardBefore - out_elements;
+  if (before + after == 0) return "";
+  std::ostringstream s;
+  s << "wrote " << before + after << " float(s) outside the output: " << before
+    << " in front of it, " << after << " past its end";
+  if (after) s << " (the first " << first_after << " floats past the end)";
+  return s.str();
+}
+
+// The reference of a matrix call on its untouched inputs.
+std::vector<float> reference_output(const Call& call) {
+  if (call.is_gemm()) {
+    const int M = call.dim(0), N = call.dim(1), K = call.dim(2);
+    const std::vector<float> A = inputs::operand_values(call.seed(), 0, size_t(M) * K);
+    const std::vector<float> B = inputs::operand_values(call.seed(), 1, size_t(K) * N);
+    std::vector<float> C(size_t(M) * N);
+    tutorial::cpu_gemm(A.data(), B.data(), C.data(), M, N, K);
+    return C;
+  }
+  const int rows = call.dim(0), cols = call.dim(1);
+  const std::vector<float> in = inputs::operand_values(call.seed(), 0, size_t(rows) * cols);
+  std::vector<float> out(in.size());
+  tutorial::cpu_transpose(in.data(), out.data(), rows, cols);
+  return out;
+}
+
+tutorial::Tolerance tolerance_of(const Call& call) {
+  return call.is_gemm() ? tutorial::Tolerance::for_gemm(call.dim(2)) : tutorial::Tolerance::exact();
+}
+
+// Output shape as the comparison reports it: rows x cols of the output.
+void output_shape(const Call& call, int& rows, int& cols) {
+  rows = call.is_gemm() ? call.dim(0) : call.dim(1);
+  cols = call.is_gemm() ? call.dim(1) : call.dim(0);
+}
+
+Verdict check_matrix(const Call& call, const std::string& result, const std::string& prefix) {
+  const std::string failed = failure_of(result);
+  if (!failed.empty()) return {false, failed};
+  if (launches_of(result) < 1)
+    return {false, "no kernel was launched through tutorial::launch: the answer must come "
+                   "from the exercise's kernel"};
+  std::vector<float> buffer;
+  if (!read_binary(prefix + ".bin", call.buffer_elements(), buffer))
+    return {false, "the output is missing or has the wrong size"};
+  const size_t offset = call.guard() ? protocol::kGuardBefore : 0;
+  if (call.guard()) {
+    const std::string damage = guard_damage(buffer, call.output_elements());
+    if (!damage.empty()) return {false, damage};
+  }
+  int rows, cols;
+  output_shape(call, rows, cols);
+  const std::vector<float> want = reference_output(call);
+  const tutorial::CompareResult r =
+      tutorial::compare(buffer.data() + offset, want.data(), rows, cols, tolerance_of(call));
+  return {r.ok(), r.summary()};
+}
+
+// Timed calls: the last output and every repetition's checksum. Repetition r changed one
+// input element (inputs::tweak), so its answer differs from the untouched one by that
+// element's change times one row of B (GEMM) or in one element (transpose).
+Verdict check_timed(const Call& call, const std::string& result, const std::string& prefix) {
+  const std::string failed = failure_of(result);
+  if (!failed.empty()) return {false, failed};
+  if (launches_of(result) < 1)
+    return {false, "no kernel was launched through tutorial::launch"};
+  const int reps = call.reps();
+  std::vector<float> out;
+  std::vector<double> sums;
+  if (!read_binary(prefix + ".bin", call.output_elements(), out) ||
+      !read_binary(prefix + ".sums", size_t(reps), sums))
+    return {false, "the timed output or its checksums are missing or have the wrong size"};
+  int rows, cols;
+  output_shape(call, rows, cols);
+  const bool gemm = call.is_gemm();
+  const int K = call.dim(2);
+  const std::vector<float> first =
+      inputs::operand_values(call.seed(), 0, gemm ? size_t(call.dim(0)) * K : out.size());
+  const std::vector<float> B =
+      gemm ? inputs::operand_values(call.seed(), 1, size_t(K) * call.dim(1)) : std::vector<float>{};
+  std::vector<float> want = reference_output(call);
+  const tutorial::Tolerance tol = tolerance_of(call);
+  double base = 0, slack = 0;
+  for (size_t i = 0; i < want.size(); ++i) {
+    base += inputs::weight(call.seed(), i) * double(want[i]);
+    slack += tol.atol + tol.rtol * std::fabs(want[i]);
+  }
+  // Change of the checksum (and of the output) when input element e becomes v.
+  auto apply = [&](const inputs::Tweak& t, std::vector<float>* output) {
+    const double delta = double(t.value) - double(first[t.index]);
+    double change = 0;
+    if (gemm) {
+      const size_t row = t.index / size_t(K), k = t.index % size_t(K);
+      for (int j = 0; j < cols; ++j) {
+        const size_t at = row * size_t(cols) + size_t(j);
+        change += inputs::weight(call.seed(), at) * delta * B[k * size_t(cols) + size_t(j)];
+        if (output) (*output)[at] = float(double((*output)[at]) + delta * B[k * size_t(cols) + size_t(j)]);
+      }
+    } else {
+      const size_t r = t.index / size_t(call.dim(1)), c = t.index % size_t(call.dim(1));
+      const size_t at = c * size_t(call.dim(0)) + r;
+      change = inputs::weight(call.seed(), at) * delta;
+      if (output) (*output)[at] = t.value;
+    }
+    return change;
+  };
+  for (int r = 0; r < reps; ++r) {
+    const double expected = base + apply(inputs::tweak(call.seed(), r, first.size()), nullptr);
+    if (!(std::fabs(sums[size_t(r)] - expected) <= slack + 1e-6 * std::fabs(expected)))
+      return {false, "repetition " + std::to_string(r) + " of " + std::to_string(reps) +
+                         " computed a wrong answer (its checksum is " + std::to_string(sums[size_t(r)]) +
+                         ", the reference's " + std::to_string(expected) + ")"};
+  }
+  if (reps > 0) apply(inputs::tweak(call.seed(), reps - 1, first.size()), &want);
+  const tutorial::CompareResult r = tutorial::compare(out.data(), want.data(), rows, cols,
+                                                      gemm ? tutorial::Tolerance::for_gemm(K + 1) : tol);
+  return {r.ok(), r.ok() ? "every repetition right (" + std::to_string(reps) + " checksums and the last output)"
+                         : "the last repetition: " + r.summary()};
+}
+
+bool close(double got, double want, double rel, double abs) {
+  if (!std::isfinite(got)) return false;
+  return std::fabs(got - want) <= abs + rel * std::fabs(want);
+}
+
+std::string numbers_text(const std::vector<double>& v) {
+  std::ostringstream s;
+  s.precision(10);
+  for (size_t i = 0; i < v.size(); ++i) s << (i ? " " : "") << v[i];
+  return s.str();
+}
+
+Verdict check_host(const std::string& exercise, const Call& call, const Call& expect,
+                   const std::string& result) {
+  if (word(result, 0) != "value") {
+    const std::string failed = failure_of(result);
+    return {false, failed.empty() ? "no value returned" : failed};
+  }
+  std::vector<double> got;
+  std::istringstream in(result.substr(5));
+  double v;
+  while (in >> v) got.push_back(v);
+  std::vector<double> want = expect.numbers;
+  if (expect.kind == "reference") {
+    std::string error;
+    if (!exercise::host_reference(exercise, call.entry, call.numbers, want, error))
+      return {false, "grader error: " + error};
+  }
+  const double rel = std::strtod(expect.options.count("rel") ? expect.options.at("rel").c_str() : "1e-5", nullptr);
+  const double abs = std::strtod(expect.options.count("abs") ? expect.options.at("abs").c_str() : "1e-9", nullptr);
+  std::string args = call.entry + "(" + numbers_text(call.numbers) + ")";
+  for (char& c : args)
+    if (c == ' ') c = ',';
+  bool ok = got.size() == want.size();
+  for (size_t i = 0; ok && i < got.size(); ++i) ok = close(got[i], want[i], rel, abs);
+  if (ok) return {true, args + " = " + numbers_text(got)};
+  return {false, args + " returned " + (got.empty() ? "nothing" : numbers_text(got)) +
+                     ", expected " + numbers_text(want)};
+}
+
+Verdict check_refusal(const Call& expect, const std::string& result) {
+  const std::string kind = word(result, 0);
+  if (kind != "refused") {
+    const std::string failed = failure_of(result);
+    return {false, failed.empty() ? "the launcher accepted a shape its kernel cannot handle "
+                                    "(it must throw tutorial::UnsupportedShape)"
+                                  : failed};
+  }
+  const auto it = expect.options.find("contains");
+  if (it != expect.options.end() && result.find(it->second) == std::string::npos)
+    return {false, "the refusal should name the constraint (" + it->second +
+                       "): " + result.substr(8)};
+  return {true, "refused: " + result.substr(8)};
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc != 5) {
+    std::cerr << "usage: " << argv[0] << " <exercise> <request.txt> <expect.txt> <results>\n";
+    return 2;
+  }
+  const std::string exercise = argv[1];
+  std::ifstream request(argv[2]), expectations(argv[3]);
+  if (!request || !expectations) {
+    std::cerr << "cannot read the request or the expectations\n";
+    return 2;
+  }
+  std::string line, expect_line;
+  int index = 0;
+  while (std::getline(request, line)) {
+    Call call, expect;
+    if (!protocol::parse_line(line, call)) continue;
+    if (!std::getline(expectations, expect_line) || !protocol::parse_line(expect_line, expect))
+      expect.kind = "none";
+    const std::string prefix = std::string(argv[4]) + "/" + std::to_string(index);
+    std::string result;
+    Verdict verdict;
+    if (!read_text(prefix + ".txt", result)) {
+      verdict = {false, "no result: the runner ended before this call finished (it exited, "
+                        "crashed or was stopped)"};
+    } else if (call.kind == "call") {
+      verdict = check_host(exercise, call, expect, result);
+    } else if (call.kind == "refuse_gemm") {
+      verdict = check_refusal(expect, result);
+    } else if (call.timed()) {
+      verdict = check_timed(call, result, prefix);
+    } else if (call.kind == "gemm" || call.kind == "transpose") {
+      verdict = check_matrix(call, result, prefix);
+    } else {
+      verdict = {false, "grader error: unknown call " + call.kind};
+    }
+    std::cout << "{\"call\": " << index << ", \"ok\": " << (verdict.ok ? "true" : "false")
+              << ", \"message\": \"" << json_escape(protocol::one_line(verdict.message)) << "\"}"
+              << std::endl;
+    ++index;
+  }
+  return 0;
+}

@@ -1,0 +1,57 @@
+# How a student's file becomes a runner (see entry.hpp): used by the repository's build
+# (exercises/CMakeLists.txt: the runners of the files in this work tree) and by the grader's
+# per-submission build (student_project/CMakeLists.txt), so both compile the same way.
+#
+# exercise_add_runner(<exercise> ROOT <dir> REL <dir in ROOT> KIND gpu|host
+#                     INCLUDE <interface headers> [CPU_INCLUDE <CPU backend headers>]
+#                     GPU_LIB <lib> [CPU_LIB <lib>] HOST_LIB <lib> [CPU_TWIN] [SHADOW <dir>])
+#
+#   ROOT/REL/entry.cu (or entry.cpp) includes the student's file(s) beside it. The translation
+#   unit sees ROOT and INCLUDE only (plus the compiler's own headers): not the repository, so
+#   the chapters' kernels, the references and the solutions are out of reach.
+#   -> <exercise>_runner            GPU exercises: nvcc; host exercises: the C++ compiler
+#   -> <exercise>_runner_cpu        with CPU_TWIN: the same entry on the CPU backend
+function(exercise_add_runner exercise)
+  cmake_parse_arguments(ARG "CPU_TWIN" "ROOT;REL;KIND;INCLUDE;CPU_INCLUDE;GPU_LIB;CPU_LIB;HOST_LIB;SHADOW"
+                        "" ${ARGN})
+  set(dir "${ARG_ROOT}/${ARG_REL}")
+  if(ARG_KIND STREQUAL "host")
+    add_executable(${exercise}_runner "${dir}/entry.cpp")
+    target_include_directories(${exercise}_runner PRIVATE "${ARG_ROOT}" "${ARG_INCLUDE}")
+    target_compile_options(${exercise}_runner PRIVATE -Wall -Wextra)
+    target_link_libraries(${exercise}_runner PRIVATE ${ARG_HOST_LIB})
+    return()
+  endif()
+
+  add_executable(${exercise}_runner "${dir}/entry.cu")
+  target_include_directories(${exercise}_runner PRIVATE "${ARG_ROOT}" "${ARG_INCLUDE}")
+  target_compile_options(${exercise}_runner PRIVATE
+    -lineinfo -Xcompiler=-Wall,-Wextra -Xptxas=--warn-on-spills --expt-relaxed-constexpr)
+  target_link_libraries(${exercise}_runner PRIVATE ${ARG_GPU_LIB})
+  if(NOT ARG_CPU_TWIN)
+    return()
+  endif()
+
+  # The CPU backend (common/cpu_backend/README.md): the entry compiled as C++ through a
+  # one-line wrapper, after the two source rewrites of rewrite_shared.cmake (into SHADOW,
+  # which comes before ROOT on the include path).
+  set(wrapper "${CMAKE_CURRENT_BINARY_DIR}/${exercise}_cpu_entry.cpp")
+  file(CONFIGURE OUTPUT "${wrapper}"
+       CONTENT "// ${ARG_REL}/entry.cu, compiled as C++ for the CPU backend.\n#include \"${ARG_REL}/entry.cu\"\n")
+  if(NOT TARGET exercise_cpu_shadow)  # one for the whole ROOT
+    add_custom_target(exercise_cpu_shadow
+      COMMAND ${CMAKE_COMMAND} -DSOURCE_ROOT=${ARG_ROOT} -DSHADOW_ROOT=${ARG_SHADOW}
+              -P ${ARG_CPU_INCLUDE}/rewrite_shared.cmake
+      VERBATIM)
+  endif()
+  add_executable(${exercise}_runner_cpu "${wrapper}")
+  add_dependencies(${exercise}_runner_cpu exercise_cpu_shadow)
+  target_compile_options(${exercise}_runner_cpu PRIVATE
+    -include "${ARG_CPU_INCLUDE}/common/cpu_backend/cuda_shim.hpp"
+    -Wall -Wextra -Wno-unknown-pragmas -Wno-unused-parameter)
+  target_include_directories(${exercise}_runner_cpu BEFORE PRIVATE
+    "${ARG_CPU_INCLUDE}/first" "${ARG_SHADOW}" "${ARG_ROOT}" "${ARG_INCLUDE}" "${ARG_CPU_INCLUDE}")
+  # Exported symbols let the CPU backend's fault handler name the kernel (dladdr).
+  set_target_properties(${exercise}_runner_cpu PROPERTIES ENABLE_EXPORTS ON)
+  target_link_libraries(${exercise}_runner_cpu PRIVATE ${ARG_CPU_LIB})
+endfunction()

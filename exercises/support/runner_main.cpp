@@ -1,0 +1,188 @@
+// The runner: main() of the program built from a student's file (exercises/support/entry.hpp).
+//
+//   <exercise>_runner <request.txt> <results folder>
+//
+// It makes each call of the request (protocol.hpp) on inputs computed from the call's seed
+// and writes what came out, nothing more: it judges nothing. This file is instructor code,
+// but it runs in the same process as the student's code, so the grader trusts none of what
+// the process writes except as data for the checker, which recomputes every answer itself.
+//
+// Three builds (EXERCISE_RUNNER_GPU, _CPU, _HOST): the GPU, the CPU backend
+// (common/cpu_backend/: the same kernels on the CPU), and host-only exercises (no CUDA).
+#include <algorithm>
+#include <cstdio>
+#include <exception>
+#include <fstream>
+#include <iostream>
+#include <string>
+#include <vector>
+
+#include "exercises/support/entry.hpp"
+#include "exercises/support/exercise.hpp"
+#include "exercises/support/inputs.hpp"
+#include "exercises/support/protocol.hpp"
+
+#if !defined(EXERCISE_RUNNER_HOST)
+#include "common/cuda_check.hpp"
+#include "common/device_buffer.hpp"
+#include "common/launch_record.hpp"
+#endif
+#if defined(EXERCISE_RUNNER_GPU)
+#include "exercises/support/timing_loop.hpp"
+#endif
+
+namespace {
+
+using exercise::Entry;
+using exercise::protocol::Call;
+
+struct Failure {
+  std::string kind;  // refused, not_implemented, cuda_error, error
+  std::string message;
+};
+
+const Entry* find_entry(const std::string& name) {
+  for (const Entry& e : exercise::entries())
+    if (e.name == name) return &e;
+  return nullptr;
+}
+
+void write_file(const std::string& path, const void* data, size_t bytes) {
+  std::ofstream out(path, std::ios::binary);
+  out.write(static_cast<const char*>(data), std::streamsize(bytes));
+}
+
+void write_text(const std::string& path, const std::string& line) {
+  std::ofstream out(path);
+  out << exercise::protocol::one_line(line) << "\n";
+}
+
+#if !defined(EXERCISE_RUNNER_HOST)
+
+// Inputs from the seed, the output (inside its guard band) poisoned, one call, the whole
+// buffer back. Returns the kernel launches the call made.
+long run_matrix(const Call& call, const Entry& entry, std::vector<float>& buffer) {
+  const bool gemm = call.kind == "gemm";
+  const int d0 = call.dim(0), d1 = call.dim(1), d2 = call.dim(2);
+  if (d0 < 1 || d1 < 1 || (gemm && d2 < 1)) throw std::invalid_argument("bad sizes");
+  const size_t in0 = gemm ? size_t(d0) * d2 : size_t(d0) * d1;  // A (M x K), or the input
+  const size_t in1 = gemm ? size_t(d2) * d1 : 0;                 // B (K x N)
+  tutorial::DeviceBuffer<float> first(exercise::inputs::operand_values(call.seed(), 0, in0));
+  tutorial::DeviceBuffer<float> second(
+      exercise::inputs::operand_values(call.seed(), 1, std::max<size_t>(in1, 1)));
+  tutorial::DeviceBuffer<float> out(call.buffer_elements());
+  out.poison();  // every byte 0xFF: an element nobody writes reads as NaN
+  float* at = out.data() + (call.guard() ? exercise::protocol::kGuardBefore : 0);
+  tutorial::device_synchronize();
+  const long before = tutorial::launch_count();
+  if (gemm) {
+    if (!entry.gemm) throw std::invalid_argument(entry.name + " is not a GEMM launcher");
+    entry.gemm(first.data(), second.data(), at, d0, d1, d2);
+  } else {
+    if (!entry.transpose) throw std::invalid_argument(entry.name + " is not a transpose");
+    entry.transpose(first.data(), at, d0, d1);
+  }
+  CUDA_CHECK(cudaGetLastError());
+  CUDA_CHECK(cudaDeviceSynchronize());
+  const long launches = tutorial::launch_count() - before;
+  buffer = out.download();
+  return launches;
+}
+
+#endif
+
+std::string format_numbers(const std::vector<double>& values) {
+  std::string text;
+  char number[64];
+  for (double v : values) {
+    std::snprintf(number, sizeof number, " %.17g", v);
+    text += number;
+  }
+  return text;
+}
+
+// Runs one call; returns the result line (and writes i.bin / i.sums where there are any).
+std::string run_call(const Call& call, const std::string& prefix) {
+  const Entry* entry = find_entry(call.entry);
+  if (!entry) return "error no entry named " + call.entry + " in this exercise";
+  if (call.kind == "call") {
+    if (!entry->host) return "error " + call.entry + " is not a host function";
+    return "value" + format_numbers(entry->host(call.numbers));
+  }
+#if defined(EXERCISE_RUNNER_HOST)
+  return "error " + call.kind + " needs a GPU exercise";
+#else
+  if (call.kind == "refuse_gemm") {
+    if (!entry->gemm) return "error " + call.entry + " is not a GEMM launcher";
+    entry->gemm(nullptr, nullptr, nullptr, call.dim(0), call.dim(1), call.dim(2));
+    return "ok launches=0 (it did not refuse)";
+  }
+  if (call.kind == "gemm" || call.kind == "transpose") {
+    std::vector<float> buffer;
+    const long launches = run_matrix(call, *entry, buffer);
+    write_file(prefix + ".bin", buffer.data(), buffer.size() * sizeof(float));
+    return "ok launches=" + std::to_string(launches);
+  }
+#if defined(EXERCISE_RUNNER_GPU)
+  if (call.kind == "time_gemm" || call.kind == "time_transpose") {
+    exercise::timing::Timed t;
+    if (call.kind == "time_gemm") {
+      if (!entry->gemm) return "error " + call.entry + " is not a GEMM launcher";
+      t = exercise::timing::time_gemm(entry->gemm, call.dim(0), call.dim(1), call.dim(2),
+                                      call.seed(), call.reps());
+    } else {
+      if (!entry->transpose) return "error " + call.entry + " is not a transpose";
+      t = exercise::timing::time_transpose(entry->transpose, call.dim(0), call.dim(1),
+                                           call.seed(), call.reps());
+    }
+    write_file(prefix + ".bin", t.output.data(), t.output.size() * sizeof(float));
+    write_file(prefix + ".sums", t.sums.data(), t.sums.size() * sizeof(double));
+    return "ok launches=" + std::to_string(t.launches) +
+           " median_ms=" + std::to_string(t.median_ms);
+  }
+#endif
+  return "error " + call.kind + " is not supported by this runner";
+#endif
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc != 3) {
+    std::cerr << "usage: " << argv[0] << " <request.txt> <results folder>\n";
+    return 2;
+  }
+  std::ifstream request(argv[1]);
+  if (!request) {
+    std::cerr << "cannot read " << argv[1] << "\n";
+    return 2;
+  }
+  const std::string results = argv[2];
+  std::string line;
+  int index = 0;
+  while (std::getline(request, line)) {
+    Call call;
+    if (!exercise::protocol::parse_line(line, call)) continue;
+    const std::string prefix = results + "/" + std::to_string(index++);
+    std::string result;
+    try {
+      result = run_call(call, prefix);
+#if !defined(EXERCISE_RUNNER_HOST)
+    } catch (const tutorial::UnsupportedShape& e) {
+      result = std::string("refused ") + e.what();
+    } catch (const tutorial::CudaError& e) {
+      result = std::string("cuda_error ") + e.what();
+#endif
+    } catch (const exercise::NotImplemented& e) {
+      result = std::string("not_implemented ") + e.what();
+    } catch (const std::exception& e) {
+      result = std::string("error ") + e.what();
+    } catch (...) {
+      result = "error an exception that is not a std::exception";
+    }
+    std::cout << "call " << index - 1 << ": " << exercise::protocol::one_line(result) << std::endl;
+    write_text(prefix + ".txt", result);
+  }
+  write_text(results + "/done", "");
+  return 0;
+}

@@ -1,0 +1,191 @@
+"""Running one test: the student's runner makes the calls (in the sandbox), the checker judges
+what it left (outside the sandbox), and the outcome says why.
+
+A test passes when the checker verified every one of its calls and the runner then ended
+normally. Nothing the runner prints, and no exit code, can pass a test on its own: exiting
+early, `exit(77)`, redefining test macros or printing fake lines all leave calls without a
+verified result, and the test fails.
+"""
+
+import json
+import os
+import shutil
+import stat
+import subprocess
+from dataclasses import dataclass, field
+from typing import List, Optional
+
+from . import sandbox as S
+
+MAX_OUTPUT = 20000  # characters of a run's output kept in a report
+
+
+@dataclass
+class Outcome:
+    status: str               # passed, failed or pending
+    score: float
+    reason: str               # one line for the tables
+    output: str = ""          # what the student may see: verdicts, then the program's output
+    seconds: float = 0.0
+    ratio: Optional[float] = None
+    notes: List[str] = field(default_factory=list)
+
+
+def trim(text, limit=MAX_OUTPUT):
+    if len(text) <= limit:
+        return text
+    half = limit // 2
+    return text[:half] + f"\n[... {len(text) - limit} characters left out ...]\n" + text[-half:]
+
+
+def collect_results(results_dir, dest, count, max_bytes):
+    """Copies the result files of calls 0..count-1 (regular files only, no links, no larger
+    than max_bytes) out of the student's reach before anything reads them."""
+    os.makedirs(dest, exist_ok=True)
+    names = ["done"] + [f"{i}{ext}" for i in range(count) for ext in (".txt", ".bin", ".sums")]
+    for name in names:
+        src = os.path.join(results_dir, name)
+        try:
+            fd = os.open(src, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+        except OSError:
+            continue
+        try:
+            info = os.fstat(fd)
+            if not stat.S_ISREG(info.st_mode) or info.st_size > max_bytes:
+                continue
+            with os.fdopen(fd, "rb", closefd=False) as f, open(os.path.join(dest, name), "wb") as out:
+                shutil.copyfileobj(f, out, 1 << 20)
+        finally:
+            os.close(fd)
+
+
+def run_checker(checker, exercise, request, expect, results, timeout=900):
+    """The checker's verdicts, one dict per call: {"call", "ok", "message"}."""
+    try:
+        proc = subprocess.run([checker, exercise, request, expect, results],
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                              stdin=subprocess.DEVNULL, timeout=timeout)
+    except subprocess.TimeoutExpired:
+        raise RuntimeError(f"the checker took more than {timeout} s")
+    if proc.returncode != 0:
+        raise RuntimeError("the checker failed: " + proc.stderr.decode("utf-8", "replace")[-2000:])
+    verdicts = []
+    for line in proc.stdout.decode("utf-8", "replace").splitlines():
+        if line.startswith("{"):
+            verdicts.append(json.loads(line))
+    return verdicts
+
+
+def write_lines(path, lines):
+    with open(path, "w") as f:
+        f.write("".join(line + "\n" for line in lines))
+
+
+def describe_exit(run):
+    if run.timed_out:
+        return None
+    if run.signal == "SIGXFSZ":
+        return "stopped: it wrote more than the file-size limit (printed too much?)"
+    if run.signal:
+        return f"crashed with {run.signal}"
+    if run.returncode not in (0, None):
+        return f"exited with code {run.returncode}"
+    return None
+
+
+def crash_detail(output):
+    """The line of the runner's output that explains a crash: the CPU backend's fault report,
+    a CUDA error, an exception."""
+    for line in output.splitlines():
+        low = line.lower()
+        if ("out of bounds" in low or "illegal" in low or "fault" in low or "cuda error" in low
+                or "terminate called" in low or "what():" in low):
+            return line.strip()[:300]
+    return ""
+
+
+def judge(test, calls, run, verdicts, seconds):
+    """The outcome of a test from its run and the checker's verdicts."""
+    by_index = {v["call"]: v for v in verdicts}
+    lines, first_bad = [], None
+    for i, call in enumerate(calls):
+        v = by_index.get(i, {"ok": False, "message": "no verdict"})
+        mark = "ok  " if v["ok"] else "FAIL"
+        lines.append(f"{mark} {call.label}: {v['message']}" + (f" [{call.note}]" if call.note else ""))
+        if not v["ok"] and first_bad is None:
+            first_bad = (call, v)
+    how = describe_exit(run)
+    report = "\n".join(lines)
+    if run.output.strip():
+        report += "\n\nThe program's output:\n" + run.output
+    report = trim(report)
+    notes = sorted({c.note for c in calls if c.note})
+    if run.timed_out:
+        return Outcome("failed", 0.0, f"timed out after {run_limit(run):g} s (an infinite loop or "
+                       f"a deadlock?) and was killed", report, seconds, notes=notes)
+    if first_bad is not None:
+        call, v = first_bad
+        reason = f"{call.label}: {v['message']}"
+        if how and v["message"].startswith("no result"):
+            detail = crash_detail(run.output)
+            reason = f"{how} during {call.label}" + (f" ({detail})" if detail else "")
+        return Outcome("failed", 0.0, reason, report, seconds, notes=notes)
+    if how:
+        return Outcome("failed", 0.0, f"every answer was right, but the program then {how}",
+                       report, seconds, notes=notes)
+    return Outcome("passed", test.points, "", report, seconds, notes=notes)
+
+
+def run_limit(run):
+    return getattr(run, "limit_s", 0) or round(run.seconds)
+
+
+class TestRunner:
+    """Runs tests of one student (one sandbox) with the trusted checker."""
+
+    def __init__(self, sandbox, checker, verify, runs_dir, private_dir, log=None):
+        self.sandbox = sandbox
+        self.checker = checker
+        self.verify = verify            # raises if a trusted program changed
+        self.runs_dir = runs_dir        # the student's (sandbox-writable)
+        self.private_dir = private_dir  # the grader's (0700)
+        self.count = 0
+        self.log = log or (lambda m: None)
+
+    def fresh(self, tag):
+        self.count += 1
+        run_dir = os.path.join(self.runs_dir, f"{self.count:03d}-{tag}")
+        private = os.path.join(self.private_dir, f"{self.count:03d}-{tag}")
+        shutil.rmtree(run_dir, ignore_errors=True)
+        os.makedirs(os.path.join(run_dir, "results"))
+        os.makedirs(private, exist_ok=True)
+        return run_dir, private
+
+    def execute(self, program, exercise, calls, wall_s, gpu, tag, large_output=False):
+        """Runs `calls` in one process of `program` (argv before the request and results
+        paths); returns (RunResult, the checker's verdicts, the private folder)."""
+        run_dir, private = self.fresh(tag)
+        request = [c.request for c in calls]
+        write_lines(os.path.join(run_dir, "request.txt"), request)
+        write_lines(os.path.join(private, "request.txt"), request)
+        write_lines(os.path.join(private, "expect.txt"), [c.expect for c in calls])
+        self.sandbox.own(run_dir)
+        limits = S.run_limits(wall_s, gpu, large_output)
+        run = self.sandbox.run(list(program) + [os.path.join(run_dir, "request.txt"),
+                                                os.path.join(run_dir, "results")],
+                               run_dir, os.path.join(private, "output.log"), limits,
+                               read_only=[os.path.dirname(program[0])], writable=[run_dir],
+                               gpu=gpu)
+        run.limit_s = wall_s
+        results = os.path.join(private, "results")
+        collect_results(os.path.join(run_dir, "results"), results, len(calls),
+                        limits.file_size)
+        shutil.rmtree(run_dir, ignore_errors=True)  # nothing of it is left for a later test
+        self.verify(self.checker)
+        verdicts = run_checker(self.checker, exercise, os.path.join(private, "request.txt"),
+                               os.path.join(private, "expect.txt"), results)
+        return run, verdicts, private
+
+    def run_test(self, test, calls, binary, gpu, wall_s):
+        run, verdicts, _ = self.execute([binary], test.exercise, calls, wall_s, gpu, "test")
+        return judge(test, calls, run, verdicts, run.seconds)

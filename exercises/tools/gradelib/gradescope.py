@@ -1,0 +1,123 @@
+"""`grade.py gradescope` (`make gradescope`): an autograder.zip that Gradescope can use as it is.
+
+    autograder.zip
+      setup.sh         Gradescope runs it once, as root, while it builds the image: installs the
+                       build's packages from the distribution (and its CUDA Toolkit when there is
+                       no nvcc yet), then configures and builds the grader's own programs.
+      run_autograder   runs for every submission: grades /autograder/submission and always
+                       writes /autograder/results/results.json, also when grading fails.
+      config.sh        which exercises, which GPU architectures
+      repo/            this repository's files (no solutions, no key)
+      hidden/          the hidden tests, if asked for (made 0700 before any student code runs)
+
+Both scripts take AUTOGRADER_ROOT (default /autograder), so CI runs them on a simulated layout.
+Gradescope's runners have no GPU: the kernels' correctness is graded on the CPU backend and the
+speed tests are pending (no score, not counted); `grade.py merge` adds them from a GPU run.
+"""
+
+import os
+import shlex
+import subprocess
+import zipfile
+
+SETUP = r"""#!/usr/bin/env bash
+# Gradescope runs this once, as root, when it builds the autograder image (Ubuntu 22.04/24.04).
+set -euo pipefail
+AG=${AUTOGRADER_ROOT:-/autograder}
+SRC=$AG/source
+. "$SRC/config.sh"
+export DEBIAN_FRONTEND=noninteractive
+packages="cmake make g++ catch2 libbenchmark-dev python3 libboost-context-dev bubblewrap gnupg"
+if ! command -v nvcc >/dev/null 2>&1 && [ ! -x /usr/local/cuda/bin/nvcc ]; then
+  packages="$packages nvidia-cuda-toolkit"   # the distribution's CUDA Toolkit: nvcc and cudart
+fi
+if [ "${AUTOGRADER_SKIP_APT:-0}" != 1 ]; then
+  apt-get update
+  apt-get install -y --no-install-recommends $packages
+fi
+export PATH=/usr/local/cuda/bin:$PATH
+chmod 700 "$SRC/hidden" 2>/dev/null || true
+cmake -S "$SRC/repo" -B "$AG/build" -DCMAKE_CUDA_ARCHITECTURES="$CUDA_ARCHITECTURES" \
+      -DTUTORIAL_CPU_BACKEND=ON
+cmake --build "$AG/build" -j "$(nproc)" --target exercise_check exercise_kit
+"""
+
+RUN = r"""#!/usr/bin/env bash
+# Gradescope runs this for each submission, as root. It always leaves results.json.
+AG=${AUTOGRADER_ROOT:-/autograder}
+SRC=$AG/source
+. "$SRC/config.sh"
+export PATH=/usr/local/cuda/bin:$PATH
+mkdir -p "$AG/results"
+rm -f "$AG/results/results.json"
+chmod 700 "$SRC/hidden" 2>/dev/null
+hidden=()
+[ -f "$SRC/hidden/tests.json" ] && hidden=(--hidden-tests "$SRC/hidden/tests.json")
+python3 "$SRC/repo/exercises/tools/grade.py" submission "$AG/submission" \
+  --build-dir "$AG/build" --json "$AG/results/results.json" --quiet $EXERCISE_ARGS "${hidden[@]}"
+if [ ! -s "$AG/results/results.json" ]; then
+  printf '%s\n' '{"score": 0, "execution_time": 0, "tests": [], "output": "The autograder stopped before it could grade this submission; nothing was counted. Please tell your instructor."}' \
+    > "$AG/results/results.json"
+fi
+exit 0
+"""
+
+
+def repository_files(root):
+    """The files of the work tree that git tracks or would track (never the unsealed
+    instructor folder, the key or a build folder)."""
+    proc = subprocess.run(["git", "-C", root, "ls-files", "-z", "--cached", "--others",
+                           "--exclude-standard"], stdout=subprocess.PIPE,
+                          stderr=subprocess.DEVNULL)
+    if proc.returncode != 0:
+        raise RuntimeError("grade.py gradescope needs the repository's git metadata")
+    files = []
+    for rel in proc.stdout.decode().split("\0"):
+        if not rel or not os.path.isfile(os.path.join(root, rel)):
+            continue
+        if rel.startswith(("exercises/instructor/", "build/", "build-")) or \
+                rel == "exercises/instructor.key":
+            continue
+        files.append(rel)
+    return sorted(files)
+
+
+def _add(z, name, data, mode=0o644):
+    info = zipfile.ZipInfo(name, date_time=(1980, 1, 1, 0, 0, 0))
+    info.external_attr = (0o100000 | mode) << 16
+    info.compress_type = zipfile.ZIP_DEFLATED
+    z.writestr(info, data)
+
+
+def make_autograder(root, output, exercises, hidden, architectures, log=print):
+    config = (f"# Written by grade.py gradescope.\n"
+              f"EXERCISE_ARGS={shlex.quote(' '.join('-e ' + e for e in exercises))}\n"
+              f"CUDA_ARCHITECTURES={shlex.quote(architectures)}\n")
+    with zipfile.ZipFile(output, "w") as z:
+        _add(z, "setup.sh", SETUP, 0o755)
+        _add(z, "run_autograder", RUN, 0o755)
+        _add(z, "config.sh", config)
+        for rel in repository_files(root):
+            with open(os.path.join(root, rel), "rb") as f:
+                data = f.read()
+            mode = 0o755 if os.access(os.path.join(root, rel), os.X_OK) else 0o644
+            _add(z, "repo/" + rel, data, mode)
+        if hidden:
+            with open(hidden, "rb") as f:
+                _add(z, "hidden/tests.json", f.read(), 0o600)
+    log(f"{output}: exercises {', '.join(exercises) or 'all'}; hidden tests "
+        f"{'included' if hidden else 'not included'}; GPU architectures {architectures}")
+    return output
+
+
+def extract(zip_path, dest):
+    """Unpacks an autograder.zip as Gradescope does (keeping the scripts executable)."""
+    with zipfile.ZipFile(zip_path) as z:
+        for info in z.infolist():
+            path = os.path.join(dest, info.filename)
+            os.makedirs(os.path.dirname(path), exist_ok=True)
+            with open(path, "wb") as f:
+                f.write(z.read(info))
+            mode = (info.external_attr >> 16) & 0o777
+            if mode:
+                os.chmod(path, mode)

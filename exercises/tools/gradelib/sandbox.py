@@ -1,0 +1,359 @@
+"""Where a student's code runs: the compiler on their files, and their runner.
+
+Three levels, the strongest this machine allows (`--sandbox auto`), always named in the report:
+
+  bwrap  bubblewrap: new mount, PID, network, IPC and user namespaces. The process sees the
+         system's programs and libraries read-only, the exercise kit read-only, its own folder
+         read-write, a private /tmp, and nothing else: not the repository, not the solutions or
+         hidden tests, not other students, not the grades. When its time is up, killing bwrap
+         ends every process in its PID namespace. As root, it also runs as a uid of its own.
+  user   as root without a working bubblewrap (e.g. a Docker container such as Gradescope's):
+         a uid of its own per student, with no supplementary groups and, where the kernel
+         allows it, no network. It can read only what is world-readable; the grader keeps the
+         instructor's files and the grades out of its reach (0700), and ends every process of
+         that uid when a test ends.
+  none   neither (a student checking their own work): their code runs as them.
+
+In every mode: resource limits (CPU time, address space or data size, file size, processes,
+open files), a wall-clock deadline after which the whole process tree is killed, output
+written to a file (never a pipe a leftover process could hold open) of which only the head
+and the tail are read back, and no process of the run survives it (the grader is a
+subreaper: a process that leaves its session still comes back to it, and is killed).
+"""
+
+import ctypes
+import glob
+import os
+import resource
+import shutil
+import signal
+import subprocess
+import time
+from dataclasses import dataclass, replace
+from typing import List, Optional, Sequence, Tuple
+
+MODES = ("auto", "bwrap", "user", "none")
+UID_BASE = 47000      # --sandbox-uid-base: the uids of students 0, 1, 2, ...
+KEEP_OUTPUT = 24000   # characters kept from the head and from the tail of a run's output
+_libc = ctypes.CDLL(None, use_errno=True)
+_PR_SET_CHILD_SUBREAPER = 36
+_CLONE_NEWNET = 0x40000000
+GiB = 1 << 30
+MiB = 1 << 20
+
+
+@dataclass
+class Limits:
+    wall_s: float
+    cpu_s: Optional[int] = None
+    address_space: Optional[int] = None  # RLIMIT_AS: not for GPU processes (CUDA maps a lot)
+    data: Optional[int] = None           # RLIMIT_DATA: heap and private mappings
+    file_size: int = 64 * MiB
+    processes: int = 256                 # more than the student's processes already running
+    open_files: int = 1024
+
+
+def compile_limits(wall_s):
+    """A compiler process may use 4 GiB and 300 s of CPU (the largest exercise compiles in
+    well under a minute and a few hundred MB); the whole build `wall_s`."""
+    return Limits(wall_s, cpu_s=300, address_space=4 * GiB, file_size=GiB, processes=256,
+                  open_files=4096)
+
+
+def run_limits(wall_s, gpu, large_output=False):
+    return Limits(wall_s, cpu_s=int(wall_s * 2) + 10,
+                  address_space=None if gpu else 8 * GiB,
+                  data=16 * GiB if gpu else None,
+                  file_size=(512 if large_output else 64) * MiB, processes=128)
+
+
+@dataclass
+class RunResult:
+    returncode: Optional[int]   # None when killed at the deadline
+    timed_out: bool
+    seconds: float
+    output: str                 # the head and the tail of what it printed
+    output_bytes: int
+
+    @property
+    def signal(self):
+        if self.returncode is not None and self.returncode < 0:
+            try:
+                return signal.Signals(-self.returncode).name
+            except ValueError:
+                return f"signal {-self.returncode}"
+        return None
+
+
+def _read_head_tail(path):
+    size = os.path.getsize(path)
+    with open(path, "rb") as f:
+        if size <= 2 * KEEP_OUTPUT:
+            data = f.read().decode("utf-8", "replace")
+        else:
+            head = f.read(KEEP_OUTPUT).decode("utf-8", "replace")
+            f.seek(size - KEEP_OUTPUT)
+            tail = f.read().decode("utf-8", "replace")
+            data = f"{head}\n[... {size - 2 * KEEP_OUTPUT} bytes left out ...]\n{tail}"
+    return data, size
+
+
+def _processes():
+    """(pid, ppid, uid) of every process we can see."""
+    out = []
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/status") as f:
+                fields = dict(line.split(":", 1) for line in f if ":" in line)
+            out.append((int(entry), int(fields["PPid"].split()[0]),
+                        int(fields["Uid"].split()[0])))
+        except (OSError, KeyError, ValueError):
+            continue
+    return out
+
+
+def _reap():
+    while True:
+        try:
+            pid, _ = os.waitpid(-1, os.WNOHANG)
+        except ChildProcessError:
+            return
+        if pid == 0:
+            return
+
+
+def _bwrap_works(uid=None):
+    if not shutil.which("bwrap"):
+        return False
+    argv = ["bwrap", "--unshare-all", "--die-with-parent", "--ro-bind", "/", "/", "--proc",
+            "/proc", "true"]
+
+    def drop():
+        if uid is not None:
+            os.setgroups([])
+            os.setgid(uid)
+            os.setuid(uid)
+    try:
+        return subprocess.run(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                              preexec_fn=drop, timeout=20).returncode == 0
+    except (OSError, subprocess.SubprocessError):
+        return False
+
+
+def _can_unshare_net():
+    pid = os.fork()
+    if pid == 0:
+        os._exit(0 if _libc.unshare(_CLONE_NEWNET) == 0 else 1)
+    _, status = os.waitpid(pid, 0)
+    return os.waitstatus_to_exitcode(status) == 0
+
+
+def _free_uid_base(base):
+    """A block of 1000 uids from `base` that no account and no process uses."""
+    import pwd
+    used = {p.pw_uid for p in pwd.getpwall()} | {uid for _, _, uid in _processes()}
+    while any(base + i in used for i in range(1000)):
+        base += 1000
+    return base
+
+
+class Sandbox:
+    """One student's sandbox (`for_student`); the grader keeps one per student."""
+
+    def __init__(self, mode="auto", uid_base=UID_BASE, log=None):
+        if mode not in MODES:
+            raise ValueError(f"--sandbox must be one of {', '.join(MODES)}")
+        self.root = os.geteuid() == 0
+        self.log = log or (lambda m: None)
+        self.uid = None
+        self.uid_base = _free_uid_base(uid_base) if self.root else None
+        probe_uid = self.uid_base if self.root else None
+        if mode == "auto":
+            mode = "bwrap" if _bwrap_works(probe_uid) else ("user" if self.root else "none")
+        elif mode == "bwrap" and not _bwrap_works(probe_uid):
+            raise RuntimeError("--sandbox bwrap: bubblewrap is missing or cannot create "
+                               "namespaces here (apt-get install bubblewrap; in a container "
+                               "it may be refused: use --sandbox user as root)")
+        elif mode == "user" and not self.root:
+            raise RuntimeError("--sandbox user needs root (it runs each student as a uid of "
+                               "their own)")
+        self.mode = mode
+        self.private_net = self.root and mode == "user" and _can_unshare_net()
+        _libc.prctl(_PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
+
+    def for_student(self, index):
+        other = Sandbox.__new__(Sandbox)
+        other.__dict__.update(self.__dict__)
+        if self.root and self.mode != "none":
+            other.uid = self.uid_base + index % 1000
+        return other
+
+    def describe(self):
+        if self.mode == "bwrap":
+            who = f", uid {self.uid_base}+" if self.root else ""
+            return (f"bubblewrap (own mount, PID, network and user namespaces{who}; the system "
+                    f"read-only, the kit read-only, its own folder read-write)")
+        if self.mode == "user":
+            net = "no network" if self.private_net else "network not isolated (no namespaces here)"
+            return (f"an unprivileged uid per student ({self.uid_base}+), {net}, "
+                    f"instructor files and grades kept 0700 (no bubblewrap here)")
+        return ("none: student code runs as the user who runs the grader (fine for checking "
+                "your own work; for untrusted submissions grade as root or with bubblewrap)")
+
+    @property
+    def isolated(self):
+        return self.mode != "none"
+
+    # -----------------------------------------------------------------------------------------
+
+    def own(self, path):
+        """Hands a folder (recursively) to the student's uid, mode 0700."""
+        if self.uid is None:
+            os.makedirs(path, exist_ok=True)
+            return
+        os.makedirs(path, exist_ok=True)
+        for dirpath, dirnames, filenames in os.walk(path):
+            os.lchown(dirpath, self.uid, self.uid)
+            os.chmod(dirpath, 0o700)
+            for name in filenames:
+                os.lchown(os.path.join(dirpath, name), self.uid, self.uid)
+
+    def _rlimits(self, limits):
+        out = [(resource.RLIMIT_CORE, 0), (resource.RLIMIT_FSIZE, limits.file_size),
+               (resource.RLIMIT_NOFILE, limits.open_files)]
+        if limits.cpu_s:
+            out.append((resource.RLIMIT_CPU, limits.cpu_s))
+        if limits.address_space:
+            out.append((resource.RLIMIT_AS, limits.address_space))
+        if limits.data:
+            out.append((resource.RLIMIT_DATA, limits.data))
+        running = 0 if self.uid is not None else sum(
+            1 for _, _, uid in _processes() if uid == os.getuid())
+        out.append((resource.RLIMIT_NPROC, running + limits.processes))
+        return out
+
+    def _preexec(self, limits):
+        rlimits = self._rlimits(limits)
+        uid, net = self.uid, self.private_net
+
+        def child():
+            os.setsid()
+            os.umask(0o077)
+            for res, value in rlimits:
+                soft, hard = resource.getrlimit(res)
+                value = value if hard == resource.RLIM_INFINITY else min(value, hard)
+                resource.setrlimit(res, (value, value))
+            if net:
+                _libc.unshare(_CLONE_NEWNET)
+            if uid is not None:
+                os.setgroups([])
+                os.setgid(uid)
+                os.setuid(uid)
+        return child
+
+    def _bwrap(self, argv, cwd, read_only, writable, gpu):
+        out = ["bwrap", "--unshare-user", "--unshare-pid", "--unshare-net", "--unshare-ipc",
+               "--unshare-uts", "--unshare-cgroup-try", "--die-with-parent", "--new-session"]
+        for top in ("/usr", "/bin", "/sbin", "/lib", "/lib64", "/lib32", "/etc", "/opt"):
+            if os.path.islink(top):
+                out += ["--symlink", os.readlink(top), top]
+            elif os.path.isdir(top):
+                out += ["--ro-bind", top, top]
+        out += ["--proc", "/proc", "--dev", "/dev", "--ro-bind-try", "/sys", "/sys",
+                "--tmpfs", "/tmp"]
+        if gpu:
+            for node in sorted(glob.glob("/dev/nvidia*")):
+                out += ["--dev-bind", node, node]
+        for path in read_only:
+            out += ["--ro-bind", path, path]
+        for path in writable:
+            out += ["--bind", path, path]
+        return out + ["--chdir", cwd, "--"] + list(argv)
+
+    def run(self, argv: Sequence[str], cwd: str, output_path: str, limits: Limits,
+            read_only: List[str] = (), writable: List[str] = (), gpu=False, env=None):
+        """Runs argv in the sandbox; returns a RunResult. `read_only` and `writable` are the
+        folders (beyond the system) that it may see: only bubblewrap enforces that list; in
+        `user` mode file permissions do, and `none` runs it as the caller."""
+        environment = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": cwd,
+                       "LANG": "C.UTF-8", "LC_ALL": "C.UTF-8",
+                       "TMPDIR": "/tmp" if self.mode == "bwrap" else cwd}
+        for key in ("CUDA_VISIBLE_DEVICES", "TUTORIAL_CPU_ORDER", "TUTORIAL_CPU_SEED"):
+            if key in os.environ:
+                environment[key] = os.environ[key]
+        environment.update(env or {})
+        if self.mode == "bwrap":
+            argv = self._bwrap(argv, cwd, list(read_only), list(writable), gpu)
+        fd = os.open(output_path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        start = time.monotonic()
+        timed_out = False
+        try:
+            proc = subprocess.Popen(list(argv), cwd=cwd, env=environment, stdin=subprocess.DEVNULL,
+                                    stdout=fd, stderr=fd, preexec_fn=self._preexec(limits),
+                                    close_fds=True)
+        except OSError as e:
+            os.close(fd)
+            with open(output_path, "a") as f:
+                f.write(f"cannot start {argv[0]}: {e}\n")
+            return RunResult(127, False, 0.0, f"cannot start {argv[0]}: {e}", 0)
+        os.close(fd)
+        try:
+            rc = proc.wait(timeout=limits.wall_s)
+        except subprocess.TimeoutExpired:
+            timed_out = True
+            rc = None
+        seconds = time.monotonic() - start
+        if self.mode == "bwrap" and rc is not None and 128 < rc < 128 + 65:
+            rc = -(rc - 128)  # bwrap reports a child killed by signal N as 128 + N
+        self.kill_all(proc)
+        if rc is None:
+            proc.wait()
+        output, size = _read_head_tail(output_path)
+        return RunResult(rc, timed_out, seconds, output, size)
+
+    def kill_all(self, proc=None):
+        """Ends every process the last run left: its process group, every process of the
+        student's uid, and whatever came back to us as the subreaper."""
+        if proc is not None:
+            try:
+                os.killpg(proc.pid, signal.SIGKILL)
+            except (ProcessLookupError, PermissionError):
+                pass
+        if self.uid is not None:
+            for _ in range(20):
+                if not any(uid == self.uid for _, _, uid in _processes()):
+                    break
+                pid = os.fork()
+                if pid == 0:
+                    try:
+                        os.setgid(self.uid)
+                        os.setuid(self.uid)
+                        os.kill(-1, signal.SIGKILL)
+                    finally:
+                        os._exit(0)
+                os.waitpid(pid, 0)
+                _reap()
+                time.sleep(0.05)
+        # Orphans re-parented to us (we are a subreaper), and their descendants.
+        me = os.getpid()
+        for _ in range(20):
+            table = _processes()
+            children = {}
+            for pid, ppid, _ in table:
+                children.setdefault(ppid, []).append(pid)
+            stray = [p for p in children.get(me, []) if proc is None or p != proc.pid]
+            if not stray:
+                break
+            todo = list(stray)
+            while todo:
+                pid = todo.pop()
+                todo.extend(children.get(pid, []))
+                try:
+                    os.kill(pid, signal.SIGKILL)
+                except (ProcessLookupError, PermissionError):
+                    pass
+            time.sleep(0.05)
+            _reap()
+        _reap()

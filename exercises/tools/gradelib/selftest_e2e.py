@@ -1,0 +1,372 @@
+"""The end-to-end part of `grade.py selftest` (see selftest.py): real builds, real runners,
+the real sandbox."""
+
+import csv
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tarfile
+import tempfile
+import time
+import zipfile
+
+from .bundle import Layout
+from .gradescope import extract, make_autograder
+from .reports import Roster, console
+from .session import Config, GradingSession
+from .toolchain import sha256_file
+
+TOOLS = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+ROOT = os.path.dirname(os.path.dirname(TOOLS))
+SELFTEST = os.path.join(TOOLS, "selftest")
+sys.path.insert(0, SELFTEST)
+import hostile  # noqa: E402
+
+
+def log(message):
+    print(message, file=sys.stderr, flush=True)
+
+
+def session_for(args, manifest, exercises=(), sandbox="auto", hidden=None):
+    config = Config(root=ROOT, build_dir=os.path.abspath(args.build_dir or
+                                                         os.path.join(ROOT, "build")),
+                    manifest_path=manifest, exercises=list(exercises), jobs=args.jobs,
+                    sandbox=sandbox, hidden_path=hidden, log=log, progress=False)
+    s = GradingSession(config)
+    s.prepare()
+    return s
+
+
+def scores(report):
+    return {(er.exercise.name, r.test.name): r.outcome for er in report.results
+            for r in er.results}
+
+
+def patched(text, fault):
+    if text.count(fault["replace"]) != 1:
+        raise ValueError(f"planted fault {fault['name']!r}: its text occurs "
+                         f"{text.count(fault['replace'])} times in {fault['file']}, not once")
+    return text.replace(fault["replace"], fault["with"])
+
+
+def check_fault(checks, label, fault, exercise, got, base):
+    """The fault costs its must_fail tests (to 0) and nothing else."""
+    must, may = fault.get("must_fail", []), fault.get("may_fail", [])
+    problems = []
+    for test in exercise.tests:
+        o, ref = got[(exercise.name, test.name)], base[(exercise.name, test.name)]
+        if ref.status == "pending":
+            if o.status != "pending":
+                problems.append(f"{test.name}: {o.status}, expected pending")
+        elif must == "*" or test.name in must:
+            if o.score != 0:
+                problems.append(f"{test.name}: scored {o.score}, expected 0")
+            elif fault.get("reason_contains", "") not in o.reason:
+                problems.append(f"{test.name}: {o.reason!r} lacks {fault['reason_contains']!r}")
+        elif test.name in may:
+            continue
+        elif test.performance:
+            if o.score <= 0:
+                problems.append(f"{test.name}: the speed test lost its points ({o.reason})")
+        elif o.score != ref.score:
+            problems.append(f"{test.name}: {o.score} ({o.reason}), the solution got {ref.score}")
+    checks.check(not problems, f"{label}: planted {fault['name']!r} costs exactly its own points",
+                 "; ".join(problems[:5]))
+
+
+# ---------------------------------------------------------------------------------------------
+
+def stubs(checks, args):
+    print("3a. the committed stubs score 0", flush=True)
+    s = session_for(args, os.path.join(ROOT, "exercises", "manifest.json"), sandbox="none")
+    report = s.grade_worktree()
+    bad = [(k, o.status, o.reason) for k, o in scores(report).items()
+           if not (o.status == "failed" and "not implemented yet" in o.reason)
+           and not (o.status == "pending" and k[1] and "speed" in o.reason)]
+    total, maximum, pending, _ = report.totals()
+    checks.check(total == 0 and not bad, f"stubs: 0/{maximum:g}, every test 'not implemented "
+                 f"yet' ({pending:g} points pending)", str(bad[:3]))
+    on_cpu = [er.exercise.name for er in report.results if er.on_cpu]
+    if not args.gpu and s.trusted.cpu_twins:
+        gpu_exercises = [e.name for e in s.exercises if e.kind == "gpu"]
+        checks.check(sorted(on_cpu) == sorted(gpu_exercises),
+                     "stubs: without a GPU, the kernel tests ran on the CPU backend",
+                     f"{on_cpu} vs {gpu_exercises}")
+
+
+def fixture(checks, args):
+    print("3b. the self-test fixture in batch mode", flush=True)
+    manifest = os.path.join(SELFTEST, "manifest.json")
+    s = session_for(args, manifest)
+    exercise = s.exercises[0]
+    with open(os.path.join(SELFTEST, "fixture_solution", "fixture.hpp")) as f:
+        solution = f.read()
+    with open(os.path.join(SELFTEST, "planted.json")) as f:
+        faults = json.load(f)["faults"]
+    subs = tempfile.mkdtemp(prefix="fixture-submissions-")
+    out = tempfile.mkdtemp(prefix="fixture-grades-")
+
+    def put(student, text, tree=False):
+        folder = os.path.join(subs, student, exercise.dir) if tree else os.path.join(subs, student)
+        os.makedirs(folder, exist_ok=True)
+        with open(os.path.join(folder, "fixture.hpp"), "w") as f:
+            f.write(text)
+    put("00_solution", solution, tree=True)
+    os.makedirs(os.path.join(subs, "01_stub_nothing_submitted"))
+    for i, fault in enumerate(faults):
+        put(f"{i + 2:02d}_{fault['name'].replace(' ', '_')}", patched(solution, fault))
+    with tarfile.open(os.path.join(subs, "10_solution_tar.tar.gz"), "w:gz") as tar:
+        tar.add(os.path.join(subs, "00_solution", exercise.dir, "fixture.hpp"),
+                arcname="work/fixture.hpp")
+    with zipfile.ZipFile(os.path.join(subs, "11_solution_zip.zip"), "w") as z:
+        z.writestr("fixture.hpp", solution)
+    reports, notes = {}, {}
+    roster = Roster(os.path.join(out, "roster.csv"), [exercise.name])
+
+    def on_report(student, report, note):
+        reports[student], notes[student] = report, note
+        roster.add(student, report, note)
+    start = time.monotonic()
+    s.grade_batch(subs, out, on_report)
+    log(f"fixture batch: {time.monotonic() - start:.0f} s")
+    checks.check(len(reports) == len(faults) + 4, f"fixture: {len(reports)} students graded")
+    base = scores(reports["00_solution"])
+    host_max = sum(t.points for t in exercise.tests if not t.gpu or s.gpu)
+    for student in ("00_solution", "10_solution_tar", "11_solution_zip"):
+        total = reports[student].totals()[0] if reports.get(student) else None
+        checks.check(total == host_max, f"fixture: {student} scores full marks ({total}/{host_max})")
+    gpu_test = base[(exercise.name, "fixture on the GPU")]
+    checks.check(gpu_test.status == ("passed" if s.gpu else "pending"),
+                 f"fixture: the GPU test is {'run' if s.gpu else 'pending'} here")
+    stub = reports["01_stub_nothing_submitted"]
+    checks.check(stub.totals()[0] == 0 and all(
+        "not implemented yet" in o.reason for o in scores(stub).values() if o.status != "pending"),
+        "fixture: the stub scores 0, every test saying 'not implemented yet'")
+    checks.check("not submitted" in (stub.results[0].note or ""),
+                 "fixture: a missing file is noted ('not submitted')")
+    for i, fault in enumerate(faults):
+        student = f"{i + 2:02d}_{fault['name'].replace(' ', '_')}"
+        check_fault(checks, "fixture", fault, exercise, scores(reports[student]), base)
+    got = scores(reports[f"{[f['name'] for f in faults].index('infinite loop') + 2:02d}_infinite_loop"])
+    checks.check("timed out" in got[(exercise.name, "fixture sum_to")].reason,
+                 "fixture: the infinite loop is reported as a timeout")
+    got = scores(reports[f"{[f['name'] for f in faults].index('segfault') + 2:02d}_segfault"])
+    checks.check("SIGSEGV" in got[(exercise.name, "fixture max_of")].reason,
+                 "fixture: the segfault is reported as SIGSEGV")
+    with open(os.path.join(out, "roster.csv")) as f:
+        rows = list(csv.reader(f))
+    checks.check(len(rows) == len(faults) + 5, "fixture: roster.csv has a row per student")
+    shutil.rmtree(subs, ignore_errors=True)
+    shutil.rmtree(out, ignore_errors=True)
+
+
+def solutions(checks, args):
+    print("3c. the instructor solutions" + (" on the GPU" if args.gpu else ""), flush=True)
+    layout = Layout(ROOT)
+    hidden = os.path.join(layout.hidden, "tests.json")
+    s = session_for(args, os.path.join(ROOT, "exercises", "manifest.json"),
+                    hidden=hidden if os.path.isfile(hidden) else None)
+    files = s.stub_files()
+    from .cli import solution_files
+    files.update(solution_files(s.exercises))
+    start = time.monotonic()
+    report = s.grade_files("solutions", files)
+    log(console(report, verbose=True))
+    log(f"solutions: {time.monotonic() - start:.0f} s")
+    base = scores(report)
+    bad = [(k, o.reason) for k, o in base.items() if o.status == "failed" or
+           (o.status == "passed" and o.score < next(t.points for e in s.exercises
+                                                    for t in e.tests if (e.name, t.name) == k))]
+    pending = [k for k, o in base.items() if o.status == "pending"]
+    total, maximum, _, _ = report.totals()
+    checks.check(not bad, f"solutions: full marks, {total:g}/{maximum:g} "
+                 f"({len(pending)} test(s) pending)", str(bad[:4]))
+    checks.check(any(t.hidden for e in s.exercises for t in e.tests) or not s.config.hidden_path,
+                 "solutions: the hidden tests were graded too")
+    if args.gpu:
+        checks.check(not pending, "solutions on the GPU: nothing pending (speed included)",
+                     str(pending[:3]))
+    with open(layout.planted) as f:
+        faults = json.load(f)["faults"]
+    on_cpu = s.mode == "cpu"
+    for exercise in s.exercises:
+        for t in exercise.tests:
+            if not t.performance:
+                t.timeout_s = min(t.timeout_s, 20.0)
+    if on_cpu:
+        s.manifest.defaults.setdefault("timeout_s", {})["cpu"] = 20
+    for fault in faults:
+        if on_cpu and fault.get("cpu_backend") is False:
+            continue
+        exercise = s.manifest.exercise(fault["exercise"])
+        rel = os.path.join(exercise.dir, fault["file"])
+        faulty = dict(files)
+        faulty[rel] = patched(files[rel].decode(), fault).encode()
+        s.exercises = [exercise]
+        got = scores(s.grade_files(f"fault {fault['name']}", faulty))
+        check_fault(checks, "solutions" + (" on the CPU backend" if on_cpu else " on the GPU"),
+                    fault, exercise, got, base)
+    s.exercises = s.manifest.select([])
+
+
+def corpus(checks, args, have_solutions):
+    print("3d. the hostile corpus", flush=True)
+    s = session_for(args, os.path.join(ROOT, "exercises", "manifest.json"),
+                    exercises=[hostile.EXERCISE])
+    src = hostile.sources(ROOT)
+    subs = tempfile.mkdtemp(prefix="hostile-")
+    os.chmod(subs, 0o755)
+    out = tempfile.mkdtemp(prefix="hostile-grades-")
+    written, skipped = hostile.write_corpus(subs, src, sandboxed=s.sandbox.isolated)
+    for attack, why in skipped:
+        print(f"  skip  {attack.name}: {why}", flush=True)
+    controls = {"zz_control_stub": src.stub}
+    if src.solution:
+        controls["zz_control_solution"] = src.solution
+    for name, text in controls.items():
+        os.makedirs(os.path.join(subs, name))
+        with open(os.path.join(subs, name, hostile.FILE), "w") as f:
+            f.write(text)
+    # What the control students get alone, and what the trusted programs are before.
+    alone = {name: s.grade_files(name, {**s.stub_files(), f"exercises/{hostile.EXERCISE}/"
+                                        f"{hostile.FILE}": text.encode()}).totals()[0]
+             for name, text in controls.items()}
+    trusted = {p: sha256_file(p) for p in (s.trusted.binary("exercise_check"),
+                                           os.path.join(s.trusted.kit, "lib",
+                                                        "libexercise_runner_host.a"))}
+    repo_state = subprocess.run(["git", "-C", ROOT, "status", "--porcelain"],
+                                stdout=subprocess.PIPE).stdout
+    reports, notes = {}, {}
+    roster = Roster(os.path.join(out, "roster.csv"), [hostile.EXERCISE])
+
+    def on_report(student, report, note):
+        reports[student], notes[student] = report, note
+        roster.add(student, report, note)
+    start = time.monotonic()
+    s.grade_batch(subs, out, on_report)
+    log(f"hostile corpus: {time.monotonic() - start:.0f} s")
+    exercise = s.exercises[0]
+    correctness = sum(t.points for t in exercise.tests if not t.performance)
+    fixed = sum(t.points for t in exercise.tests if not t.performance and
+                all("shape" in c for c in t.calls))
+    want = {"zero": 0, "full": correctness, "fixed": fixed}
+    table = []
+    for student, attack in sorted(written.items()):
+        report = reports.get(student)
+        got = report.totals()[0] if report else None
+        if attack.expect == "refused":
+            ok = report is None and notes.get(student, "").startswith("refused")
+            shown = "refused" if ok else f"{got}"
+        else:
+            ok = report is not None and got == want[attack.expect] and \
+                report.totals()[1] == correctness  # the maximum never shrinks
+            shown = f"{got:g}/{report.totals()[1]:g}" if report else notes.get(student)
+        table.append((attack.name, shown, attack.expect))
+        checks.check(ok, f"corpus: {attack.name} ({attack.what}) -> {shown}, must be "
+                     f"{attack.expect}", notes.get(student, ""))
+    for name, score in alone.items():
+        after = reports.get(name).totals()[0] if reports.get(name) else None
+        checks.check(after == score, f"corpus: {name} scores {after} after the attackers, as "
+                     f"alone ({score})")
+    if "daemon" in written and "daemon" in reports:
+        checks.check(reports["daemon"].seconds < 90,
+                     f"corpus: the daemon's grandchild held nothing ({reports['daemon'].seconds:.0f} "
+                     f"s for the whole submission, the child sleeps 120 s)")
+    secret_texts = []
+    key = Layout(ROOT).key
+    for path in (os.environ.get("EXERCISES_KEY_FILE"), key):
+        if path and os.path.isfile(path):
+            with open(path) as f:
+                secret_texts.append(f.read().strip())
+    if src.solution:
+        secret_texts.append("BEGIN SOLUTION")
+    secret_texts.append("hidden:")
+    if "read_secrets" in reports:
+        text = json.dumps(reports and console(reports["read_secrets"], verbose=True))
+        leaked = [t[:12] for t in secret_texts if t and t in text]
+        checks.check(not leaked, "corpus: no secret reached the report of read_secrets",
+                     str(leaked))
+    changed = [p for p, h in trusted.items() if sha256_file(p) != h]
+    checks.check(not changed, "corpus: the checker and the kit are unchanged", str(changed))
+    after_state = subprocess.run(["git", "-C", ROOT, "status", "--porcelain"],
+                                 stdout=subprocess.PIPE).stdout
+    checks.check(after_state == repo_state, "corpus: the repository is unchanged")
+    with open(os.path.join(out, "roster.csv")) as f:
+        text = f.read()
+    checks.check("\n=" not in text and "'=2+5" in text,
+                 "corpus: roster.csv neutralises a formula in a student name")
+    print("\nattack -> score (03a_bounds without its speed test)", flush=True)
+    for name, shown, expect in table:
+        print(f"  {name:<26} {shown:<10} ({expect})", flush=True)
+    shutil.rmtree(subs, ignore_errors=True)
+    shutil.rmtree(out, ignore_errors=True)
+
+
+def gradescope(checks, args, have_solutions):
+    print("3e. the Gradescope autograder, in a simulated /autograder", flush=True)
+    ag = tempfile.mkdtemp(prefix="autograder-")
+    os.chmod(ag, 0o755)
+    zip_path = os.path.join(ag, "autograder.zip")
+    make_autograder(ROOT, zip_path, [hostile.EXERCISE, "01b_sectors"], None, "90", log)
+    extract(zip_path, os.path.join(ag, "source"))
+    env = dict(os.environ, AUTOGRADER_ROOT=ag, AUTOGRADER_SKIP_APT="1")
+    start = time.monotonic()
+    setup = subprocess.run(["bash", os.path.join(ag, "source", "setup.sh")], env=env,
+                           stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    checks.check(setup.returncode == 0, f"gradescope: setup.sh built the grader "
+                 f"({time.monotonic() - start:.0f} s)", setup.stdout.decode()[-3000:])
+    if setup.returncode != 0:
+        return
+    runs = {"stub": None}
+    layout = Layout(ROOT)
+    if have_solutions:
+        runs["solution"] = layout.solution_of
+    for name in runs:
+        sub = os.path.join(ag, "submission")
+        shutil.rmtree(sub, ignore_errors=True)
+        os.makedirs(sub)
+        for ex, file in ((hostile.EXERCISE, hostile.FILE), ("01b_sectors", "sectors.hpp")):
+            src = os.path.join(layout.solutions, ex, file) if name == "solution" else \
+                os.path.join(ROOT, "exercises", ex, file)
+            shutil.copy(src, os.path.join(sub, file))
+        run = subprocess.run([os.path.join(ag, "source", "run_autograder")], env=env,
+                             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, cwd=ag)
+        path = os.path.join(ag, "results", "results.json")
+        try:
+            with open(path) as f:
+                results = json.load(f)
+        except (OSError, ValueError) as e:
+            checks.check(False, f"gradescope: run_autograder wrote results.json for the {name}",
+                         f"{e}\n{run.stdout.decode()[-3000:]}")
+            continue
+        counted = [t for t in results["tests"] if "score" in t]
+        maximum = sum(t["max_score"] for t in counted)
+        pending = [t for t in results["tests"] if "score" not in t]
+        expected = maximum if name == "solution" else 0
+        checks.check(results["score"] == expected and "execution_time" in results and
+                     all("status" not in t for t in pending),
+                     f"gradescope: the {name} scores {results['score']}/{maximum} "
+                     f"({len(pending)} pending test(s), none shown as failed)")
+    # A broken submission (grading fails outright) still yields a results.json.
+    shutil.rmtree(os.path.join(ag, "submission"))
+    os.makedirs(os.path.join(ag, "submission"))
+    os.symlink("/etc/passwd", os.path.join(ag, "submission", hostile.FILE))
+    subprocess.run([os.path.join(ag, "source", "run_autograder")], env=env,
+                   stdout=subprocess.PIPE, stderr=subprocess.STDOUT, cwd=ag)
+    with open(os.path.join(ag, "results", "results.json")) as f:
+        results = json.load(f)
+    checks.check(results["score"] == 0 and "symbolic link" in results["output"],
+                 "gradescope: a refused submission still gets a results.json that says why")
+    shutil.rmtree(ag, ignore_errors=True)
+
+
+def run(checks, args, have_solutions):
+    stubs(checks, args)
+    fixture(checks, args)
+    if have_solutions:
+        solutions(checks, args)
+    if not args.no_corpus:
+        corpus(checks, args, have_solutions)
+        gradescope(checks, args, have_solutions)

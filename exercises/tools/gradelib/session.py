@@ -1,0 +1,359 @@
+"""A grading session: the small API the command line (cli.py), the Gradescope wrapper and the
+self-test use.
+
+    session = GradingSession(Config(root=..., build_dir=..., ...))
+    session.prepare()                          # the trusted build, the sandbox, the kit
+    report = session.grade_worktree()          # the student files of this work tree
+    report = session.grade_files("alice", {"exercises/03a_bounds/bounds.cuh": b"..."})
+    session.grade_batch("submissions/", "grades/")
+
+Each submission is built and tested in a folder of its own (<work>/students/<n>/), by its own
+sandbox; the grader's own files (expectations, logs, the checker's inputs) stay in
+<work>/private/<n>/, which student code cannot read.
+"""
+
+import os
+import random
+import shutil
+import stat
+import sys
+import tempfile
+import time
+import traceback
+from dataclasses import dataclass, field
+from typing import Dict, List, Optional
+
+from . import sandbox as S
+from . import toolchain as T
+from .execute import Outcome, TestRunner, trim
+from .race import race
+from .spec import SpecError, expand, load_manifest
+from .submissions import SubmissionError, list_submissions, read_submission, safe_name
+
+BACKENDS = ("auto", "gpu", "cpu")
+
+
+def log_stderr(message):
+    print(message, file=sys.stderr, flush=True)
+
+
+@dataclass
+class Config:
+    root: str
+    build_dir: str
+    manifest_path: str = ""
+    exercises: List[str] = field(default_factory=list)
+    jobs: int = 2
+    backend: str = "auto"
+    sandbox: str = "auto"
+    work_dir: Optional[str] = None
+    seed: Optional[int] = None
+    hidden_path: Optional[str] = None
+    budget_s: float = 3600.0        # per submission: builds and tests together
+    cmake_flags: List[str] = field(default_factory=list)
+    uid_base: int = S.UID_BASE
+    log: object = log_stderr
+    progress: bool = True
+
+
+@dataclass
+class TestResult:
+    test: object
+    outcome: Outcome
+    on_cpu: bool = False
+
+    @property
+    def max_score(self):
+        return self.test.points
+
+
+@dataclass
+class ExerciseResult:
+    exercise: object
+    results: List[TestResult] = field(default_factory=list)
+    build_errors: Dict[str, str] = field(default_factory=dict)
+    note: str = ""
+
+    @property
+    def on_cpu(self):
+        return any(r.on_cpu for r in self.results)
+
+    @property
+    def score(self):
+        return sum(r.outcome.score for r in self.results if r.outcome.status != "pending")
+
+    @property
+    def max_score(self):
+        return sum(r.max_score for r in self.results if r.outcome.status != "pending")
+
+    @property
+    def pending_points(self):
+        return sum(r.max_score for r in self.results if r.outcome.status == "pending")
+
+
+@dataclass
+class Report:
+    student: str
+    results: List[ExerciseResult]
+    seed: int
+    sandbox: str
+    backend: str
+    seconds: float = 0.0
+    notes: List[str] = field(default_factory=list)
+
+    def totals(self):
+        score = sum(e.score for e in self.results)
+        maximum = sum(e.max_score for e in self.results)
+        pending = sum(e.pending_points for e in self.results)
+        pending_tests = sum(1 for e in self.results for r in e.results
+                            if r.outcome.status == "pending")
+        return score, maximum, pending, pending_tests
+
+
+def machine_has_gpu():
+    if not shutil.which("nvidia-smi"):
+        return False
+    import subprocess
+    try:
+        proc = subprocess.run(["nvidia-smi", "-L"], stdout=subprocess.PIPE,
+                              stderr=subprocess.DEVNULL, timeout=30)
+    except (OSError, subprocess.SubprocessError):
+        return False
+    return proc.returncode == 0 and b"GPU" in proc.stdout
+
+
+class GradingSession:
+    def __init__(self, config: Config):
+        self.config = config
+        self.log = config.log
+        self.manifest = None
+        self.exercises = []
+        self.trusted = T.TrustedBuild(config.root, config.build_dir, config.jobs, self.log,
+                                      config.cmake_flags)
+        self.seed = config.seed if config.seed is not None else random.SystemRandom().getrandbits(31)
+        self.gpu = False
+        self.mode = "gpu"
+        self.sandbox = None
+        self.work = None
+        self.kit = None
+        self.prepared = False
+
+    # --- set-up -------------------------------------------------------------------------------
+
+    def prepare(self, sandbox=None):
+        c = self.config
+        self.manifest = load_manifest(c.manifest_path, c.root, c.hidden_path)
+        self.exercises = self.manifest.select(c.exercises)
+        if c.backend not in BACKENDS:
+            raise SpecError(f"--backend must be one of {', '.join(BACKENDS)}")
+        self.gpu = machine_has_gpu()
+        self.trusted.prepare_tools(self.gpu)
+        twins = self.trusted.cpu_twins
+        if c.backend == "cpu" and not twins:
+            raise T.BuildError("--backend cpu: this build has no CPU backend (configure with "
+                               "-DTUTORIAL_CPU_BACKEND=ON; it needs Boost.Context: `make deps`)")
+        self.mode = "cpu" if c.backend == "cpu" or (c.backend == "auto" and not self.gpu and twins) \
+            else "gpu"
+        self.sandbox = S.Sandbox(sandbox or c.sandbox, c.uid_base, self.log)
+        work = c.work_dir
+        if work is None:
+            if self.sandbox.root and self.sandbox.isolated:
+                work = tempfile.mkdtemp(prefix="exercise-grading-")
+            else:
+                work = os.path.join(c.build_dir, "grade-work")
+        self.work = os.path.abspath(work)
+        os.makedirs(self.work, exist_ok=True)
+        if self.sandbox.root and self.sandbox.isolated:
+            os.chmod(self.work, 0o711)  # students may pass through, not list
+        for sub in ("students", "private"):
+            os.makedirs(os.path.join(self.work, sub), exist_ok=True)
+            os.chmod(os.path.join(self.work, sub), 0o711 if sub == "students" else 0o700)
+        self.log(f"grading run seed {self.seed}; sandbox: {self.sandbox.describe()}")
+        self.prepared = True
+
+    def _kit_copy(self):
+        if self.kit is None:
+            self.kit = T.copy_kit(self.trusted.kit, os.path.join(self.work, "kit"))
+            self.include_roots = T.system_include_roots(os.path.join(self.kit, "toolchain.cmake"))
+        return self.kit
+
+    # --- one student ----------------------------------------------------------------------------
+
+    def _plan(self, exercise, test):
+        """(target to run in, targets that must compile, on the CPU backend?) or a pending
+        reason."""
+        runner, twin = f"{exercise.name}_runner", f"{exercise.name}_runner_cpu"
+        if test.performance:
+            if self.mode != "gpu" or not self.gpu:
+                return None, "pending: speed is measured on a GPU only"
+            return (runner, [runner], False), None
+        if exercise.kind == "host":
+            if test.gpu and not self.gpu:
+                return None, "pending: no GPU on this machine"
+            return (runner, [runner], False), None
+        if not test.gpu:
+            return (runner, [runner], False), None
+        if self.mode == "cpu":
+            return (twin, [runner, twin], True), None
+        if not self.gpu:
+            return None, "pending: no GPU on this machine, and no CPU backend in this build"
+        return (runner, [runner], False), None
+
+    def _grade(self, student, binaries, sandbox, home, private, started):
+        """Runs every test of every exercise with the built runners: {target: (path, msg)}."""
+        c = self.config
+        tests = TestRunner(sandbox, self.trusted.binary("exercise_check"), self.trusted.verify,
+                           os.path.join(home, "runs"), private, self.log)
+        os.makedirs(os.path.join(home, "runs"), exist_ok=True)
+        if sandbox.uid is not None:
+            os.chmod(os.path.join(home, "runs"), 0o711)
+        results = []
+        total = sum(len(e.tests) for e in self.exercises)
+        done = 0
+        for exercise in self.exercises:
+            er = ExerciseResult(exercise)
+            for target, (path, message) in binaries.items():
+                if path is None and target.startswith(exercise.name + "_runner"):
+                    er.build_errors[target] = message
+            ordered = [t for t in exercise.tests if not t.hidden] + \
+                      [t for t in exercise.tests if t.hidden]
+            for test in ordered:
+                done += 1
+                plan, pending = self._plan(exercise, test)
+                on_cpu = bool(plan and plan[2])
+                if pending:
+                    outcome = Outcome("pending", 0.0, pending)
+                elif any(binaries.get(t, (None, ""))[0] is None for t in plan[1]):
+                    broken = next(t for t in plan[1] if binaries.get(t, (None, ""))[0] is None)
+                    outcome = Outcome("failed", 0.0, f"{broken} does not compile",
+                                      er.build_errors.get(broken, ""))
+                elif time.monotonic() - started > c.budget_s:
+                    outcome = Outcome("failed", 0.0, f"not run: this submission used up its "
+                                      f"time budget ({c.budget_s:g} s for builds and tests)")
+                else:
+                    outcome = self._run_one(exercise, test, plan, binaries, tests, on_cpu)
+                er.results.append(TestResult(test, outcome, on_cpu))
+                if c.progress:
+                    where = " [CPU backend]" if on_cpu else ""
+                    self.log(f"  [{done:>3}/{total}] {outcome.status:<7} {test.qualified}{where} "
+                             f"({outcome.seconds:.1f} s)")
+            results.append(er)
+        return results
+
+    def _run_one(self, exercise, test, plan, binaries, tests, on_cpu):
+        target = plan[0]
+        binary = binaries[target][0]
+        try:
+            if test.performance:
+                self.trusted.verify(self.trusted.binary("exercise_reference"))
+                return race(test, self.seed, tests, binary,
+                            self.trusted.binary("exercise_reference"), self.trusted.verify)
+            calls = expand(test, self.seed, cpu_backend=on_cpu)
+            timeout = test.timeout_s
+            if on_cpu:
+                timeout = max(timeout, float(self.manifest.defaults.get("timeout_s", {})
+                                             .get("cpu", timeout)))
+            gpu = exercise.kind == "gpu" and not on_cpu and self.gpu
+            return tests.run_test(test, calls, binary, gpu, timeout)
+        except (OSError, RuntimeError, ValueError) as e:
+            return Outcome("failed", 0.0, f"grader error: {e}",
+                           trim(traceback.format_exc()))
+
+    def grade_worktree(self):
+        """The student files of this work tree, with the runners of the repository's build
+        (what `make check` in an exercise folder runs)."""
+        assert self.prepared
+        started = time.monotonic()
+        targets = []
+        for e in self.exercises:
+            targets.append(f"{e.name}_runner")
+            if e.kind == "gpu" and self.trusted.cpu_twins:
+                targets.append(f"{e.name}_runner_cpu")
+        self.log(f"building {len(targets)} runner(s) in {self.trusted.build_dir} ...")
+        built = self.trusted.build(targets)
+        binaries = {t: (self.trusted.binary(t) if ok else None, message)
+                    for t, (ok, message) in built.items()}
+        sandbox = self.sandbox.for_student(0)
+        home = os.path.join(self.work, "students", "worktree")
+        private = os.path.join(self.work, "private", "worktree")
+        for d in (home, private):
+            shutil.rmtree(d, ignore_errors=True)
+            os.makedirs(d)
+        results = self._grade("worktree", binaries, sandbox, home, private, started)
+        return Report("worktree", results, self.seed, sandbox.describe(), self.mode,
+                      time.monotonic() - started)
+
+    def grade_files(self, student, files, index=0, notes=()):
+        """One submission: {path relative to the repository: bytes} of the student files."""
+        assert self.prepared
+        started = time.monotonic()
+        kit = self._kit_copy()
+        sandbox = self.sandbox.for_student(index)
+        sandbox.kill_all()  # nothing of an earlier student with this uid survives
+        slot = f"{index:04d}"
+        home = os.path.join(self.work, "students", slot)
+        private = os.path.join(self.work, "private", slot)
+        for d in (home, private):
+            shutil.rmtree(d, ignore_errors=True)
+            os.makedirs(d)
+        os.chmod(home, 0o711)
+        os.chmod(private, 0o700)
+        forbidden = [self.config.root, self.work, os.path.dirname(self.config.root)]
+        build = T.StudentBuild(kit, home, sandbox, self.config.jobs, self.log,
+                               self.include_roots, forbidden)
+        self.log(f"building {student}'s runners ...")
+        binaries = build.build(self.exercises, files, private, self.trusted.cpu_twins)
+        results = self._grade(student, binaries, sandbox, home, private, started)
+        sandbox.kill_all()
+        report = Report(student, results, self.seed, sandbox.describe(), self.mode,
+                        time.monotonic() - started, list(notes))
+        for er in results:
+            missing = [f for f in er.exercise.paths() if f not in files]
+            if missing:
+                er.note = "not submitted: " + ", ".join(os.path.basename(m) for m in missing) + \
+                    " (stub graded)"
+        return report
+
+    def stub_files(self, exercises=None):
+        """The committed stubs, for files a submission lacks."""
+        out = {}
+        for e in exercises or self.exercises:
+            for rel in e.paths():
+                with open(os.path.join(self.config.root, rel), "rb") as f:
+                    out[rel] = f.read()
+        return out
+
+    def grade_folder(self, student, path, index=0):
+        """A submission folder or archive: the student's files found in it (the stubs for
+        those it lacks)."""
+        found, notes = read_submission(path, self.exercises)
+        files = self.stub_files()
+        files.update(found)
+        report = self.grade_files(student, files, index, notes)
+        for er in report.results:
+            missing = [os.path.basename(p) for p in er.exercise.paths() if p not in found]
+            er.note = ("not submitted: " + ", ".join(missing) + " (stub graded)") if missing else ""
+        return report
+
+    def grade_batch(self, submissions, out, on_report):
+        """Every submission of a folder; on_report(student, report or None, note) after each
+        (the roster is written row by row). A refused submission or an unexpected error costs
+        that student only."""
+        entries, refused = list_submissions(submissions)
+        for student, why in refused:
+            on_report(student, None, f"refused: {why}")
+        for index, (student, path) in enumerate(entries):
+            self.log(f"== {student}")
+            try:
+                report = self.grade_folder(student, path, index)
+            except SubmissionError as e:
+                self.log(f"   {student}: refused: {e}")
+                on_report(student, None, f"refused: {e}")
+                continue
+            except Exception as e:  # noqa: BLE001 - one student's problem, not the batch's
+                self.log(f"   {student}: grader error: {e}\n{traceback.format_exc()}")
+                on_report(student, None, f"grader error: {e}")
+                continue
+            score, maximum, _, _ = report.totals()
+            self.log(f"   {student}: {score:g}/{maximum:g} ({report.seconds:.0f} s)")
+            on_report(student, report, "")

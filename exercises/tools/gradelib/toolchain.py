@@ -1,0 +1,313 @@
+"""Building: the repository's own build (trusted: the checker, the reference timer, the runner
+libraries and the kit), and one submission's runners (untrusted: built in the sandbox, from the
+kit only).
+
+A submission's translation unit may include only the kit's interface headers, its own files and
+the compiler's and CUDA's own headers. The compiler's dependency files prove it: every file a
+runner was compiled from is checked against that list after the build, so neither a relative
+nor an absolute #include reaches the chapters' kernels, the harness's references, other
+submissions or the instructor's files.
+"""
+
+import glob
+import hashlib
+import os
+import re
+import shutil
+import subprocess
+import time
+
+from . import sandbox as S
+
+
+class BuildError(RuntimeError):
+    pass
+
+
+def sha256_file(path):
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            h.update(block)
+    return h.hexdigest()
+
+
+def cache_value(build_dir, key):
+    path = os.path.join(build_dir, "CMakeCache.txt")
+    if not os.path.exists(path):
+        return None
+    with open(path, encoding="utf-8", errors="replace") as f:
+        for line in f:
+            m = re.match(rf"{re.escape(key)}:[A-Z]+=(.*)$", line.rstrip("\n"))
+            if m:
+                return m.group(1)
+    return None
+
+
+def _run(argv, timeout, cwd=None):
+    """A trusted command (our own build): returns (returncode or None, output)."""
+    try:
+        proc = subprocess.run(argv, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                              stdin=subprocess.DEVNULL, cwd=cwd, timeout=timeout)
+        return proc.returncode, proc.stdout.decode("utf-8", "replace")
+    except subprocess.TimeoutExpired as e:
+        return None, (e.output or b"").decode("utf-8", "replace")
+
+
+def compiler_message(output, max_lines=40):
+    """The part of a failed build's output that a student needs: from the first error on."""
+    lines = [l for l in output.splitlines()
+             if not re.match(r"^(g?make(\[\d+\])?: (Entering|Leaving) directory|\[ *\d+%\])", l)]
+    first = next((i for i, l in enumerate(lines)
+                  if re.search(r"\berror\b|\bError\b|undefined reference|Killed|"
+                               r"virtual memory exhausted|out of memory", l)), None)
+    if first is None:
+        return "\n".join(lines[-max_lines:])
+    start = max(0, first - 3)
+    return "\n".join(lines[start:start + max_lines])
+
+
+def native_args(build_dir, keep_going=True):
+    """Build-tool arguments after `--`: keep going past errors (so one broken exercise does
+    not stop the others), and no make "Entering directory" noise."""
+    generator = cache_value(build_dir, "CMAKE_GENERATOR") or ""
+    if "Ninja" in generator:
+        return ["--", "-k", "0"] if keep_going else []
+    if "Makefiles" in generator:
+        return ["--", "--no-print-directory"] + (["-k"] if keep_going else [])
+    return []
+
+
+class TrustedBuild:
+    """The repository's build folder: configured and built by us, never by student code."""
+
+    def __init__(self, root, build_dir, jobs=2, log=print, cmake_flags=()):
+        self.root = root
+        self.build_dir = os.path.abspath(build_dir)
+        self.jobs = jobs
+        self.log = log
+        self.cmake_flags = list(cmake_flags)
+        self.hashes = {}
+
+    def configure(self):
+        source = cache_value(self.build_dir, "CMAKE_HOME_DIRECTORY")
+        if source and os.path.realpath(source) != os.path.realpath(self.root):
+            raise BuildError(f"{self.build_dir} is the build folder of {source}, not of "
+                             f"{self.root}")
+        if source is None or cache_value(self.build_dir, "EXERCISE_KIT") is None or self.cmake_flags:
+            argv = ["cmake", "-S", self.root, "-B", self.build_dir] + self.cmake_flags
+            self.log("$ " + " ".join(argv))
+            rc, out = _run(argv, 1800)
+            if rc != 0:
+                raise BuildError(f"cmake configure failed:\n{out[-6000:]}")
+
+    def build(self, targets):
+        """Builds targets (keep going); returns {target: (ok, compiler message)}."""
+        self.configure()
+        argv = ["cmake", "--build", self.build_dir, "-j", str(self.jobs), "--target"] + \
+            list(targets) + native_args(self.build_dir)
+        _run(argv, 3600)
+        results = {}
+        for target in targets:  # up to date now, or fails again with its own message
+            rc, out = _run(["cmake", "--build", self.build_dir, "-j", str(self.jobs),
+                            "--target", target] + native_args(self.build_dir, False), 1800)
+            results[target] = (rc == 0, compiler_message(out) if rc != 0 else "")
+        return results
+
+    def prepare_tools(self, gpu):
+        """The checker, the kit and (on a GPU machine) the reference timer, built and hashed."""
+        targets = ["exercise_check", "exercise_kit"] + (["exercise_reference"] if gpu else [])
+        results = self.build(targets)
+        broken = {t: m for t, (ok, m) in results.items() if not ok}
+        if broken:
+            raise BuildError("the grader's own programs do not build:\n" +
+                             "\n".join(f"{t}:\n{m}" for t, m in broken.items()))
+        for tool in ("exercise_check", "exercise_reference"):
+            path = self.binary(tool)
+            if os.path.isfile(path):
+                self.hashes[path] = sha256_file(path)
+
+    def binary(self, name):
+        return os.path.join(self.build_dir, "bin", name)
+
+    def verify(self, path):
+        """A trusted program is still the one we built (hashed after the build)."""
+        if path in self.hashes and sha256_file(path) != self.hashes[path]:
+            raise BuildError(f"{path} changed since it was built: refusing to run it")
+
+    @property
+    def kit(self):
+        return cache_value(self.build_dir, "EXERCISE_KIT") or \
+            os.path.join(self.build_dir, "exercises", "kit")
+
+    @property
+    def cpu_twins(self):
+        return (cache_value(self.build_dir, "EXERCISE_CPU_TWINS") or "OFF").upper() in ("ON", "1", "TRUE")
+
+
+def copy_kit(kit, dest):
+    """The kit, world-readable and owned by the grader, where sandboxed builds can read it."""
+    shutil.rmtree(dest, ignore_errors=True)
+    shutil.copytree(kit, dest)
+    for dirpath, dirnames, filenames in os.walk(dest):
+        os.chmod(dirpath, 0o755)
+        for name in filenames:
+            os.chmod(os.path.join(dirpath, name), 0o644)
+    return dest
+
+
+def system_include_roots(kit_toolchain):
+    """Where a compiler's own headers live: the C++ compiler's search list, the CUDA Toolkit,
+    /usr/include. (Read once; these folders belong to the system, not to anyone grading.)"""
+    roots = {"/usr/include", "/usr/local/include"}
+    rc, out = _run(["c++", "-E", "-x", "c++", "-", "-v"], 60)
+    grab = False
+    for line in out.splitlines():
+        if line.startswith("#include <...> search starts here"):
+            grab = True
+            continue
+        if line.startswith("End of search list"):
+            break
+        if grab:
+            roots.add(os.path.realpath(line.strip()))
+    nvcc = None
+    if os.path.isfile(kit_toolchain):
+        with open(kit_toolchain) as f:
+            m = re.search(r'CMAKE_CUDA_COMPILER "([^"]+)"', f.read())
+            nvcc = m.group(1) if m else None
+    nvcc = nvcc or shutil.which("nvcc")
+    if nvcc:
+        roots.add(os.path.dirname(os.path.dirname(os.path.realpath(nvcc))))
+    return sorted(roots)
+
+
+def depfile_paths(folder, base):
+    """Every file the compiler read, from the dependency files (.d) under a folder (relative
+    paths are relative to `base`, where the build ran)."""
+    paths = set()
+    for depfile in glob.glob(os.path.join(folder, "**", "*.d"), recursive=True):
+        try:
+            with open(depfile, errors="replace") as f:
+                text = f.read().replace("\\\n", " ")
+        except OSError:
+            continue
+        for line in text.splitlines():
+            if ":" not in line:
+                continue
+            for token in re.split(r"(?<!\\)\s+", line.split(":", 1)[1].strip()):
+                if token:
+                    token = token.replace("\\ ", " ")
+                    paths.add(os.path.realpath(token if os.path.isabs(token)
+                                               else os.path.join(base, token)))
+    return paths
+
+
+def include_violations(paths, allowed_roots, forbidden_roots):
+    """The paths outside every allowed folder, or inside a forbidden one more specific than
+    the allowed folder they are in (the kit lies inside the repository's build, say)."""
+    allowed = [os.path.realpath(r) for r in allowed_roots]
+    forbidden = [os.path.realpath(r) for r in forbidden_roots]
+
+    def depth(path, roots):
+        inside = [len(r) for r in roots if path == r or path.startswith(r.rstrip("/") + "/")]
+        return max(inside) if inside else -1
+    return sorted(p for p in paths
+                  if depth(p, allowed) < 0 or depth(p, forbidden) > depth(p, allowed))
+
+
+class StudentBuild:
+    """One submission's runners, compiled in its sandbox from its files and the kit."""
+
+    def __init__(self, kit, home, sandbox, jobs, log, allowed_roots, forbidden_roots,
+                 budget=None):
+        self.kit = kit
+        self.home = home                                  # <work>/students/<student>
+        self.src = os.path.join(home, "src")
+        self.build_dir = os.path.join(home, "build")
+        self.bin = os.path.join(home, "bin")
+        self.private = None
+        self.sandbox = sandbox
+        self.jobs = jobs
+        self.log = log
+        self.allowed_roots = list(allowed_roots) + [self.src, self.build_dir, kit]
+        self.forbidden_roots = list(forbidden_roots)
+        self.budget = budget
+        self.seconds = 0.0
+
+    def place(self, exercises, files):
+        """src/<exercise folder>/: the kit's entry file and the student's files."""
+        shutil.rmtree(self.src, ignore_errors=True)
+        for e in exercises:
+            folder = os.path.join(self.src, e.dir)
+            os.makedirs(folder, exist_ok=True)
+            shutil.copyfile(os.path.join(self.kit, "entries", e.dir, e.entry),
+                            os.path.join(folder, e.entry))
+            for rel in e.paths():
+                if rel in files:
+                    with open(os.path.join(self.src, rel), "wb") as f:
+                        f.write(files[rel])
+        self.sandbox.own(self.src)
+        shutil.rmtree(self.build_dir, ignore_errors=True)
+        self.sandbox.own(self.build_dir)
+
+    def _sandboxed(self, argv, log_path, wall_s):
+        result = self.sandbox.run(argv, self.build_dir, log_path, S.compile_limits(wall_s),
+                                  read_only=[self.kit], writable=[self.home])
+        self.seconds += result.seconds
+        return result
+
+    def build(self, exercises, files, private, cpu_twins):
+        """Returns {target: (binary path or None, message)} for <exercise>_runner and, for
+        GPU exercises where the kit has them, <exercise>_runner_cpu."""
+        self.private = private
+        self.place(exercises, files)
+        listing = ";".join(f"{e.name}|{e.dir}|{e.kind}" for e in exercises)
+        configure = ["cmake", "-S", os.path.join(self.kit, "cmake"), "-B", self.build_dir,
+                     f"-DCMAKE_TOOLCHAIN_FILE={os.path.join(self.kit, 'toolchain.cmake')}",
+                     f"-DEXERCISE_KIT={self.kit}", f"-DSTUDENT_ROOT={self.src}",
+                     f"-DEXERCISE_LIST={listing}", "-DCMAKE_DEPENDS_USE_COMPILER=ON"]
+        targets = []
+        for e in exercises:
+            targets.append(f"{e.name}_runner")
+            if e.kind == "gpu" and cpu_twins:
+                targets.append(f"{e.name}_runner_cpu")
+        result = self._sandboxed(configure, os.path.join(private, "configure.log"), 600)
+        if result.returncode != 0:
+            message = "the build could not be configured:\n" + compiler_message(result.output)
+            return {t: (None, message) for t in targets}
+        first = self._sandboxed(["cmake", "--build", self.build_dir, "-j", str(self.jobs),
+                                 "--target"] + targets + native_args(self.build_dir),
+                                os.path.join(private, "build.log"), 900)
+        out = {}
+        shutil.rmtree(self.bin, ignore_errors=True)
+        os.makedirs(self.bin, mode=0o755)
+        for target in targets:
+            built = os.path.join(self.build_dir, target)
+            if not os.path.isfile(built) and (first.timed_out or "Killed" in first.output or
+                                              "CPU time limit" in first.output):
+                out[target] = (None, "the build was stopped at its limits (900 s in all; "
+                                     "300 s of CPU time and 4 GiB per compiler process):\n" +
+                               compiler_message(first.output))
+                continue
+            if not os.path.isfile(built):  # again alone, for this target's own messages
+                r = self._sandboxed(["cmake", "--build", self.build_dir, "--target", target] +
+                                    native_args(self.build_dir, False),
+                                    os.path.join(private, f"{target}.log"), 300)
+                out[target] = (None, compiler_message(r.output))
+                continue
+            read = depfile_paths(os.path.join(self.build_dir, "CMakeFiles", f"{target}.dir"),
+                                 self.build_dir)
+            bad = include_violations(read, self.allowed_roots, self.forbidden_roots)
+            if bad or not read:
+                out[target] = (None, "the build read files outside the exercise's interface "
+                                     "(the kit's headers, your own files, the compiler's own "
+                                     "headers):\n" + "\n".join("  " + p for p in bad[:10])
+                               if bad else "no dependency information from the compiler: "
+                                           "the grader cannot check what the build read")
+                continue
+            # Ours from here on: a copy the student's uid cannot change.
+            dest = os.path.join(self.bin, target)
+            shutil.copyfile(built, dest)
+            os.chmod(dest, 0o755)
+            out[target] = (dest, "")
+        return out

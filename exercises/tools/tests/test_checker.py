@@ -1,0 +1,112 @@
+"""The checker (exercises/support/checker_main.cpp) on fabricated result files: only a right,
+complete, well-formed answer from a kernel launch passes."""
+import json
+import os
+import shutil
+import struct
+import subprocess
+import tempfile
+import unittest
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
+BUILD = os.environ.get("BUILD_DIR") or os.path.join(ROOT, "build")
+CHECK = os.path.join(BUILD, "bin", "exercise_check")
+FIXTURE = os.path.join(BUILD, "bin", "selftest_fixture_runner")
+
+
+def value(seed, index):  # exercises/support/inputs.hpp, in Python
+    def mix(x):
+        x = (x + 0x9E3779B97F4A7C15) & 0xFFFFFFFFFFFFFFFF
+        x = ((x ^ (x >> 30)) * 0xBF58476D1CE4E5B9) & 0xFFFFFFFFFFFFFFFF
+        x = ((x ^ (x >> 27)) * 0x94D049BB133111EB) & 0xFFFFFFFFFFFFFFFF
+        return x ^ (x >> 31)
+
+    def h(s, i):
+        return mix(mix(s) ^ i)
+    operand = h(seed, 0x0BE4A4D0)
+    bits = h(operand, index) >> 40
+    return (bits - (1 << 23)) / float(1 << 23)
+
+
+@unittest.skipUnless(os.path.isfile(CHECK), "exercise_check is not built")
+class CheckerTests(unittest.TestCase):
+    def setUp(self):
+        self.dir = tempfile.mkdtemp()
+        self.results = os.path.join(self.dir, "results")
+        os.makedirs(self.results)
+
+    def tearDown(self):
+        shutil.rmtree(self.dir)
+
+    def check(self, exercise, request, expect, results):
+        for name, data in results.items():
+            with open(os.path.join(self.results, name), "wb") as f:
+                f.write(data if isinstance(data, bytes) else data.encode())
+        for name, lines in (("request.txt", request), ("expect.txt", expect)):
+            with open(os.path.join(self.dir, name), "w") as f:
+                f.write("\n".join(lines) + "\n")
+        out = subprocess.run([CHECK, exercise, os.path.join(self.dir, "request.txt"),
+                              os.path.join(self.dir, "expect.txt"), self.results],
+                             stdout=subprocess.PIPE, check=True).stdout.decode()
+        return [json.loads(l) for l in out.splitlines()]
+
+    def transpose_bytes(self, rows, cols, seed, poke=None):
+        out = [value(seed, r * cols + c) for c in range(cols) for r in range(rows)]
+        if poke:
+            out[poke[0]] = poke[1]
+        return struct.pack(f"{len(out)}f", *out)
+
+    def test_a_right_transpose_passes_and_every_flaw_fails(self):
+        req = ["transpose t 3 5 seed=7 guard=0"]
+        good = self.transpose_bytes(3, 5, 7)
+        [v] = self.check("x", req, ["none -"], {"0.txt": "ok launches=1", "0.bin": good})
+        self.assertTrue(v["ok"], v)
+        for files, why in (({}, "no result"),
+                           ({"0.txt": "ok launches=0", "0.bin": good}, "no kernel"),
+                           ({"0.txt": "ok launches=1", "0.bin": good[:-4]}, "wrong size"),
+                           ({"0.txt": "ok launches=1",
+                             "0.bin": self.transpose_bytes(3, 5, 7, (4, 0.5))}, "differ"),
+                           ({"0.txt": "not_implemented not implemented yet: x"}, "not implemented")):
+            shutil.rmtree(self.results)
+            os.makedirs(self.results)
+            [v] = self.check("x", req, ["none -"], files)
+            self.assertFalse(v["ok"], why)
+            self.assertIn(why, v["message"])
+
+    def test_the_guard_band_catches_writes_outside_the_output(self):
+        poison = b"\xff" * 4
+        req = ["transpose t 2 2 seed=3 guard=1"]
+        body = self.transpose_bytes(2, 2, 3)
+        after = 128 * (2 + 128) + 1024
+        clean = poison * 1024 + body + poison * after
+        [v] = self.check("x", req, ["none -"], {"0.txt": "ok launches=1", "0.bin": clean})
+        self.assertTrue(v["ok"], v)
+        dirty = poison * 1024 + body + struct.pack("f", 1.0) + poison * (after - 1)
+        [v] = self.check("x", req, ["none -"], {"0.txt": "ok launches=1", "0.bin": dirty})
+        self.assertFalse(v["ok"])
+        self.assertIn("outside the output", v["message"])
+
+    def test_host_values_references_and_refusals(self):
+        req = ["call sectors_touched 1 0", "call sectors_touched 3 0", "refuse_gemm t 100 96 96",
+               "refuse_gemm t 100 96 96"]
+        exp = ["values - 4", "reference -", "refuse - contains=16", "refuse - contains=16"]
+        verdicts = self.check("01b_sectors", req, exp, {
+            "0.txt": "value 4", "1.txt": "value 11", "2.txt": "refused needs multiples of 16",
+            "3.txt": "ok launches=0 (it did not refuse)"})
+        self.assertEqual([v["ok"] for v in verdicts], [True, False, True, False])
+        self.assertIn("expected 12", verdicts[1]["message"])
+
+
+@unittest.skipUnless(os.path.isfile(FIXTURE), "selftest_fixture_runner is not built")
+class RunnerTests(unittest.TestCase):
+    def test_the_runner_writes_results_and_nothing_else(self):
+        d = tempfile.mkdtemp()
+        with open(os.path.join(d, "request.txt"), "w") as f:
+            f.write("call add 2 3\ncall no_such_function 1\n")
+        os.makedirs(os.path.join(d, "results"))
+        subprocess.run([FIXTURE, os.path.join(d, "request.txt"), os.path.join(d, "results")],
+                       stdout=subprocess.DEVNULL, check=True)
+        self.assertEqual(sorted(os.listdir(os.path.join(d, "results"))), ["0.txt", "1.txt", "done"])
+        with open(os.path.join(d, "results", "1.txt")) as f:
+            self.assertIn("no entry named no_such_function", f.read())
+        shutil.rmtree(d)

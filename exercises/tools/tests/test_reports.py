@@ -1,0 +1,70 @@
+"""Reports: Gradescope's schema (pending tests neither pass nor fail), JUnit, the roster."""
+import csv
+import json
+import os
+import tempfile
+import unittest
+import xml.etree.ElementTree as ET
+
+from gradelib import reports
+from gradelib.execute import Outcome
+from gradelib.merge import merge_results
+from gradelib.session import ExerciseResult, Report, TestResult
+from gradelib.spec import Exercise, Test
+
+
+def fake_report():
+    tests = [Test("ex", "a", 2), Test("ex", "b", 3, gpu=True),
+             Test("ex", "c", 6, gpu=True, performance=True)]
+    ex = Exercise("ex", "01_naive", "gpu", "exercises/ex", ["ex.cuh"], tests=tests)
+    er = ExerciseResult(ex, [TestResult(tests[0], Outcome("passed", 2, "", "out")),
+                             TestResult(tests[1], Outcome("failed", 0, "wrong", "details"), True),
+                             TestResult(tests[2], Outcome("pending", 0, "pending: no GPU"))])
+    return Report("ann", [er], 123, "none", "cpu", 4.2)
+
+
+class ReportTests(unittest.TestCase):
+    def test_console_ends_with_the_score_and_names_the_seed(self):
+        text = reports.console(fake_report())
+        self.assertEqual(text.rstrip().splitlines()[-1], "Score: 2/5")
+        self.assertIn("run seed 123", text)
+
+    def test_gradescope_pending_tests_have_no_score_and_no_status(self):
+        data = reports.gradescope(fake_report())
+        self.assertEqual((data["score"], data["execution_time"]), (2, 4))
+        [pending] = [t for t in data["tests"] if t["extra_data"]["status"] == "pending"]
+        self.assertNotIn("score", pending)
+        self.assertNotIn("status", pending)
+        for t in data["tests"]:
+            self.assertIn(t["visibility"], ("visible", "hidden", "after_due_date", "after_published"))
+        json.dumps(data)
+
+    def test_junit_parses(self):
+        suite = ET.fromstring(reports.junit(fake_report()).split("?>", 1)[1]).find("testsuite")
+        self.assertEqual((suite.get("tests"), suite.get("skipped"), suite.get("failures")),
+                         ("3", "1", "1"))
+
+    def test_roster_rows_are_written_as_they_come_and_formulas_are_defused(self):
+        path = os.path.join(tempfile.mkdtemp(), "roster.csv")
+        roster = reports.Roster(path, ["ex"])
+        roster.add("=cmd|' calc'!A0", fake_report(), "")
+        with open(path) as f:
+            rows = list(csv.reader(f))
+        self.assertEqual(rows[1][0], "'=cmd|' calc'!A0")
+        roster.add("bob", None, "refused: a symbolic link")
+        with open(path) as f:
+            rows = list(csv.reader(f))
+        self.assertEqual(rows[2][0], "bob")
+        self.assertEqual(rows[1][1:3], ["2", "5"])
+
+    def test_merge_takes_only_pending_tests_from_the_gpu_run(self):
+        base = reports.gradescope(fake_report())
+        gpu = json.loads(json.dumps(base))
+        for t in gpu["tests"]:
+            if t["extra_data"]["status"] == "pending":
+                t.update(score=4.5, max_score=6, status="failed", output="0.65x")
+                t["extra_data"]["status"] = "passed"
+            elif "score" in t:
+                t["score"] = 0  # a different run's correctness must not replace ours
+        merged, filled = merge_results(base, gpu)
+        self.assertEqual((filled, merged["score"]), (1, 6.5))

@@ -1,0 +1,160 @@
+"""The sandbox: deadlines that kill the whole process tree, leftovers killed, output capped,
+limits, and (as root) another uid and, with bubblewrap, a filesystem of its own."""
+import os
+import shutil
+import sys
+import tempfile
+import textwrap
+import time
+import unittest
+
+from gradelib import sandbox as S
+
+# Student uids must be able to run it: the system's Python, not one under /root.
+PYTHON = "/usr/bin/python3" if os.path.exists("/usr/bin/python3") else sys.executable
+
+
+def alive(pid):
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().split()[2] != "Z"
+    except OSError:
+        return False
+
+
+class SandboxTests(unittest.TestCase):
+    modes = ["none"]
+
+    def setUp(self):
+        self.dir = tempfile.mkdtemp(prefix="sandbox-test-")
+        os.chmod(self.dir, 0o755)
+
+    def tearDown(self):
+        shutil.rmtree(self.dir, ignore_errors=True)
+
+    def script(self, body):
+        path = os.path.join(self.dir, f"prog{len(os.listdir(self.dir))}.py")
+        with open(path, "w") as f:
+            f.write(textwrap.dedent(body))
+        os.chmod(path, 0o755)
+        return [PYTHON, path]
+
+    def each_mode(self):
+        for mode in self.modes:
+            try:
+                box = S.Sandbox(mode).for_student(1)
+            except RuntimeError:
+                continue
+            work = tempfile.mkdtemp(dir=self.dir)
+            box.own(work)
+            yield mode, box, work
+
+    def run_in(self, box, work, argv, limits):
+        return box.run(argv, work, os.path.join(self.dir, f"out-{time.monotonic_ns()}.log"),
+                       limits, read_only=[self.dir], writable=[work])
+
+    def test_a_grandchild_that_leaves_the_session_dies_at_the_deadline(self):
+        argv = self.script(f"""
+            import os, time
+            if os.fork() == 0:
+                os.setsid()
+                if os.fork() == 0:
+                    open("{self.dir}/grandchild.%d" % os.getpid(), "w").close()
+                    time.sleep(120)
+                os._exit(0)
+            time.sleep(120)
+            """)
+        for mode, box, work in self.each_mode():
+            start = time.monotonic()
+            r = self.run_in(box, work, argv, S.Limits(2.0, processes=64))
+            self.assertTrue(r.timed_out, mode)
+            self.assertLess(time.monotonic() - start, 15, mode)
+            time.sleep(0.2)
+            for name in os.listdir(self.dir):
+                if name.startswith("grandchild."):
+                    pid = int(name.split(".")[1])
+                    self.assertFalse(mode == "none" and alive(pid), f"{mode}: it survived")
+
+    def test_a_leftover_process_after_a_normal_exit_is_killed(self):
+        argv = self.script("""
+            import os, time, sys
+            if os.fork() == 0:
+                os.setsid()
+                print(os.getpid(), flush=True)
+                time.sleep(120)
+            time.sleep(0.3)
+            """)
+        for mode, box, work in self.each_mode():
+            start = time.monotonic()
+            r = self.run_in(box, work, argv, S.Limits(30.0, processes=64))
+            self.assertEqual(r.returncode, 0, mode + r.output)
+            self.assertLess(time.monotonic() - start, 10, mode)
+            if mode == "none":
+                self.assertFalse(alive(int(r.output.split()[0])), "the leftover survived")
+
+    def test_output_is_capped_and_only_head_and_tail_are_read(self):
+        argv = self.script("""
+            import sys
+            line = "x" * 1023 + "\\n"
+            for i in range(200 * 1024):
+                sys.stdout.write(line)
+            """)
+        for mode, box, work in self.each_mode():
+            r = self.run_in(box, work, argv, S.Limits(60.0, file_size=8 * S.MiB, processes=64))
+            self.assertLessEqual(r.output_bytes, 8 * S.MiB, mode)
+            self.assertLess(len(r.output), 3 * S.KEEP_OUTPUT, mode)
+            self.assertIn(r.signal, ("SIGXFSZ", None), mode)
+
+    def test_memory_and_cpu_limits(self):
+        hog = self.script("""
+            blocks = [bytearray(256 << 20) for _ in range(64)]
+            """)
+        spin = self.script("""
+            while True: pass
+            """)
+        for mode, box, work in self.each_mode():
+            r = self.run_in(box, work, hog, S.Limits(60.0, address_space=2 * S.GiB, processes=64))
+            self.assertNotEqual(r.returncode, 0, mode)
+            self.assertIn("MemoryError", r.output, mode)
+            r = self.run_in(box, work, spin, S.Limits(60.0, cpu_s=1, processes=64))
+            self.assertIn(r.signal, ("SIGXCPU", "SIGKILL"), mode)
+            self.assertLess(r.seconds, 20, mode)
+
+
+@unittest.skipUnless(os.geteuid() == 0, "needs root")
+class IsolatedSandboxTests(SandboxTests):
+    modes = ["user", "bwrap"]
+
+    def test_another_uid_that_cannot_read_private_folders(self):
+        secret = os.path.join(self.dir, "private")
+        os.makedirs(secret, mode=0o700)
+        with open(os.path.join(secret, "key"), "w") as f:
+            f.write("s3cret")
+        argv = self.script(f"""
+            import os
+            print("uid", os.getuid())
+            try:
+                print(open("{secret}/key").read())
+            except OSError as e:
+                print("refused", type(e).__name__)
+            """)
+        for mode, box, work in self.each_mode():
+            r = self.run_in(box, work, argv, S.Limits(30.0, processes=64))
+            self.assertNotIn("s3cret", r.output, mode)
+            self.assertIn("refused", r.output, mode)
+            if mode == "user":
+                self.assertIn(f"uid {box.uid}", r.output)
+
+    def test_bubblewrap_shows_only_what_it_binds(self):
+        hidden = tempfile.mkdtemp(prefix="not-bound-")
+        os.chmod(hidden, 0o755)
+        argv = self.script(f"""
+            import os
+            print("sees" if os.path.exists("{hidden}") else "does not see")
+            """)
+        for mode, box, work in self.each_mode():
+            if mode != "bwrap":
+                continue
+            r = self.run_in(box, work, argv, S.Limits(30.0, processes=64))
+            self.assertIn("does not see", r.output)
+        shutil.rmtree(hidden)

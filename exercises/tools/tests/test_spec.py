@@ -1,0 +1,80 @@
+"""From tests.json to calls: validation, reproducible random draws, the CPU backend's shrink."""
+import json
+import os
+import tempfile
+import unittest
+
+from gradelib.spec import SpecError, Test, cpu_backend_shape, expand, load_manifest
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
+
+
+def gemm_test(**call):
+    return Test("03a_bounds", "t", 1, gpu=True, calls=[dict({"gemm": "tiled_gemm<32>"}, **call)])
+
+
+class SpecTests(unittest.TestCase):
+    def test_the_real_manifests_load(self):
+        m = load_manifest(os.path.join(ROOT, "exercises", "manifest.json"), ROOT)
+        self.assertEqual(m.max_points, 100)
+        self.assertTrue(all(e.tests for e in m.exercises))
+
+    def test_same_seed_same_calls_other_seed_other_shapes(self):
+        t = gemm_test(random={"m": [1, 300], "n": [1, 300], "k": [1, 700]}, count=3)
+        a, b = expand(t, 1), expand(t, 1)
+        self.assertEqual([c.request for c in a], [c.request for c in b])
+        self.assertNotEqual([c.request for c in a], [c.request for c in expand(t, 2)])
+        for c in a:
+            m, n, k = map(int, c.request.split()[2:5])
+            self.assertTrue(1 <= m <= 300 and 1 <= n <= 300 and 1 <= k <= 700)
+
+    def test_multiples_and_odd(self):
+        for c in expand(gemm_test(random={"m": [16, 256], "n": [16, 256], "k": [16, 256],
+                                          "multiple_of": 16}, count=20), 5):
+            self.assertTrue(all(int(d) % 16 == 0 for d in c.request.split()[2:5]))
+        for c in expand(gemm_test(random={"m": [1, 300], "n": [1, 300], "k": [1, 300],
+                                          "odd": True}, count=20), 5):
+            self.assertTrue(all(int(d) % 2 == 1 for d in c.request.split()[2:5]))
+
+    def test_expectations_never_reach_the_runner(self):
+        t = Test("01b_sectors", "t", 1, calls=[{"call": "sectors_touched", "args": [1, 0],
+                                               "expect": 4}])
+        [c] = expand(t, 1)
+        self.assertEqual(c.request, "call sectors_touched 1 0")
+        self.assertEqual(c.expect, "values - 4")
+
+    def test_grids_and_random_arguments(self):
+        t = Test("x", "t", 1, calls=[{"call": "f", "grid": [[1, 3], [0, 10, 5]], "expect": "reference"},
+                                     {"call": "g", "random": [{"log": [0.1, 10]}, {"choice": [8, 16]},
+                                                              {"int": [32, 96], "step": 32}],
+                                      "count": 5, "expect": "reference", "rel": 0.001}])
+        calls = expand(t, 3)
+        self.assertEqual(len(calls), 9 + 5)
+        for c in calls[9:]:
+            _, _, x, d, s = c.request.split()
+            self.assertTrue(0.1 <= float(x) <= 10 and d in ("8", "16") and s in ("32", "64", "96"))
+            self.assertEqual(c.expect, "reference - rel=0.001")
+
+    def test_cpu_backend_shrinks_large_problems_only(self):
+        self.assertEqual(cpu_backend_shape("gemm", [1000, 1000, 1000]), [232, 232, 232])
+        self.assertEqual(cpu_backend_shape("gemm", [127, 33, 1025]), [127, 33, 1025])
+        [c] = expand(gemm_test(shape=[1000, 1000, 1000]), 1, cpu_backend=True)
+        self.assertIn("232 232 232", c.request)
+        self.assertIn("1000x1000x1000 runs as 232x232x232", c.note)
+
+    def test_bad_specs_are_refused(self):
+        bad_tests = [{"name": "x\"y", "points": 1, "calls": [{"call": "f", "args": [], "expect": 1}]},
+                     {"name": "x", "points": -1, "calls": [{"call": "f", "args": [], "expect": 1}]},
+                     {"name": "x", "points": 1, "calls": []},
+                     {"name": "x", "points": 1, "calls": [{"gemm": "a b", "shape": [1, 1, 1]}]},
+                     {"name": "x", "points": 1, "calls": [{"call": "f", "args": []}]},
+                     {"name": "x", "points": 1, "performance": True}]
+        for test in bad_tests:
+            d = tempfile.mkdtemp()
+            os.makedirs(os.path.join(d, "exercises", "e"))
+            with open(os.path.join(d, "m.json"), "w") as f:
+                json.dump({"exercises": [{"name": "e", "kind": "host", "files": ["f.hpp"]}]}, f)
+            with open(os.path.join(d, "exercises", "e", "tests.json"), "w") as f:
+                json.dump({"tests": [test]}, f)
+            with self.assertRaises(SpecError, msg=str(test)):
+                load_manifest(os.path.join(d, "m.json"), d)
