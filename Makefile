@@ -48,7 +48,11 @@ clean:
 # make grade   grade the exercises of this tree: points per test, `Score: X/Y` (exercises/README.md)
 #              GRADE_ARGS="--solutions" grades the instructor solutions, "-e 02a_tiled -v" one
 #              exercise, "batch DIR --out grades" a folder of submissions, "selftest" the grader
+# make gradescope  write autograder.zip for Gradescope (GRADE_ARGS="-e 03a_bounds --hidden")
 GRADE_ARGS ?=
-.PHONY: grade
+.PHONY: grade gradescope
 grade: configure
 	BUILD_DIR=$(BUILD_DIR) JOBS=$(JOBS) python3 $(TOP)/exercises/tools/grade.py $(GRADE_ARGS)
+
+gradescope:
+	python3 $(TOP)/exercises/tools/grade.py gradescope $(GRADE_ARGS)

@@ -53,8 +53,8 @@ inline std::vector<tutorial::GemmKernel> chapter_kernels() {
        block_tile_intensity<128, 128>},
       {"vectorized 128x128x8 8x8", launch_vectorized_gemm<128, 128, 8, 8, 8>,
        block_tile_intensity<128, 128>},
-      // The seeds' "L2" layout: a 32 x 32 tile, one warp per block, 8 x 4 results per thread.
-      {"vectorized 32x32x32 8x4 (seeds' L2)", launch_vectorized_gemm<32, 32, 32, 8, 4>,
+      // The one-warp layout: a 32 x 32 tile, one warp per block, 8 x 4 results per thread.
+      {"vectorized 32x32x32 8x4 (one warp)", launch_vectorized_gemm<32, 32, 32, 8, 4>,
        block_tile_intensity<32, 32>},
   };
 }

@@ -140,10 +140,10 @@ TEST_CASE("shared-memory loads per FMA fall with the register tile", "[model]") 
   CHECK(ch04::smem_loads_per_fma_1d(8) == Approx(9.0 / 8));       // 1.125
   CHECK(ch04::smem_loads_per_fma_1d(16) == Approx(17.0 / 16));    // 1.0625
   CHECK(ch04::smem_loads_per_fma_2d(8, 8) == Approx(0.25));       // 16 floats, 64 FMA
-  CHECK(ch04::smem_loads_per_fma_2d(8, 4) == Approx(0.375));      // the seeds' 8 x 4
+  CHECK(ch04::smem_loads_per_fma_2d(8, 4) == Approx(0.375));      // the one-warp 8 x 4
   CHECK(ch04::lds128_per_fma(8, 8) == Approx(1.0 / 16));          // 4 LDS.128, 64 FMA
   CHECK(ch04::lds128_per_fma(8, 4) == Approx(3.0 / 32));          // 3 LDS.128, 32 FMA
-  // The seeds' example: 8 x 4 per thread reads 2 / 0.375 = 5.3x fewer floats than tiling.
+  // The one-warp layout: 8 x 4 per thread reads 2 / 0.375 = 5.3x fewer floats than tiling.
   CHECK(ch04::smem_loads_per_fma_tiled() / ch04::smem_loads_per_fma_2d(8, 4) ==
         Approx(16.0 / 3));
 }
@@ -190,9 +190,9 @@ TEST_CASE("occupancy of the shipped configurations on an H100/H200 (registers fr
     CHECK(o.warps_per_sm == 24);
     CHECK(o.limiter == Limiter::Registers);
   }
-  SECTION("the seeds' 8 x 4 layout: one warp per block, 8 KB of tiles") {
+  SECTION("the one-warp 8 x 4 layout: one warp per block, 8 KB of tiles") {
     // With few registers, shared memory binds: 228 KB / (8 KB + 1 KB reserved) = 25 blocks,
-    // 25 warps (39%). On the seeds' 48 KB part the same block fit 6 times.
+    // 25 warps (39%). An SM with 48 KB of shared memory would hold the same block 6 times.
     Occupancy o = compute_occupancy({32, 64, 8192}, h100);
     CHECK(o.blocks_per_sm == 25);
     CHECK(o.limiter == Limiter::SharedMemory);

@@ -1,5 +1,5 @@
-// The kernels of chapter 05 as the harness sees them (table names, launchers, the DRAM model
-// for the roofline column), and the shared-memory sizes the README's occupancy table uses.
+// The kernels of chapter 05 as the harness sees them: table names, launchers, and the DRAM
+// model for the roofline column.
 #pragma once
 
 #include <vector>

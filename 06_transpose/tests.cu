@@ -25,14 +25,14 @@ TEST_CASE("a coalesced warp of floats: 128 bytes, 4 sectors, 1 line, nothing was
   CHECK(c.efficiency() == Approx(1.0));
 }
 
-TEST_CASE("exercise 3.1: a 128-byte stride touches 32 lines (3.125% of lines, 12.5% of sectors)",
+TEST_CASE("a 128-byte stride touches 32 lines (3.125% of lines, 12.5% of sectors)",
           "[access]") {
   const GlobalAccessCost c = global_access_cost(warp_addresses(0, 128), 4);
   CHECK(c.lines == 32);
   CHECK(c.sectors == 32);
-  // The seeds' answer counts whole 128-byte transactions: 128 / 4096 bytes.
+  // Counted in whole 128-byte transactions, as older texts do: 128 / 4096 bytes.
   CHECK(c.line_efficiency() == Approx(0.03125));
-  // Since Volta the L1/L2 fetch 32-byte sectors: 128 / 1024 bytes.
+  // From compute capability 6.0 on, a warp's accesses are served in 32-byte sectors: 128 / 1024.
   CHECK(c.efficiency() == Approx(0.125));
 }
 
@@ -98,7 +98,7 @@ std::vector<uint32_t> row_of_tile(int pitch, int r) {
 }
 }  // namespace
 
-TEST_CASE("exercise 3.2: a column of a 32x32 tile is a 32-way conflict, of a 32x33 tile none",
+TEST_CASE("a column of a 32x32 tile is a 32-way conflict, of a 32x33 tile none",
           "[banks]") {
   // transpose_tiled's write phase reads tile[threadIdx.x][threadIdx.y + j]: lane = tile row.
   CHECK(bank_conflict_degree(column_of_tile(32, 0)) == 32);
@@ -118,7 +118,7 @@ TEST_CASE("the 64-wide tile: 64x64 columns conflict 32-way, 64x65 not at all",
   CHECK(bank_conflict_degree(column_of_tile(66, 5)) == 2);
 }
 
-TEST_CASE("the seeds pitfall: a 16x16 tile conflicts too and +1 is not always enough",
+TEST_CASE("the 16x16 trap: a 16x16 tile conflicts too and +1 is not always enough",
           "[banks]") {
   // A 16x16 block reads tile[threadIdx.x][threadIdx.y]: one warp is lanes 0-15 down column 0
   // and lanes 16-31 down column 1.

@@ -3,6 +3,8 @@
 // Every kernel launch in the repository goes through tutorial::launch(). It
 //   * refuses empty or oversized grids/blocks with a message instead of the runtime's
 //     "invalid configuration argument",
+//   * opts the kernel in to more than 48 KB of dynamic shared memory when a launch asks for it
+//     (once per kernel and size: cudaFuncSetAttribute, see launch_record.hpp),
 //   * checks cudaGetLastError() right after the launch, so a bad launch is reported at the
 //     line that made it, and
 //   * remembers the configuration (kernel, grid, block, dynamic shared memory) so the
@@ -20,6 +22,7 @@ template <typename... Params, typename... Args>
 void launch(void (*kernel)(Params...), dim3 grid, dim3 block, size_t dynamic_smem,
             Args&&... args) {
   validate_launch(grid, block);
+  ensure_dynamic_smem(reinterpret_cast<const void*>(kernel), dynamic_smem);
   kernel<<<grid, block, dynamic_smem>>>(static_cast<Params>(args)...);
   CUDA_CHECK(cudaGetLastError());
   record_launch(LaunchRecord{reinterpret_cast<const void*>(kernel), grid, block, dynamic_smem});

@@ -1,6 +1,8 @@
 #include "common/launch_record.hpp"
 
 #include <atomic>
+#include <map>
+#include <mutex>
 #include <sstream>
 
 namespace tutorial {
@@ -36,6 +38,18 @@ void validate_launch(dim3 grid, dim3 block) {
 void allow_dynamic_smem(const void* kernel, size_t bytes) {
   CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                   static_cast<int>(bytes)));
+}
+
+void ensure_dynamic_smem(const void* kernel, size_t bytes) {
+  constexpr size_t kWithoutOptIn = 48 * 1024;
+  if (bytes <= kWithoutOptIn) return;
+  static std::mutex mutex;
+  static std::map<const void*, size_t> allowed;  // per kernel: the largest size opted in
+  std::lock_guard<std::mutex> lock(mutex);
+  size_t& done = allowed[kernel];
+  if (done >= bytes) return;
+  allow_dynamic_smem(kernel, bytes);
+  done = bytes;
 }
 
 }  // namespace tutorial

@@ -29,8 +29,13 @@ long launch_count();
 // beyond the hardware limits (2^31-1 × 65535 × 65535).
 void validate_launch(dim3 grid, dim3 block);
 
-// Above 48 KB of dynamic shared memory a kernel must opt in, once per kernel, before launch.
+// Above 48 KB of dynamic shared memory a kernel must opt in, once per kernel, before launch:
+// cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes).
+// tutorial::launch does it for every launch that asks for more (ensure_dynamic_smem).
 void allow_dynamic_smem(const void* kernel, size_t bytes);
+// allow_dynamic_smem(kernel, bytes) unless this kernel already opted in for that much; does
+// nothing up to 48 KB, which every kernel may use.
+void ensure_dynamic_smem(const void* kernel, size_t bytes);
 template <typename... Params>
 void allow_dynamic_smem(void (*kernel)(Params...), size_t bytes) {
   allow_dynamic_smem(reinterpret_cast<const void*>(kernel), bytes);

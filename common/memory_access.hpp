@@ -28,8 +28,8 @@ struct GlobalAccessCost {
   size_t requested_bytes = 0;  // distinct bytes the threads asked for
   // requested / moved, where moved = 32 B per sector: 1.0 for a perfectly coalesced access.
   double efficiency() const;
-  // The same with whole 128-byte lines as the unit of transfer (the pre-Volta rule that
-  // older texts quote): requested / (128 B per line).
+  // The same with whole 128-byte lines as the unit of transfer (the rule before compute
+  // capability 6.0 that older texts quote): requested / (128 B per line).
   double line_efficiency() const;
 };
 

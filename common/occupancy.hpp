@@ -6,7 +6,8 @@
 //     holds a quarter of the register file;
 //   * shared memory is allocated per block in units of 128 bytes (compute capability 8.x/9.x),
 //     and the driver reserves 1 KB per block on top of what the kernel asks for.
-// SmemModel::Simple drops the reservation and the rounding: the textbook's arithmetic.
+// SmemModel::Simple drops the reservation and the rounding: the arithmetic of the example in
+// chapter 5 of Hwu, Kirk and El Hajj, "Programming Massively Parallel Processors" (4th ed.).
 #pragma once
 
 #include <cstddef>

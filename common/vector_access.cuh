@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <type_traits>
 
 namespace tutorial {
 
@@ -45,6 +46,19 @@ inline bool rows_are_16_byte_aligned(const float* A, const float* B, const float
                                      int K) {
   auto aligned = [](const void* p) { return reinterpret_cast<uintptr_t>(p) % 16 == 0; };
   return K % 4 == 0 && N % 4 == 0 && aligned(A) && aligned(B) && aligned(C);
+}
+
+// The launchers' choice between a kernel's two variants, written once:
+//     if (rows_are_16_byte_aligned(A, B, C, N, K)) launch_vec(std::true_type{});
+//     else                                          launch_vec(std::false_type{});
+// where launch_vec(vec) launches kernel<..., decltype(vec)::value>.
+template <typename LaunchVec>
+void dispatch_vec(const float* A, const float* B, const float* C, int N, int K,
+                                   LaunchVec launch_vec) {
+  if (rows_are_16_byte_aligned(A, B, C, N, K))
+    launch_vec(std::true_type{});
+  else
+    launch_vec(std::false_type{});
 }
 
 }  // namespace tutorial

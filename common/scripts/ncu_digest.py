@@ -27,10 +27,17 @@ LOCAL_LD = "l1tex__t_bytes_pipe_lsu_mem_local_op_ld.sum"
 LOCAL_ST = "l1tex__t_bytes_pipe_lsu_mem_local_op_st.sum"
 DURATION = "gpu__time_duration.sum"
 DEVICE = "device__attribute_display_name"
+# Bytes at each level of the hierarchy, for the "where does the traffic go" table.
+L1_LOAD_BYTES = "l1tex__t_bytes_pipe_lsu_mem_global_op_ld.sum"    # global loads asked of L1
+L2_TO_L1_SECTORS = "lts__t_sectors_srcunit_tex_op_read.sum"        # what L1 missed: read from L2
+DRAM_READ = "dram__bytes_read.sum"
+DRAM_WRITE = "dram__bytes_write.sum"
+SHARED_LD_WAVEFRONTS = "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum"
 
 # The metrics inspect_profile.sh asks for (besides those of the "basic" section set).
 METRICS = [DRAM, SECTORS, REQUESTS, CONFLICTS_LD, CONFLICTS_ST, OCCUPANCY, L2_HIT, REGISTERS,
-           LOCAL_LD, LOCAL_ST, DURATION, DEVICE]
+           LOCAL_LD, LOCAL_ST, DURATION, DEVICE, L1_LOAD_BYTES, L2_TO_L1_SECTORS, DRAM_READ,
+           DRAM_WRITE, SHARED_LD_WAVEFRONTS]
 
 
 def number(text):
@@ -163,6 +170,20 @@ TITLES = ["kernel", "DRAM throughput", "sectors / request (global loads)",
           "smem bank conflicts (ld / st)", "achieved occupancy", "L2 hit rate",
           "registers / thread", "local memory (spills)"]
 
+BYTES_TITLES = ["kernel", "global loads asked of L1", "L1 misses read from L2", "DRAM read",
+                "DRAM written", "shared-memory load wavefronts", "time"]
+
+
+def bytes_cells(r):
+    """Where the traffic goes: bytes at each level, one launch."""
+    get = lambda m: number(r.get(m))
+    l2 = get(L2_TO_L1_SECTORS)
+    duration = get(DURATION)
+    return ["`" + short_name(r.get("Kernel Name", "?")) + "`", compact(get(L1_LOAD_BYTES), "B"),
+            "n/a" if l2 is None else compact(32 * l2, "B"), compact(get(DRAM_READ), "B"),
+            compact(get(DRAM_WRITE), "B"), compact(get(SHARED_LD_WAVEFRONTS)),
+            "n/a" if duration is None else f"{duration / 1e6:.2f} ms"]
+
 
 def main(argv):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -202,6 +223,13 @@ def main(argv):
             cells[0] = f"`{name}` #{nth[name]}"
         parts.append("| " + " | ".join(cells) + " |")
     parts.append("")
+    if any(r.get(DRAM_READ) for r in kernels):
+        parts += ["Where the traffic goes (bytes per launch; an L1 hit stops at L1, an L2 hit at "
+                  "L2):", "", "| " + " | ".join(BYTES_TITLES) + " |",
+                  "|" + "|".join([" --- "] + [" ---: "] * (len(BYTES_TITLES) - 1)) + "|"]
+        for r in kernels:
+            parts.append("| " + " | ".join(bytes_cells(r)) + " |")
+        parts.append("")
     if missing:
         parts += ["Not collected on this GPU/ncu: " + ", ".join(f"`{m}`" for m in missing), ""]
     parts += ["One launch per kernel, caches flushed before it (ncu's default), clocks not "

@@ -7,14 +7,14 @@ using namespace tutorial;
 TEST_CASE("theoretical bandwidth: 2 transfers per clock x bus width", "[device_math]") {
   // H100 SXM: 2619 MHz HBM3, 5120-bit bus -> 3352 GB/s.
   CHECK(theoretical_bandwidth_gbs(2619000, 5120) == Approx(3352.3).epsilon(1e-4));
-  // A100 40GB: 1215 MHz, 5120-bit -> 1555 GB/s (the seeds' figure).
+  // A100 40GB: 1215 MHz, 5120-bit -> 1555 GB/s (the figure PMPP chapter 5 uses).
   CHECK(theoretical_bandwidth_gbs(1215000, 5120) == Approx(1555.2).epsilon(1e-4));
 }
 
 TEST_CASE("FP32 peak: SMs x lanes x 2 FLOP x clock", "[device_math]") {
   CHECK(fp32_lanes_per_sm(8, 0) == 64);
   CHECK(fp32_lanes_per_sm(9, 0) == 128);
-  // A100: 108 SMs, 64 lanes, 1410 MHz -> 19.5 TFLOP/s (the seeds' figure).
+  // A100: 108 SMs, 64 lanes, 1410 MHz -> 19.5 TFLOP/s (the figure PMPP chapter 5 uses).
   CHECK(fp32_peak_gflops(108, 64, 1410000) == Approx(19491).epsilon(1e-3));
   // H100 SXM: 132 SMs, 128 lanes, 1980 MHz -> 66.9 TFLOP/s.
   CHECK(fp32_peak_gflops(132, 128, 1980000) == Approx(66908).epsilon(1e-3));

@@ -3,7 +3,7 @@
 
 using namespace tutorial;
 
-TEST_CASE("seeds' A100 example: 32 KB and 256 threads per block", "[occupancy]") {
+TEST_CASE("PMPP's A100 example: 32 KB and 256 threads per block", "[occupancy]") {
   const KernelResources k{256, 32, 32 * 1024};
   SECTION("the simple model: 164 KB / 128 B per thread = 1280 threads, 62.5%") {
     const Occupancy o = compute_occupancy(k, SmLimits::a100(), SmemModel::Simple);

@@ -1,30 +1,30 @@
 # Included by each exercise's Makefile after it sets EXERCISE (its folder name):
-#   make check   build the exercise, run each of its tests in its own process, show the points
-#                (fails while a test fails; GPU tests are "pending" on a machine without a GPU)
-#   make test    run the Catch2 test binary directly: ARGS='"<test name>"' runs one test,
-#                ARGS=--list-tests lists them
-#   make test-cpu the same with the CPU-backend build of the tests (machines without a GPU;
-#                common/cpu_backend/README.md): the kernels run on the CPU, speed tests skip
-#   make build   only build
+#   make check     build your file's runner and grade it: every test, its points, the run's
+#                  seed (fails while a test fails; speed tests are pending without a GPU)
+#   make test TEST="random odd"   only the tests whose name contains the text, with details
+#   make test-cpu  the same on the CPU backend, even on a machine with a GPU
+#   make build     only build
+# Add SEED=<n> to any of them to draw the shapes and data of an earlier run again.
 TOP := $(abspath $(dir $(lastword $(MAKEFILE_LIST)))/../..)
 include $(TOP)/common/make/build.mk
 
 GRADE := python3 $(TOP)/exercises/tools/grade.py
+SEED ?=
+SEED_ARG := $(if $(SEED),--seed $(SEED))
 
 .PHONY: all build check test test-cpu
 all: build
 
 build: configure
-	cmake --build $(BUILD_DIR) --target exercise_$(EXERCISE) -j $(JOBS)
+	cmake --build $(BUILD_DIR) --target exercise_$(EXERCISE) -j $(JOBS) -- --no-print-directory
 
 check: configure
-	$(GRADE) grade -e $(EXERCISE) --build-dir $(BUILD_DIR) --verbose --quiet --strict
+	$(GRADE) grade -e $(EXERCISE) --build-dir $(BUILD_DIR) --verbose --quiet --strict $(SEED_ARG)
 
-test: build
-	$(BUILD_DIR)/bin/$(EXERCISE)_tests $(ARGS)
+test: configure
+	$(GRADE) grade -e $(EXERCISE) --build-dir $(BUILD_DIR) --verbose --quiet $(SEED_ARG) \
+	  $(if $(TEST),--test '$(TEST)')
 
-test-cpu: build
-	@test -x $(BUILD_DIR)/bin/$(EXERCISE)_tests_cpu || { echo "no $(EXERCISE)_tests_cpu: \
-	the CPU backend is off in this build, or the exercise runs on the host only \
-	(common/cpu_backend/README.md)"; exit 1; }
-	$(BUILD_DIR)/bin/$(EXERCISE)_tests_cpu $(ARGS)
+test-cpu: configure
+	$(GRADE) grade -e $(EXERCISE) --build-dir $(BUILD_DIR) --verbose --quiet --backend cpu \
+	  $(SEED_ARG) $(if $(TEST),--test '$(TEST)')

@@ -47,7 +47,7 @@ const Entry* find_entry(const std::string& name) {
   return nullptr;
 }
 
-void write_file(const std::string& path, const void* data, size_t bytes) {
+[[maybe_unused]] void write_file(const std::string& path, const void* data, size_t bytes) {
   std::ofstream out(path, std::ios::binary);
   out.write(static_cast<const char*>(data), std::streamsize(bytes));
 }
@@ -102,7 +102,7 @@ std::string format_numbers(const std::vector<double>& values) {
 }
 
 // Runs one call; returns the result line (and writes i.bin / i.sums where there are any).
-std::string run_call(const Call& call, const std::string& prefix) {
+std::string run_call(const Call& call, [[maybe_unused]] const std::string& prefix) {
   const Entry* entry = find_entry(call.entry);
   if (!entry) return "error no entry named " + call.entry + " in this exercise";
   if (call.kind == "call") {

@@ -258,6 +258,34 @@ def unseal_hidden(layout, passphrase, dest):
     return out
 
 
+def solution_files(root, exercises):
+    """{path relative to the repository: bytes} of the unsealed solutions."""
+    layout = Layout(root)
+    out = {}
+    for e in exercises:
+        for f in e.files:
+            src = layout.solution_of(e, f)
+            if not os.path.isfile(src):
+                raise BundleError(f"no solution file {src}: unseal the solutions first "
+                                  f"(`grade.py unseal`, see exercises/README.md)")
+            with open(src, "rb") as fh:
+                out[os.path.join(e.dir, f)] = fh.read()
+    return out
+
+
+def ensure_solutions(root, key_file=None, log=print):
+    """Unseals the solutions if they are not unsealed yet and a key is at hand."""
+    layout = Layout(root)
+    if layout.has_solutions():
+        return
+    key = read_key(key_file, layout.key)
+    if key is None:
+        raise BundleError("the solutions are not unsealed (exercises/instructor/) and no key "
+                          "was found: pass --key-file, set EXERCISES_KEY or EXERCISES_KEY_FILE, "
+                          "or put the passphrase in exercises/instructor.key")
+    unseal(layout, key, log=log)
+
+
 def check_lock(layout, manifest):
     """Key-less drift check. Returns a list of problems (empty: the stubs are the sealed ones)."""
     problems = []

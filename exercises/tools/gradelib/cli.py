@@ -12,8 +12,8 @@ import traceback
 
 from . import reports
 from . import toolchain as T
-from .bundle import (BundleError, Layout, check_lock, check_strip, read_key, seal, unseal,
-                     unseal_hidden)
+from .bundle import (BundleError, Layout, check_lock, check_strip, ensure_solutions, read_key,
+                     seal, solution_files, unseal, unseal_hidden)
 from .sandbox import MODES, UID_BASE
 from .session import BACKENDS, Config, GradingSession
 from .spec import SpecError, load_manifest
@@ -57,7 +57,7 @@ def config_from(args, sandbox_default, private):
                   backend=args.backend, sandbox=args.sandbox or sandbox_default,
                   work_dir=args.work, seed=args.seed, hidden_path=hidden_tests(args, private),
                   budget_s=args.budget, cmake_flags=args.cmake_flag, uid_base=args.uid_base,
-                  log=log, progress=not args.quiet)
+                  test_filter=args.test, log=log, progress=not args.quiet)
 
 
 def emit(report, args, title):
@@ -65,32 +65,6 @@ def emit(report, args, title):
     sys.stdout.write(text)
     reports.write_reports(report, json_path=args.json, junit_path=args.junit, text=text,
                           text_path=args.text)
-
-
-def solution_files(exercises):
-    layout = Layout(ROOT)
-    out = {}
-    for e in exercises:
-        for f in e.files:
-            src = layout.solution_of(e, f)
-            if not os.path.isfile(src):
-                raise BundleError(f"no solution file {src}: unseal the solutions first "
-                                  f"(`grade.py unseal`, see exercises/README.md)")
-            with open(src, "rb") as fh:
-                out[os.path.join(e.dir, f)] = fh.read()
-    return out
-
-
-def ensure_solutions(key_file=None):
-    layout = Layout(ROOT)
-    if layout.has_solutions():
-        return
-    key = read_key(key_file, layout.key)
-    if key is None:
-        raise BundleError("the solutions are not unsealed (exercises/instructor/) and no key "
-                          "was found: pass --key-file, set EXERCISES_KEY or EXERCISES_KEY_FILE, "
-                          "or put the passphrase in exercises/instructor.key")
-    unseal(layout, key, log=log)
 
 
 def protect_instructor_files():
@@ -109,12 +83,12 @@ def cmd_grade(args):
     private = tempfile.mkdtemp(prefix="grade-private-")
     try:
         if args.solutions:
-            ensure_solutions(args.key_file)
+            ensure_solutions(ROOT, args.key_file, log)
             protect_instructor_files()
             session = GradingSession(config_from(args, "auto", private))
             session.prepare()
             files = session.stub_files()
-            files.update(solution_files(session.exercises))
+            files.update(solution_files(ROOT, session.exercises))
             report = session.grade_files("solutions", files)
             emit(report, args, "Grading the instructor solutions")
         else:
@@ -313,6 +287,7 @@ def parser():
     def common(sp):
         sp.add_argument("--manifest", default=MANIFEST, help="the exercises (default: %(default)s)")
         sp.add_argument("-e", "--exercise", action="append", help="only this exercise (repeatable)")
+        sp.add_argument("-t", "--test", help="only the tests whose name contains this text")
         sp.add_argument("-j", "--jobs", type=int, default=default_jobs(), help="build jobs")
         sp.add_argument("--build-dir", help="the repository's build folder (default: build/ or "
                                             "$BUILD_DIR)")
@@ -383,7 +358,10 @@ def parser():
     t.add_argument("--gpu", action="store_true", help="also the GPU checks (a GPU and the "
                                                       "solutions): full marks with speed")
     t.add_argument("--unit-only", action="store_true", help="only the unit tests (seconds)")
-    t.add_argument("--no-corpus", action="store_true", help="skip the hostile corpus")
+    t.add_argument("--no-corpus", action="store_true", help="skip the hostile corpus and the "
+                                                            "Gradescope zip")
+    t.add_argument("--parts", help="only these end-to-end parts, comma-separated: stubs, "
+                                   "fixture, solutions, faults, corpus, gradescope")
     t.add_argument("--work", help="scratch folder")
     t.add_argument("-j", "--jobs", type=int, default=default_jobs())
     t.add_argument("--key-file")

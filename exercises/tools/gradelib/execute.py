@@ -170,6 +170,7 @@ class TestRunner:
         write_lines(os.path.join(private, "request.txt"), request)
         write_lines(os.path.join(private, "expect.txt"), [c.expect for c in calls])
         self.sandbox.own(run_dir)
+        self.verify(program[0])  # the binary we built (hashed then), nothing put in its place
         limits = S.run_limits(wall_s, gpu, large_output)
         run = self.sandbox.run(list(program) + [os.path.join(run_dir, "request.txt"),
                                                 os.path.join(run_dir, "results")],

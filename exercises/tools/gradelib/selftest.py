@@ -24,7 +24,7 @@ import time
 import unittest
 
 from . import reports
-from .bundle import BundleError, Layout, check_lock, check_strip
+from .bundle import BundleError, Layout, check_lock, check_strip, ensure_solutions
 from .spec import load_manifest
 
 TOOLS = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -111,9 +111,8 @@ def main(args):
     manifest = consistency(checks)
     solutions = False
     if not args.unit_only:
-        from .cli import ensure_solutions
         try:
-            ensure_solutions(args.key_file)
+            ensure_solutions(ROOT, args.key_file)
             solutions = True
         except BundleError as e:
             print(f"  note  the solutions are sealed and no key was given ({e}): the checks "

@@ -12,7 +12,7 @@ import tempfile
 import time
 import zipfile
 
-from .bundle import Layout
+from .bundle import Layout, solution_files
 from .gradescope import extract, make_autograder
 from .reports import Roster, console
 from .session import Config, GradingSession
@@ -162,15 +162,14 @@ def fixture(checks, args):
     shutil.rmtree(out, ignore_errors=True)
 
 
-def solutions(checks, args):
+def solutions(checks, args, faults=True):
     print("3c. the instructor solutions" + (" on the GPU" if args.gpu else ""), flush=True)
     layout = Layout(ROOT)
     hidden = os.path.join(layout.hidden, "tests.json")
     s = session_for(args, os.path.join(ROOT, "exercises", "manifest.json"),
                     hidden=hidden if os.path.isfile(hidden) else None)
     files = s.stub_files()
-    from .cli import solution_files
-    files.update(solution_files(s.exercises))
+    files.update(solution_files(ROOT, s.exercises))
     start = time.monotonic()
     report = s.grade_files("solutions", files)
     log(console(report, verbose=True))
@@ -188,6 +187,8 @@ def solutions(checks, args):
     if args.gpu:
         checks.check(not pending, "solutions on the GPU: nothing pending (speed included)",
                      str(pending[:3]))
+    if not faults:
+        return
     with open(layout.planted) as f:
         faults = json.load(f)["faults"]
     on_cpu = s.mode == "cpu"
@@ -211,6 +212,19 @@ def solutions(checks, args):
     s.exercises = s.manifest.select([])
 
 
+def targets_state(session):
+    """Hashes of what the write_outside attack tries to overwrite: the exercises' manifests and
+    tests.json, the repository build's programs and the kit."""
+    paths = []
+    for dirpath, _, names in os.walk(os.path.join(ROOT, "exercises")):
+        if "instructor" not in dirpath:
+            paths += [os.path.join(dirpath, n) for n in names if n in ("manifest.json", "tests.json")]
+    for folder in (os.path.join(session.trusted.build_dir, "bin"), session.trusted.kit):
+        for dirpath, _, names in os.walk(folder):
+            paths += [os.path.join(dirpath, n) for n in names]
+    return {p: sha256_file(p) for p in paths if os.path.isfile(p)}
+
+
 def corpus(checks, args, have_solutions):
     print("3d. the hostile corpus", flush=True)
     s = session_for(args, os.path.join(ROOT, "exercises", "manifest.json"),
@@ -219,7 +233,8 @@ def corpus(checks, args, have_solutions):
     subs = tempfile.mkdtemp(prefix="hostile-")
     os.chmod(subs, 0o755)
     out = tempfile.mkdtemp(prefix="hostile-grades-")
-    written, skipped = hostile.write_corpus(subs, src, sandboxed=s.sandbox.isolated)
+    written, skipped = hostile.write_corpus(subs, src, sandboxed=s.sandbox.isolated,
+                                            gpu=bool(args.gpu))
     for attack, why in skipped:
         print(f"  skip  {attack.name}: {why}", flush=True)
     controls = {"zz_control_stub": src.stub}
@@ -236,8 +251,7 @@ def corpus(checks, args, have_solutions):
     trusted = {p: sha256_file(p) for p in (s.trusted.binary("exercise_check"),
                                            os.path.join(s.trusted.kit, "lib",
                                                         "libexercise_runner_host.a"))}
-    repo_state = subprocess.run(["git", "-C", ROOT, "status", "--porcelain"],
-                                stdout=subprocess.PIPE).stdout
+    repo_state = targets_state(s)
     reports, notes = {}, {}
     roster = Roster(os.path.join(out, "roster.csv"), [hostile.EXERCISE])
 
@@ -249,14 +263,28 @@ def corpus(checks, args, have_solutions):
     log(f"hostile corpus: {time.monotonic() - start:.0f} s")
     exercise = s.exercises[0]
     correctness = sum(t.points for t in exercise.tests if not t.performance)
+    speed = sum(t.points for t in exercise.tests if t.performance)
     fixed = sum(t.points for t in exercise.tests if not t.performance and
                 all("shape" in c for c in t.calls))
     want = {"zero": 0, "full": correctness, "fixed": fixed}
+    if args.gpu:  # nothing pending: the speed test counts too
+        want = {"zero": 0, "full": correctness + speed, "fixed": fixed}
+        correctness += speed
     table = []
     for student, attack in sorted(written.items()):
         report = reports.get(student)
         got = report.totals()[0] if report else None
-        if attack.expect == "refused":
+        if attack.expect in ("fair", "slow"):
+            race = next((r.outcome for er in report.results for r in er.results
+                         if r.test.performance), None) if report else None
+            ratio = race.ratio if race else None
+            right = report is not None and got - (race.score if race else 0) == correctness - speed
+            ok = right and race is not None and (
+                (attack.expect == "slow" and race.score == 0) or
+                (attack.expect == "fair" and ratio is not None and 0.7 <= ratio <= 1.5))
+            shown = f"{got:g}/{report.totals()[1]:g}, speed {race.reason if race else '-'}" \
+                if report else notes.get(student)
+        elif attack.expect == "refused":
             ok = report is None and notes.get(student, "").startswith("refused")
             shown = "refused" if ok else f"{got}"
         else:
@@ -290,9 +318,12 @@ def corpus(checks, args, have_solutions):
                      str(leaked))
     changed = [p for p, h in trusted.items() if sha256_file(p) != h]
     checks.check(not changed, "corpus: the checker and the kit are unchanged", str(changed))
-    after_state = subprocess.run(["git", "-C", ROOT, "status", "--porcelain"],
-                                 stdout=subprocess.PIPE).stdout
-    checks.check(after_state == repo_state, "corpus: the repository is unchanged")
+    after_state = targets_state(s)
+    changed = sorted(p for p in set(repo_state) | set(after_state)
+                     if repo_state.get(p) != after_state.get(p))
+    checks.check(not changed, "corpus: what write_outside aims at in the repository and its "
+                 "build is unchanged (manifests, tests.json, binaries, libraries)",
+                 ", ".join(changed[:5]))
     with open(os.path.join(out, "roster.csv")) as f:
         text = f.read()
     checks.check("\n=" not in text and "'=2+5" in text,
@@ -362,11 +393,20 @@ def gradescope(checks, args, have_solutions):
     shutil.rmtree(ag, ignore_errors=True)
 
 
+PARTS = ("stubs", "fixture", "solutions", "faults", "corpus", "gradescope")
+
+
 def run(checks, args, have_solutions):
-    stubs(checks, args)
-    fixture(checks, args)
-    if have_solutions:
-        solutions(checks, args)
-    if not args.no_corpus:
+    parts = args.parts.split(",") if args.parts else list(PARTS)
+    if args.no_corpus:
+        parts = [p for p in parts if p not in ("corpus", "gradescope")]
+    if "stubs" in parts:
+        stubs(checks, args)
+    if "fixture" in parts:
+        fixture(checks, args)
+    if have_solutions and ("solutions" in parts or "faults" in parts):
+        solutions(checks, args, faults="faults" in parts)
+    if "corpus" in parts:
         corpus(checks, args, have_solutions)
+    if "gradescope" in parts and not args.gpu:
         gradescope(checks, args, have_solutions)

@@ -52,6 +52,7 @@ class Config:
     budget_s: float = 3600.0        # per submission: builds and tests together
     cmake_flags: List[str] = field(default_factory=list)
     uid_base: int = S.UID_BASE
+    test_filter: Optional[str] = None   # only tests whose name contains this
     log: object = log_stderr
     progress: bool = True
 
@@ -144,6 +145,12 @@ class GradingSession:
         c = self.config
         self.manifest = load_manifest(c.manifest_path, c.root, c.hidden_path)
         self.exercises = self.manifest.select(c.exercises)
+        if c.test_filter:
+            for e in self.exercises:
+                e.tests = [t for t in e.tests if c.test_filter.lower() in t.name.lower()]
+            self.exercises = [e for e in self.exercises if e.tests]
+            if not self.exercises:
+                raise SpecError(f"no test name contains {c.test_filter!r}")
         if c.backend not in BACKENDS:
             raise SpecError(f"--backend must be one of {', '.join(BACKENDS)}")
         self.gpu = machine_has_gpu()
@@ -174,7 +181,7 @@ class GradingSession:
     def _kit_copy(self):
         if self.kit is None:
             self.kit = T.copy_kit(self.trusted.kit, os.path.join(self.work, "kit"))
-            self.include_roots = T.system_include_roots(os.path.join(self.kit, "toolchain.cmake"))
+            self.include_roots = T.system_roots(os.path.join(self.kit, "toolchain.cmake"))
         return self.kit
 
     # --- one student ----------------------------------------------------------------------------
@@ -259,6 +266,12 @@ class GradingSession:
             return Outcome("failed", 0.0, f"grader error: {e}",
                            trim(traceback.format_exc()))
 
+    def _hash(self, binaries):
+        """Runners are hashed once built and checked before every run."""
+        for path, _ in binaries.values():
+            if path:
+                self.trusted.hashes[path] = T.sha256_file(path)
+
     def grade_worktree(self):
         """The student files of this work tree, with the runners of the repository's build
         (what `make check` in an exercise folder runs)."""
@@ -273,6 +286,7 @@ class GradingSession:
         built = self.trusted.build(targets)
         binaries = {t: (self.trusted.binary(t) if ok else None, message)
                     for t, (ok, message) in built.items()}
+        self._hash(binaries)
         sandbox = self.sandbox.for_student(0)
         home = os.path.join(self.work, "students", "worktree")
         private = os.path.join(self.work, "private", "worktree")
@@ -303,6 +317,7 @@ class GradingSession:
                                self.include_roots, forbidden)
         self.log(f"building {student}'s runners ...")
         binaries = build.build(self.exercises, files, private, self.trusted.cpu_twins)
+        self._hash(binaries)
         results = self._grade(student, binaries, sandbox, home, private, started)
         sandbox.kill_all()
         report = Report(student, results, self.seed, sandbox.describe(), self.mode,

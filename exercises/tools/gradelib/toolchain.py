@@ -156,28 +156,19 @@ def copy_kit(kit, dest):
     return dest
 
 
-def system_include_roots(kit_toolchain):
-    """Where a compiler's own headers live: the C++ compiler's search list, the CUDA Toolkit,
-    /usr/include. (Read once; these folders belong to the system, not to anyone grading.)"""
-    roots = {"/usr/include", "/usr/local/include"}
-    rc, out = _run(["c++", "-E", "-x", "c++", "-", "-v"], 60)
-    grab = False
-    for line in out.splitlines():
-        if line.startswith("#include <...> search starts here"):
-            grab = True
-            continue
-        if line.startswith("End of search list"):
-            break
-        if grab:
-            roots.add(os.path.realpath(line.strip()))
-    nvcc = None
+def system_roots(kit_toolchain):
+    """Where the compilers' own headers and libraries live: the system's folders, and the
+    installation of the C++ compiler and of the CUDA Toolkit wherever they are. (A folder of the
+    repository or of the grading run inside one of these is still forbidden: the more specific
+    folder decides, see include_violations.)"""
+    roots = {"/usr", "/lib", "/lib64", "/lib32", "/opt"}
+    compilers = []
     if os.path.isfile(kit_toolchain):
         with open(kit_toolchain) as f:
-            m = re.search(r'CMAKE_CUDA_COMPILER "([^"]+)"', f.read())
-            nvcc = m.group(1) if m else None
-    nvcc = nvcc or shutil.which("nvcc")
-    if nvcc:
-        roots.add(os.path.dirname(os.path.dirname(os.path.realpath(nvcc))))
+            compilers = re.findall(r'CMAKE_(?:CXX|CUDA)_COMPILER "([^"]+)"', f.read())
+    for compiler in compilers + [shutil.which("nvcc") or ""]:
+        if compiler:
+            roots.add(os.path.dirname(os.path.dirname(os.path.realpath(compiler))))
     return sorted(roots)
 
 

@@ -14,6 +14,9 @@ Expected outcomes, per attack, for 03a without its speed test (pending without a
              nothing for anyone
   fixed      only the tests at fixed public shapes: the kernel is right only there
   refused    the submission is refused with a message (roster note), nothing is built
+and, for the attacks on the speed test (GPU only), with every correctness point:
+  fair       the speed points of its real kernel (the solution's, so within noise of full)
+  slow       no speed points: the timed repetitions were not all computed
 """
 
 import io
@@ -44,7 +47,7 @@ class Attack:
     archive: Optional[str] = None     # "zip" / "tar": submitted as an archive
     symlink: Optional[str] = None     # submit FILE as a symbolic link to this path
     student: Optional[str] = None     # a name of its own (else the attack's)
-    extra: Dict[str, str] = field(default_factory=dict)
+    gpu_only: bool = False            # aims at the speed test: run on a GPU only
 
 
 @dataclass
@@ -218,8 +221,12 @@ DAEMON = """  if (M == 1 && N == 1) {  // a grandchild that leaves the session a
   }
 """
 
-FORK_BOMB = """  for (int i = 0; i < 100000; ++i) if (fork() < 0) break;
-  sleep(30);
+FORK_BOMB = """  for (int i = 0; i < 100000; ++i) {  // children that wait, until fork() fails
+    const pid_t child = fork();
+    if (child < 0) break;
+    if (child == 0) { sleep(5); _exit(0); }
+  }
+  sleep(5);
 """
 
 MEMORY_HOG = """  {
@@ -298,6 +305,68 @@ REDEFINE = """#define REQUIRE(...) (void)0
 
 CHAPTER_CALL = "  ch03::launch_tiled_gemm<TILE_WIDTH>(A, B, C, M, N, K);\n  return;\n"
 
+# Attacks on the timing (GPU): each starts from the solution's launcher.
+STREAM_ESCAPE = """  {  // launch on a stream that does not wait for the default one, return at once
+    static cudaStream_t side = [] { cudaStream_t s; cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking); return s; }();
+    const dim3 block(TILE_WIDTH, TILE_WIDTH);
+    const dim3 grid(tutorial::ceil_div(N, TILE_WIDTH), tutorial::ceil_div(M, TILE_WIDTH));
+    tiled_gemm<TILE_WIDTH><<<grid, block, 0, side>>>(A, B, C, M, N, K);
+    tutorial::record_launch(tutorial::LaunchRecord{});
+    return;
+  }
+"""
+
+REPLAY = """  {  // compute the first call of a shape, replay that answer afterwards
+    static std::vector<float> saved;
+    static int saved_m = 0, saved_n = 0;
+    if (saved_m == M && saved_n == N && !saved.empty()) {
+      cudaMemcpy(C, saved.data(), saved.size() * 4, cudaMemcpyHostToDevice);
+      tutorial::record_launch(tutorial::LaunchRecord{});
+      return;
+    }
+    saved.assign(size_t(M) * N, 0.0f);
+    saved_m = M; saved_n = N;
+    const dim3 block(TILE_WIDTH, TILE_WIDTH);
+    const dim3 grid(tutorial::ceil_div(N, TILE_WIDTH), tutorial::ceil_div(M, TILE_WIDTH));
+    tutorial::launch(tiled_gemm<TILE_WIDTH>, grid, block, 0, A, B, C, M, N, K);
+    cudaMemcpy(saved.data(), C, saved.size() * 4, cudaMemcpyDeviceToHost);
+    return;
+  }
+"""
+
+LAST_ONLY = """  {  // count the calls; compute only the last timed repetition (reps= from the request)
+    static int calls = 0, reps = -1;
+    if (reps < 0) {
+      std::ifstream cmd("/proc/self/cmdline");
+      std::string all((std::istreambuf_iterator<char>(cmd)), std::istreambuf_iterator<char>());
+      std::ifstream request(all.substr(all.find('\\0') + 1, all.find('\\0', all.find('\\0') + 1) - all.find('\\0') - 1));
+      std::string text((std::istreambuf_iterator<char>(request)), std::istreambuf_iterator<char>());
+      const size_t at = text.find("reps=");
+      reps = at == std::string::npos ? 0 : std::atoi(text.c_str() + at + 5);
+    }
+    ++calls;
+    if (reps > 0 && calls > 1 && calls < reps + 1) {  // the warm-up call is 1
+      tutorial::record_launch(tutorial::LaunchRecord{});
+      return;
+    }
+  }
+"""
+
+FAKE_TIME = """
+#include <fstream>
+namespace {
+// At exit, overwrite the timed call's result line with a tiny time.
+struct FakeTime {
+  ~FakeTime() {
+    std::ifstream cmd("/proc/self/cmdline");
+    std::string all((std::istreambuf_iterator<char>(cmd)), std::istreambuf_iterator<char>());
+    const size_t a = all.find('\\0') + 1, b = all.find('\\0', a) + 1, c = all.find('\\0', b);
+    std::ofstream(all.substr(b, c - b) + "/0.txt") << "ok launches=99 median_ms=0.000001\\n";
+  }
+} fake_time;
+}  // namespace
+"""
+
 
 def attacks():
     sys_includes = "#include <cstdlib>\n#include <cstdio>\n#include <cstring>\n#include <vector>\n" \
@@ -368,6 +437,17 @@ def attacks():
                stub_with(MEMORY_HOG, sys_includes), needs_sandbox=True),
         Attack("compile_bomb", "a macro that expands to 2^31 tokens", "zero",
                lambda s: files(after_includes(s.stub, COMPILE_BOMB)), needs_sandbox=True),
+        Attack("stream_escape", "launch on a non-blocking stream and return before the "
+               "kernel ends", "fair", solution_with(STREAM_ESCAPE, sys_includes),
+               needs_solution=True, gpu_only=True),
+        Attack("replay", "compute a shape once, replay the saved answer on later calls",
+               "slow", solution_with(REPLAY, sys_includes), needs_solution=True, gpu_only=True),
+        Attack("last_only", "compute only the last timed repetition (the count read from the "
+               "request)", "slow", solution_with(LAST_ONLY, sys_includes + "#include <fstream>\n"),
+               needs_solution=True, gpu_only=True),
+        Attack("fake_time", "overwrite the timed result file with a tiny time at exit", "fair",
+               lambda s: files(after_includes(s.solution, sys_includes + FAKE_TIME)),
+               needs_solution=True, gpu_only=True),
         Attack("symlink", "the student file is a symbolic link to /etc/passwd", "refused",
                lambda s: {}, symlink="/etc/passwd"),
         Attack("collision_dir", "alice/ and alice.zip: two submissions, one name", "refused",
@@ -389,14 +469,16 @@ def sources(root=ROOT):
     return Sources(stub, solution, root)
 
 
-def write_corpus(dest, src=None, sandboxed=True, only=None):
+def write_corpus(dest, src=None, sandboxed=True, only=None, gpu=False):
     """Writes the corpus's submissions into dest; returns {student: attack} of those written
-    and [(attack, why)] of those left out."""
+    and [(attack, why)] of those left out. gpu: the attacks on the speed test only."""
     src = src or sources()
     written, skipped = {}, []
     os.makedirs(dest, exist_ok=True)
     for attack in attacks():
         if only and attack.name not in only:
+            continue
+        if attack.gpu_only != gpu:
             continue
         if attack.needs_solution and src.solution is None:
             skipped.append((attack, "needs the unsealed solutions"))

@@ -2,8 +2,8 @@
 //
 // The CPU build puts common/cpu_backend/include first on the include path, so every
 // `#include "common/launch.cuh"` of a chapter lands here instead of on common/launch.cuh.
-// Same interface, same checks: validate the geometry, run the kernel, check
-// cudaGetLastError(), remember the configuration. "Run" means: the scheduler
+// Same interface, same checks: validate the geometry, opt in to large dynamic shared memory,
+// run the kernel, check cudaGetLastError(), remember the configuration. "Run" means: the scheduler
 // (common/cpu_backend/scheduler.cpp) calls the kernel once per CUDA thread, each thread a
 // fiber, one block at a time, and returns when the grid is done.
 #pragma once
@@ -21,6 +21,7 @@ template <typename... Params, typename... Args>
 void launch(void (*kernel)(Params...), dim3 grid, dim3 block, size_t dynamic_smem,
             Args&&... args) {
   validate_launch(grid, block);
+  ensure_dynamic_smem(reinterpret_cast<const void*>(kernel), dynamic_smem);
   // The arguments, converted to the kernel's parameter types once, as the GPU's parameter
   // space holds them; every thread then gets its own copy, as it would in registers.
   const std::tuple<std::decay_t<Params>...> params(static_cast<Params>(args)...);

@@ -1,0 +1,175 @@
+// Chapter 05, step 5: pipelined_gemm, the chapter's final kernel.
+//
+// What changed since step 4: the main loop only; loads, stores and edges are the same:
+//   - fragments double-buffered in registers: at step k a lane loads the fragments of step
+//     k + 1 while it multiplies those of step k. The barrier moves before the last step of a
+//     tile, and the next tile's first fragments load while that step's FFMAs run, so no warp
+//     starts a tile waiting on shared memory. The second set of fragments costs TM + TN = 16
+//     registers; ptxas fits the kernel in 125 (step 4: 128);
+//   - two tiles per loop trip, so the buffer a tile lives in is a compile-time constant and
+//     every shared-memory address a fixed offset; the last tile is peeled off the loop (it
+//     loads and stores nothing and needs no barrier), so the loop body tests nothing;
+//   - the FMAs of a step column by column (outer_product_by_columns), with which ptxas finds a
+//     register assignment with few bank conflicts. Each of the three alone measured slower or
+//     no better; together they bring the kernel level with cuBLAS at 8192 (NOTES.md, runs
+//     10-16; README, section 3).
+// What it still gets wrong: one 128 x 128 tile for every problem, so a problem with too few
+// tiles to fill the GPU (small sizes, small M, long K) runs far below cuBLAS; and it is FP32 on
+// the CUDA cores: the same GPU multiplies TF32, BF16 or FP8 matrices on its tensor cores many
+// times faster (another tutorial).
+#pragma once
+
+#include <type_traits>
+
+#include "05_double_buffer/warp_tile.cuh"
+#include "common/gemm_shape.hpp"
+#include "common/launch.cuh"
+#include "common/vector_access.cuh"
+
+namespace ch05 {
+
+// lean_gemm with the fragments pipelined across the barrier.
+template <int BM, int BN, int BK, int WM, int WN, int TM, int TN, bool VEC>
+__global__ void __launch_bounds__(WarpLayout<BM, BN, WM, WN, TM, TN>::THREADS,
+                                  WarpLayout<BM, BN, WM, WN, TM, TN>::MIN_BLOCKS)
+    pipelined_gemm(const float* __restrict__ A, const float* __restrict__ B,
+                   float* __restrict__ C, int M, int N, int K) {
+  using Layout = WarpLayout<BM, BN, WM, WN, TM, TN>;
+  constexpr int THREADS = Layout::THREADS;
+  static_assert(BK % 4 == 0 && BN % 4 == 0,
+                "tiles are loaded as float4 along k (A) and along n (B): BK and BN must be "
+                "multiples of 4");
+  static_assert((BM * BK / 4) % THREADS == 0 && (BK * BN / 4) % THREADS == 0,
+                "the float4 counts of the A and B tiles must be multiples of the thread count");
+  constexpr int A_LOADS = BM * BK / 4 / THREADS;
+  constexpr int B_LOADS = BK * BN / 4 / THREADS;
+  constexpr int LDA = BM + PAD_A;
+
+  extern __shared__ float4 smem[];
+  auto As = reinterpret_cast<float (*)[BK][LDA]>(smem);         // (2, BK, BM+PAD_A)
+  auto Bs = reinterpret_cast<float (*)[BK][BN]>(&As[2][0][0]);  // (2, BK, BN)
+
+  const int tileRow = blockIdx.y * BM;
+  const int tileCol = blockIdx.x * BN;
+  const Layout w;
+
+  // Load i of a thread: A float4 at row rA0 + i * A_ROWS, k = kA of the tile; B float4 at
+  // row kB0 + i * B_ROWS, column cB. offA/offB: the offset of load 0 in A/B in the current
+  // tile, advanced by one tile per step (32-bit, like every index in this tutorial: these
+  // kernels sit at the 128-register cap). Rows of A past M are skipped by a predicate
+  // computed once; B's columns past N are clamped (they only feed columns never stored).
+  constexpr int A_ROWS = THREADS / (BK / 4);
+  constexpr int B_ROWS = THREADS / (BN / 4);
+  static_assert(THREADS % (BK / 4) == 0, "the threads load whole rows of the A tile per pass");
+  static_assert(THREADS % (BN / 4) == 0, "the threads load whole rows of the B tile per pass");
+  const int rA0 = threadIdx.x / (BK / 4), kA = threadIdx.x % (BK / 4) * 4;
+  const int kB0 = threadIdx.x / (BN / 4), cB = threadIdx.x % (BN / 4) * 4;
+  int offA = (tileRow + rA0) * K + kA;
+  // VEC: N % 4 == 0, so N - 4 is the last float4 column and stays 16-byte aligned.
+  int offB = kB0 * N + (VEC ? min(tileCol + cB, N - 4) : tileCol + cB);
+  bool rowInA[A_LOADS];
+#pragma unroll
+  for (int i = 0; i < A_LOADS; ++i) rowInA[i] = tileRow + rA0 + i * A_ROWS < M;
+
+  float4 nextA[A_LOADS];
+  float4 nextB[B_LOADS];
+  auto loadNext = [&](int k0) {
+#pragma unroll
+    for (int i = 0; i < A_LOADS; ++i) {
+      const float* p = A + offA + i * A_ROWS * K;
+      if (VEC) {
+        nextA[i] = rowInA[i] && k0 + kA < K ? *reinterpret_cast<const float4*>(p)
+                                            : make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+      } else {
+        const int lim = rowInA[i] ? K - k0 - kA : 0;  // elements of this float4 inside A
+        nextA[i] = make_float4(0 < lim ? p[0] : 0.0f, 1 < lim ? p[1] : 0.0f,
+                               2 < lim ? p[2] : 0.0f, 3 < lim ? p[3] : 0.0f);
+      }
+    }
+    offA += BK;
+#pragma unroll
+    for (int i = 0; i < B_LOADS; ++i) {
+      const int k = k0 + kB0 + i * B_ROWS;
+      if (VEC) {
+        nextB[i] = k < K ? *reinterpret_cast<const float4*>(B + offB + i * B_ROWS * N)
+                         : make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+      } else {
+        nextB[i] = load_float4<false>(B, k, tileCol + cB, K, N);
+      }
+    }
+    offB += BK * N;
+  };
+  auto storeNext = [&](int stage) {
+#pragma unroll
+    for (int i = 0; i < A_LOADS; ++i) {
+      const int idx = threadIdx.x + i * THREADS;
+      const int r = idx / (BK / 4), k = idx % (BK / 4) * 4;
+      As[stage][k + 0][r] = nextA[i].x;  // (2, BK, BM+PAD_A)
+      As[stage][k + 1][r] = nextA[i].y;
+      As[stage][k + 2][r] = nextA[i].z;
+      As[stage][k + 3][r] = nextA[i].w;
+    }
+#pragma unroll
+    for (int i = 0; i < B_LOADS; ++i) {
+      const int idx = threadIdx.x + i * THREADS;
+      *reinterpret_cast<float4*>(&Bs[stage][idx / (BN / 4)][idx % (BN / 4) * 4]) = nextB[i];
+    }
+  };
+
+  float regC[TM][TN] = {};
+
+  loadNext(0);
+  storeNext(0);
+  __syncthreads();
+  static_assert(BK % 2 == 0, "the two fragment buffers alternate with k, and across tiles");
+  float fragM[2][TM], fragN[2][TN];  // fragments of step k in [k % 2], of k + 1 in the other
+  load_fragments<LDA, BN>(&As[0][0][0], &Bs[0][0][0], 0, w, fragM[0], fragN[0]);
+  // One tile from buffer BUF; the caller has issued the next tile's global loads. With
+  // HAS_NEXT they go to the other buffer before the barrier, its first fragments after it.
+  auto tile = [&](auto buffer, auto hasNext) {
+    constexpr int BUF = decltype(buffer)::value;
+#pragma unroll
+    for (int k = 0; k < BK; ++k) {
+      if (k < BK - 1) {
+        load_fragments<LDA, BN>(&As[BUF][0][0], &Bs[BUF][0][0], k + 1, w, fragM[(k + 1) % 2],
+                                fragN[(k + 1) % 2]);
+      } else if (decltype(hasNext)::value) {
+        storeNext(BUF ^ 1);
+        __syncthreads();  // the next tile is complete, and nobody reads this one any more
+        load_fragments<LDA, BN>(&As[BUF ^ 1][0][0], &Bs[BUF ^ 1][0][0], 0, w,
+                                fragM[(k + 1) % 2], fragN[(k + 1) % 2]);
+      }
+      outer_product_by_columns(fragM[k % 2], fragN[k % 2], regC);
+    }
+  };
+  using Buffer0 = std::integral_constant<int, 0>;
+  using Buffer1 = std::integral_constant<int, 1>;
+  int k0 = 0;
+  for (; k0 + 2 * BK < K; k0 += 2 * BK) {  // tiles k0 and k0 + BK, each with a successor
+    loadNext(k0 + BK);
+    tile(Buffer0{}, std::true_type{});
+    loadNext(k0 + 2 * BK);
+    tile(Buffer1{}, std::true_type{});
+  }
+  if (k0 + BK < K) {  // two tiles left
+    loadNext(k0 + BK);
+    tile(Buffer0{}, std::true_type{});
+    tile(Buffer1{}, std::false_type{});
+  } else {  // one tile left
+    tile(Buffer0{}, std::false_type{});
+  }
+  store_lane_tile<TM, TN, VEC>(C, M, N, tileRow, tileCol, w, regC);
+}
+
+template <int BM, int BN, int BK, int WM, int WN, int TM, int TN>
+void launch_pipelined_gemm(const float* A, const float* B, float* C, int M, int N, int K) {
+  tutorial::check_gemm_shape("pipelined_gemm", M, N, K);
+  const dim3 block(WarpLayout<BM, BN, WM, WN, TM, TN>::THREADS);
+  const dim3 grid(tutorial::ceil_div(N, BN), tutorial::ceil_div(M, BM));
+  tutorial::dispatch_vec(A, B, C, N, K, [&](auto vec) {
+    tutorial::launch(pipelined_gemm<BM, BN, BK, WM, WN, TM, TN, decltype(vec)::value>, grid,
+                     block, warp_tiles_smem_bytes<BM, BN, BK, 2>(), A, B, C, M, N, K);
+  });
+}
+
+}  // namespace ch05
