@@ -12,12 +12,6 @@ namespace exercise::timing {
 
 namespace {
 
-__global__ void set_two(float* data, uint64_t restore_at, float restore_value, uint64_t set_at,
-                        float set_value) {
-  data[restore_at] = restore_value;
-  data[set_at] = set_value;
-}
-
 // sums[0] += sum over i of weight(seed, i) * out[i] (grid-stride; one atomic per block).
 __global__ void checksum(const float* out, uint64_t n, uint64_t seed, double* sum) {
   __shared__ double partial[256];
@@ -34,10 +28,11 @@ __global__ void checksum(const float* out, uint64_t n, uint64_t seed, double* su
   if (threadIdx.x == 0) atomicAdd(sum, partial[0]);
 }
 
-// `run` launches on (input, output); `input` is the operand that the tweaks change.
+// `run` launches on (input, output); `input` is the operand that the tweaks change, a
+// matrix of rows of `row_length` floats whose original values are `first`.
 template <typename Run>
-Timed repeat(Run run, const std::vector<float>& first, float* input, float* output,
-             size_t out_elements, uint64_t seed, int reps) {
+Timed repeat(Run run, const std::vector<float>& first, size_t row_length, float* input,
+             float* output, size_t out_elements, uint64_t seed, int reps) {
   tutorial::DeviceBuffer<double> sums(size_t(std::max(reps, 1)));
   tutorial::device_memset(sums.data(), 0, sums.bytes());
   tutorial::device_memset(output, 0xFF, out_elements * sizeof(float));
@@ -45,12 +40,18 @@ Timed repeat(Run run, const std::vector<float>& first, float* input, float* outp
   run();  // warm-up: module load, caches (untimed, unchecked)
   CUDA_CHECK(cudaDeviceSynchronize());
   std::vector<double> ms;
-  uint64_t previous = 0;
+  std::vector<float> row(row_length);
+  const size_t rows = first.size() / row_length;
+  size_t previous = 0;
   const int blocks = int(std::min<uint64_t>((out_elements + 255) / 256, 1024));
   for (int r = 0; r < reps; ++r) {
-    const inputs::Tweak t = inputs::tweak(seed, r, first.size());
-    set_two<<<1, 1>>>(input, previous, first[previous], t.index, t.value);
-    previous = t.index;
+    const inputs::Tweak t = inputs::tweak(seed, r, rows);
+    const size_t bytes = row_length * sizeof(float);
+    tutorial::copy_to_device(input + previous * row_length, first.data() + previous * row_length,
+                             bytes);
+    for (size_t j = 0; j < row_length; ++j) row[j] = inputs::value(t.seed, j);
+    tutorial::copy_to_device(input + t.row * row_length, row.data(), bytes);
+    previous = t.row;
     CUDA_CHECK(cudaDeviceSynchronize());
     const auto start = std::chrono::steady_clock::now();
     run();
@@ -79,15 +80,15 @@ Timed repeat(Run run, const std::vector<float>& first, float* input, float* outp
 Timed time_gemm(GemmLauncher launch, int M, int N, int K, uint64_t seed, int reps) {
   const std::vector<float> a = inputs::operand_values(seed, 0, size_t(M) * K);
   tutorial::DeviceBuffer<float> A(a), B(inputs::operand_values(seed, 1, size_t(K) * N)), C(size_t(M) * N);
-  return repeat([&] { launch(A.data(), B.data(), C.data(), M, N, K); }, a, A.data(), C.data(),
-                C.size(), seed, reps);
+  return repeat([&] { launch(A.data(), B.data(), C.data(), M, N, K); }, a, size_t(K), A.data(),
+                C.data(), C.size(), seed, reps);
 }
 
 Timed time_transpose(TransposeLauncher launch, int rows, int cols, uint64_t seed, int reps) {
   const std::vector<float> in = inputs::operand_values(seed, 0, size_t(rows) * cols);
   tutorial::DeviceBuffer<float> dIn(in), dOut(in.size());
-  return repeat([&] { launch(dIn.data(), dOut.data(), rows, cols); }, in, dIn.data(),
-                dOut.data(), dOut.size(), seed, reps);
+  return repeat([&] { launch(dIn.data(), dOut.data(), rows, cols); }, in, size_t(cols),
+                dIn.data(), dOut.data(), dOut.size(), seed, reps);
 }
 
 }  // namespace exercise::timing

@@ -2,11 +2,12 @@
 // reference timer (support/reference_main.cu), so that both processes do identical work
 // around the launch they are compared on.
 //
-// Per repetition r: one element of the input changes (inputs::tweak, the previous one is
-// restored), the launcher runs and the device synchronizes (every stream), and a checksum of
-// the whole output (sum of +-1-weighted elements, float64) is stored. The checker verifies
-// every checksum and the last output, so each repetition must compute the answer for its own
-// input: skipping repetitions or replaying an old answer fails the test.
+// Per repetition r: one row of the input gets new values (inputs::tweak, the row changed before
+// gets its own back), the launcher runs and the device synchronizes (every stream), and a
+// checksum of the whole output (sum of +-1-weighted elements, float64) is stored. The checker
+// verifies the last output and the checksums of repetitions the grader picks at random after
+// the run, so each repetition must compute the answer for its own input: skipping repetitions
+// or replaying an old answer fails the test.
 //
 // The grader does not trust a time measured inside the student's process: it times the
 // whole runner process from outside and compares it with the reference process doing the

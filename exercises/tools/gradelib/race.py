@@ -1,8 +1,9 @@
 """Speed tests: the student's kernel against the chapter's, on the GPU, timed from outside.
 
 Both run the same loop (exercises/support/timing_loop.cu) in a process of their own: R
-repetitions, each on an input with one element changed, each followed by a checksum of the
-output that the checker verifies, so every repetition must really compute. The grader does not
+repetitions, each on an input with one row changed, each followed by a checksum of the output;
+the checker verifies the last output and the checksums of 64 repetitions picked at random
+after the run, so every repetition must really compute. The grader does not
 believe a time that the student's process reports: it measures each whole process's wall-clock
 time itself. The reference process (no student code in it) reports its own time per
 repetition, t_ref, which is trusted; both processes do the same setup, so
@@ -23,6 +24,7 @@ from .spec import Call
 TARGET_S = 1.5
 ROUNDS = 2
 MAX_REPS = 20000
+CHECKED_REPS = 64  # repetitions whose checksum the checker verifies, picked at random
 
 
 def performance_points(test, ratio):
@@ -55,8 +57,13 @@ def race(test, run_seed, tests, binary, reference_tool, verify):
     size = "x".join(str(int(d)) for d in spec["shape"])
 
     def calls(reps, who):
-        return [Call(f"time_{kind} {entry} {shape} seed={seed} reps={reps}", "none -",
-                     f"{who} at {size}, {reps} repetitions")]
+        # The repetitions whose checksums the checker verifies: picked from the system's
+        # randomness (not the printed run seed) and never shown to the runner, so skipping
+        # even a few repetitions is caught with near certainty.
+        pick = random.SystemRandom().sample(range(reps), min(reps, CHECKED_REPS))
+        check = ",".join(str(r) for r in sorted(set(pick) | {reps - 1}))
+        return [Call(f"time_{kind} {entry} {shape} seed={seed} reps={reps}",
+                     f"timed - check={check}", f"{who} at {size}, {reps} repetitions")]
 
     log = []
     run, verdicts, private = timed_reference(tests, reference_tool, spec["reference"],

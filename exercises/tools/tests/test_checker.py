@@ -14,18 +14,36 @@ CHECK = os.path.join(BUILD, "bin", "exercise_check")
 FIXTURE = os.path.join(BUILD, "bin", "selftest_fixture_runner")
 
 
-def value(seed, index):  # exercises/support/inputs.hpp, in Python
-    def mix(x):
-        x = (x + 0x9E3779B97F4A7C15) & 0xFFFFFFFFFFFFFFFF
-        x = ((x ^ (x >> 30)) * 0xBF58476D1CE4E5B9) & 0xFFFFFFFFFFFFFFFF
-        x = ((x ^ (x >> 27)) * 0x94D049BB133111EB) & 0xFFFFFFFFFFFFFFFF
-        return x ^ (x >> 31)
+# exercises/support/inputs.hpp, in Python.
+M64 = 0xFFFFFFFFFFFFFFFF
 
-    def h(s, i):
-        return mix(mix(s) ^ i)
-    operand = h(seed, 0x0BE4A4D0)
-    bits = h(operand, index) >> 40
-    return (bits - (1 << 23)) / float(1 << 23)
+
+def mix(x):
+    x = (x + 0x9E3779B97F4A7C15) & M64
+    x = ((x ^ (x >> 30)) * 0xBF58476D1CE4E5B9) & M64
+    x = ((x ^ (x >> 27)) * 0x94D049BB133111EB) & M64
+    return x ^ (x >> 31)
+
+
+def hash_(seed, index):
+    return mix(mix(seed) ^ index)
+
+
+def raw_value(seed, index):
+    return ((hash_(seed, index) >> 40) - (1 << 23)) / float(1 << 23)
+
+
+def value(seed, index, operand=0):
+    return raw_value(hash_(seed, 0x0BE4A4D0 + operand), index)
+
+
+def weight(seed, index):
+    return 1.0 if hash_(seed ^ 0xC0FFEE, index) & 1 else -1.0
+
+
+def tweak(seed, rep, rows):
+    h = hash_(seed ^ 0x7E4E, rep)
+    return h % rows, hash_(seed ^ 0xA11CE, rep)
 
 
 @unittest.skipUnless(os.path.isfile(CHECK), "exercise_check is not built")
@@ -95,6 +113,42 @@ class CheckerTests(unittest.TestCase):
             "3.txt": "ok launches=0 (it did not refuse)"})
         self.assertEqual([v["ok"] for v in verdicts], [True, False, True, False])
         self.assertIn("expected 12", verdicts[1]["message"])
+
+
+    def test_timed_repetitions_must_each_be_computed(self):
+        """A small GEMM timed 6 times: the right checksums pass; a repetition skipped (its
+        output left as the one before) fails, whichever repetition is checked."""
+        M = N = K = 6
+        seed, reps = 99, 6
+        a = [value(seed, i, 0) for i in range(M * K)]
+        b = [value(seed, i, 1) for i in range(K * N)]
+
+        def gemm(a_):
+            return [sum(a_[i * K + k] * b[k * N + j] for k in range(K)) for i in range(M)
+                    for j in range(N)]
+        outputs, current = [], list(a)
+        previous = 0
+        for r in range(reps):
+            row, row_seed = tweak(seed, r, M)
+            current[previous * K:previous * K + K] = a[previous * K:previous * K + K]
+            current[row * K:row * K + K] = [raw_value(row_seed, j) for j in range(K)]
+            previous = row
+            outputs.append(gemm(current))
+        sums = [sum(weight(seed, i) * c for i, c in enumerate(out)) for out in outputs]
+        req = [f"time_gemm t {M} {N} {K} seed={seed} reps={reps}"]
+        files = {"0.txt": "ok launches=7 median_ms=0.01",
+                 "0.bin": struct.pack(f"{M * N}f", *outputs[-1]),
+                 "0.sums": struct.pack(f"{reps}d", *sums)}
+        [v] = self.check("x", req, ["timed - check=1,3,5"], files)
+        self.assertTrue(v["ok"], v)
+        stale = list(sums)
+        stale[3] = sums[2]  # repetition 3 returned repetition 2's answer
+        files["0.sums"] = struct.pack(f"{reps}d", *stale)
+        [v] = self.check("x", req, ["timed - check=1,3,5"], files)
+        self.assertFalse(v["ok"])
+        self.assertIn("repetition 3", v["message"])
+        [v] = self.check("x", req, ["timed - check=0,1"], files)
+        self.assertTrue(v["ok"], "only the picked repetitions are checked")
 
 
 @unittest.skipUnless(os.path.isfile(FIXTURE), "selftest_fixture_runner is not built")
