@@ -38,7 +38,6 @@ namespace ch04 {
 
 // The 16-byte global accesses of vectorized_gemm (common/vector_access.cuh).
 using tutorial::load_float4;
-using tutorial::rows_are_16_byte_aligned;
 using tutorial::store_float4;
 
 // ---------------------------------------------------------------------------------------
@@ -309,10 +308,10 @@ void launch_vectorized_gemm(const float* A, const float* B, float* C, int M, int
   tutorial::check_gemm_shape("vectorized_gemm", M, N, K);
   const dim3 block((BM / TM) * (BN / TN));
   const dim3 grid(tutorial::ceil_div(N, BN), tutorial::ceil_div(M, BM));
-  if (rows_are_16_byte_aligned(A, B, C, N, K))
-    tutorial::launch(vectorized_gemm<BM, BN, BK, TM, TN, true>, grid, block, 0, A, B, C, M, N, K);
-  else
-    tutorial::launch(vectorized_gemm<BM, BN, BK, TM, TN, false>, grid, block, 0, A, B, C, M, N, K);
+  tutorial::dispatch_vec(A, B, C, N, K, [&](auto vec) {
+    tutorial::launch(vectorized_gemm<BM, BN, BK, TM, TN, decltype(vec)::value>, grid, block, 0, A,
+                     B, C, M, N, K);
+  });
 }
 
 }  // namespace ch04

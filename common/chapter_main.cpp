@@ -26,8 +26,10 @@ int guarded_main(int argc, char** argv, const CliOptions& defaults,
   std::string why;
   if (cuda_device_count(&why) == 0) {
     std::cerr << "error: " << why << ".\n"
-              << "This program runs kernels on an NVIDIA GPU. Without one, `make check` still "
-                 "builds everything and runs the host tests.\n";
+              << "This program times kernels on an NVIDIA GPU. Without one, `make check` still "
+                 "builds everything, runs the host tests, and runs every kernel test on the CPU "
+                 "backend (the same kernels on the CPU, correctness only: "
+                 "common/cpu_backend/README.md).\n";
     return kExitNoDevice;
   }
   try {

@@ -12,16 +12,27 @@ DEPS_PACKAGES := cmake make g++ catch2 libbenchmark-dev python3 gnuplot-nox libb
 
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
+# The build's own make runs are quiet about the directories they enter.
+MAKEFLAGS += --no-print-directory
+
 .PHONY: deps configure
 
 deps:
 	$(SUDO) apt-get update
 	$(SUDO) apt-get install -y --no-install-recommends $(DEPS_PACKAGES)
 
-configure: $(BUILD_DIR)/CMakeCache.txt
+# nvcc only in /usr/local/cuda/bin (not on the PATH) is found too.
+CUDA_COMPILER_FLAG := $(shell command -v nvcc >/dev/null 2>&1 || { [ -x /usr/local/cuda/bin/nvcc ] && \
+                        echo -DCMAKE_CUDA_COMPILER=/usr/local/cuda/bin/nvcc; })
 
-$(BUILD_DIR)/CMakeCache.txt:
-	cmake -S $(TOP) -B $(BUILD_DIR) $(CMAKE_FLAGS)
+# Configures when there is no complete build folder yet (also after a configure that failed
+# half-way), and whenever CMAKE_FLAGS are given, so that new options reach an existing build.
+configure:
+	@if [ -n "$(strip $(CMAKE_FLAGS))" ] || [ ! -f $(BUILD_DIR)/CMakeCache.txt ] || \
+	    { [ ! -f $(BUILD_DIR)/Makefile ] && [ ! -f $(BUILD_DIR)/build.ninja ]; }; then \
+	  echo "cmake -S $(TOP) -B $(BUILD_DIR) $(CUDA_COMPILER_FLAG) $(CMAKE_FLAGS)"; \
+	  cmake -S $(TOP) -B $(BUILD_DIR) $(CUDA_COMPILER_FLAG) $(CMAKE_FLAGS); \
+	fi
 
 # After ctest: list each distinct reason a test was skipped (e.g. no GPU), one line each.
 define print_skip_reasons

@@ -96,6 +96,9 @@ class TrustedBuild:
                              f"{self.root}")
         if source is None or cache_value(self.build_dir, "EXERCISE_KIT") is None or self.cmake_flags:
             argv = ["cmake", "-S", self.root, "-B", self.build_dir] + self.cmake_flags
+            if source is None and not shutil.which("nvcc") and \
+                    os.access("/usr/local/cuda/bin/nvcc", os.X_OK):  # as common/make/build.mk
+                argv.append("-DCMAKE_CUDA_COMPILER=/usr/local/cuda/bin/nvcc")
             self.log("$ " + " ".join(argv))
             rc, out = _run(argv, 1800)
             if rc != 0:
