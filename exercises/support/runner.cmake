@@ -11,6 +11,11 @@
 #   the chapters' kernels, the references and the solutions are out of reach.
 #   -> <exercise>_runner            GPU exercises: nvcc; host exercises: the C++ compiler
 #   -> <exercise>_runner_cpu        with CPU_TWIN: the same entry on the CPU backend
+#
+# The runner libraries are linked whole (WHOLE_ARCHIVE): from a plain archive the linker takes
+# only the members that define a symbol still missing, so a student file that defined, say,
+# the function writing results would silently replace that member. Linked whole, every member
+# is in, and a second definition is a link error.
 function(exercise_add_runner exercise)
   cmake_parse_arguments(ARG "CPU_TWIN" "ROOT;REL;KIND;INCLUDE;CPU_INCLUDE;GPU_LIB;CPU_LIB;HOST_LIB;SHADOW"
                         "" ${ARGN})
@@ -19,7 +24,7 @@ function(exercise_add_runner exercise)
     add_executable(${exercise}_runner "${dir}/entry.cpp")
     target_include_directories(${exercise}_runner PRIVATE "${ARG_ROOT}" "${ARG_INCLUDE}")
     target_compile_options(${exercise}_runner PRIVATE -Wall -Wextra)
-    target_link_libraries(${exercise}_runner PRIVATE ${ARG_HOST_LIB})
+    target_link_libraries(${exercise}_runner PRIVATE "$<LINK_LIBRARY:WHOLE_ARCHIVE,${ARG_HOST_LIB}>")
     return()
   endif()
 
@@ -27,7 +32,7 @@ function(exercise_add_runner exercise)
   target_include_directories(${exercise}_runner PRIVATE "${ARG_ROOT}" "${ARG_INCLUDE}")
   target_compile_options(${exercise}_runner PRIVATE
     -lineinfo -Xcompiler=-Wall,-Wextra -Xptxas=--warn-on-spills --expt-relaxed-constexpr)
-  target_link_libraries(${exercise}_runner PRIVATE ${ARG_GPU_LIB})
+  target_link_libraries(${exercise}_runner PRIVATE "$<LINK_LIBRARY:WHOLE_ARCHIVE,${ARG_GPU_LIB}>")
   if(NOT ARG_CPU_TWIN)
     return()
   endif()
@@ -53,5 +58,5 @@ function(exercise_add_runner exercise)
     "${ARG_CPU_INCLUDE}/first" "${ARG_SHADOW}" "${ARG_ROOT}" "${ARG_INCLUDE}" "${ARG_CPU_INCLUDE}")
   # Exported symbols let the CPU backend's fault handler name the kernel (dladdr).
   set_target_properties(${exercise}_runner_cpu PROPERTIES ENABLE_EXPORTS ON)
-  target_link_libraries(${exercise}_runner_cpu PRIVATE ${ARG_CPU_LIB})
+  target_link_libraries(${exercise}_runner_cpu PRIVATE "$<LINK_LIBRARY:WHOLE_ARCHIVE,${ARG_CPU_LIB}>")
 endfunction()

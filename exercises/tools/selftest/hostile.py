@@ -291,6 +291,21 @@ COMPILE_BOMB = """#define B0 x x
 int compile_bomb[] = {B30};
 """
 
+REPLACE_MEMBER = """
+namespace tutorial {
+// Every function of the runner library's launch-record member, defined here: if the linker
+// took that member only when something was still missing, these would replace it, and the
+// launch count the runner checks would say a kernel ran.
+namespace { LaunchRecord forged_record; }
+const LaunchRecord& last_launch() { return forged_record; }
+void record_launch(const LaunchRecord& record) { forged_record = record; }
+long launch_count() { static long calls = 0; return ++calls; }  // "one more" every time
+void validate_launch(dim3, dim3) {}
+void allow_dynamic_smem(const void*, size_t) {}
+void ensure_dynamic_smem(const void*, size_t) {}
+}  // namespace tutorial
+"""
+
 STATIC_EXIT = """
 namespace {
 struct LeaveEarly { LeaveEarly() { std::exit(0); } } leave_early;
@@ -413,6 +428,10 @@ def attacks():
                          "    cublasSgemm(h, CUBLAS_OP_N, CUBLAS_OP_N, N, M, K, &one, B, N, A, K, &zero, C, N);\n"
                          "    cudaDeviceSynchronize(); cublasDestroy(h); return; }\n",
                          "#include <cublas_v2.h>\n")),
+        Attack("replace_member", "compute C on the host and define the runner library's "
+               "launch counter so that it reports a launch", "zero",
+               lambda s: files(after_includes(at_launcher(s.stub, HOST_GEMM), REPLACE_MEMBER
+                                              + sys_includes))),
         Attack("host_compute", "compute C on the host and copy it back, no kernel", "zero",
                stub_with(HOST_GEMM, sys_includes)),
         Attack("shape_table", "a right kernel, but only at the shapes the public tests use",
