@@ -40,23 +40,32 @@ def trim(text, limit=MAX_OUTPUT):
 
 def collect_results(results_dir, dest, count, max_bytes):
     """Copies the result files of calls 0..count-1 (regular files only, no links, no larger
-    than max_bytes) out of the student's reach before anything reads them."""
+    than max_bytes) out of the student's reach before anything reads them. The folder itself
+    must be a real folder: the student owns its parent, and a `results` replaced by a link
+    would make the grader (who can read everything) copy someone else's results."""
     os.makedirs(dest, exist_ok=True)
-    names = ["done"] + [f"{i}{ext}" for i in range(count) for ext in (".txt", ".bin", ".sums")]
-    for name in names:
-        src = os.path.join(results_dir, name)
-        try:
-            fd = os.open(src, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
-        except OSError:
-            continue
-        try:
-            info = os.fstat(fd)
-            if not stat.S_ISREG(info.st_mode) or info.st_size > max_bytes:
+    try:
+        folder = os.open(results_dir, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW)
+    except OSError:
+        return  # gone, or not a folder: no results
+    try:
+        names = ["done"] + [f"{i}{ext}" for i in range(count) for ext in (".txt", ".bin", ".sums")]
+        for name in names:
+            try:
+                fd = os.open(name, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK, dir_fd=folder)
+            except OSError:
                 continue
-            with os.fdopen(fd, "rb", closefd=False) as f, open(os.path.join(dest, name), "wb") as out:
-                shutil.copyfileobj(f, out, 1 << 20)
-        finally:
-            os.close(fd)
+            try:
+                info = os.fstat(fd)
+                if not stat.S_ISREG(info.st_mode) or info.st_size > max_bytes:
+                    continue
+                with os.fdopen(fd, "rb", closefd=False) as f, \
+                        open(os.path.join(dest, name), "wb") as out:
+                    shutil.copyfileobj(f, out, 1 << 20)
+            finally:
+                os.close(fd)
+    finally:
+        os.close(folder)
 
 
 def run_checker(checker, exercise, request, expect, results, timeout=900):

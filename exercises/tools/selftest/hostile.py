@@ -306,6 +306,35 @@ void ensure_dynamic_smem(const void*, size_t) {}
 }  // namespace tutorial
 """
 
+BORROW_RESULTS = """
+#include <limits.h>
+#include <unistd.h>
+#include <cstdio>
+namespace {
+// At exit, swaps its results folder for a link to the same test's results of the student
+// graded just before it (the grader's folders are numbered <work>/private/<slot>/<n>-<tag>).
+struct BorrowResults {
+  ~BorrowResults() {
+    char cwd[PATH_MAX];
+    if (!getcwd(cwd, sizeof cwd)) return;
+    const std::string run = cwd;  // <work>/students/<slot>/runs/<n>-<tag>
+    const size_t runs = run.rfind("/runs/");
+    if (runs == std::string::npos) return;
+    const std::string home = run.substr(0, runs), tag = run.substr(runs + 6);
+    const std::string students = home.substr(0, home.rfind('/'));
+    const int slot = std::atoi(home.substr(home.rfind('/') + 1).c_str());
+    if (slot == 0) return;
+    char previous[16];
+    std::snprintf(previous, sizeof previous, "%04d", slot - 1);
+    const std::string target = students.substr(0, students.rfind('/')) + "/private/" +
+                               previous + "/" + tag + "/results";
+    std::rename((run + "/results").c_str(), (run + "/mine").c_str());
+    symlink(target.c_str(), (run + "/results").c_str());
+  }
+} borrow_results;
+}  // namespace
+"""
+
 STATIC_EXIT = """
 namespace {
 struct LeaveEarly { LeaveEarly() { std::exit(0); } } leave_early;
@@ -432,6 +461,10 @@ def attacks():
                "launch counter so that it reports a launch", "zero",
                lambda s: files(after_includes(at_launcher(s.stub, HOST_GEMM), REPLACE_MEMBER
                                               + sys_includes))),
+        Attack("borrow_results", "at exit, replace its results folder with a link to the "
+               "results of the student graded before it (the correct control)", "zero",
+               lambda s: files(after_includes(s.stub, sys_includes + BORROW_RESULTS)),
+               student="zz_control_solution_borrow"),
         Attack("host_compute", "compute C on the host and copy it back, no kernel", "zero",
                stub_with(HOST_GEMM, sys_includes)),
         Attack("shape_table", "a right kernel, but only at the shapes the public tests use",
