@@ -20,6 +20,11 @@ from . import sandbox as S
 MAX_OUTPUT = 20000  # characters of a run's output kept in a report
 
 
+class GraderError(RuntimeError):
+    """The grader's own side failed (the reference did not run, say): the test is pending, not
+    charged to the student, and the report says to grade again."""
+
+
 @dataclass
 class Outcome:
     status: str               # passed, failed or pending
@@ -170,7 +175,7 @@ class TestRunner:
         os.makedirs(private, exist_ok=True)
         return run_dir, private
 
-    def execute(self, program, exercise, calls, wall_s, gpu, tag, large_output=False):
+    def execute(self, program, exercise, calls, wall_s, gpu, tag, large_output=False, env=None):
         """Runs `calls` in one process of `program` (argv before the request and results
         paths); returns (RunResult, the checker's verdicts, the private folder)."""
         run_dir, private = self.fresh(tag)
@@ -185,7 +190,7 @@ class TestRunner:
                                                 os.path.join(run_dir, "results")],
                                run_dir, os.path.join(private, "output.log"), limits,
                                read_only=[os.path.dirname(program[0])], writable=[run_dir],
-                               gpu=gpu)
+                               gpu=gpu, env=env)
         run.limit_s = wall_s
         results = os.path.join(private, "results")
         collect_results(os.path.join(run_dir, "results"), results, len(calls),
@@ -196,6 +201,7 @@ class TestRunner:
                                os.path.join(private, "expect.txt"), results)
         return run, verdicts, private
 
-    def run_test(self, test, calls, binary, gpu, wall_s):
-        run, verdicts, _ = self.execute([binary], test.exercise, calls, wall_s, gpu, "test")
+    def run_test(self, test, calls, binary, gpu, wall_s, env=None):
+        run, verdicts, _ = self.execute([binary], test.exercise, calls, wall_s, gpu, "test",
+                                        env=env)
         return judge(test, calls, run, verdicts, run.seconds)

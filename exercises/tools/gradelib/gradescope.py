@@ -20,6 +20,8 @@ import shlex
 import subprocess
 import zipfile
 
+from .spec import load_manifest
+
 SETUP = r"""#!/usr/bin/env bash
 # Gradescope runs this once, as root, when it builds the autograder image (Ubuntu 22.04/24.04).
 set -euo pipefail
@@ -63,23 +65,36 @@ exit 0
 """
 
 
-def repository_files(root):
-    """The files of the work tree that git tracks or would track (never the unsealed
-    instructor folder, the key or a build folder)."""
-    proc = subprocess.run(["git", "-C", root, "ls-files", "-z", "--cached", "--others",
-                           "--exclude-standard"], stdout=subprocess.PIPE,
-                          stderr=subprocess.DEVNULL)
+def repository_files(root, leave_out=()):
+    """The files git tracks in the repository (never an untracked file: scratch work, grades,
+    submissions lying in the work tree stay out; never the unsealed instructor folder, the key
+    or a build folder)."""
+    proc = subprocess.run(["git", "-C", root, "ls-files", "-z", "--cached"],
+                          stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
     if proc.returncode != 0:
         raise RuntimeError("grade.py gradescope needs the repository's git metadata")
+    left_out = {os.path.realpath(p) for p in leave_out}
     files = []
     for rel in proc.stdout.decode().split("\0"):
-        if not rel or not os.path.isfile(os.path.join(root, rel)):
+        path = os.path.join(root, rel)
+        if not rel or not os.path.isfile(path) or os.path.realpath(path) in left_out:
             continue
         if rel.startswith(("exercises/instructor/", "build/", "build-")) or \
                 rel == "exercises/instructor.key":
             continue
         files.append(rel)
     return sorted(files)
+
+
+def committed(root, rel):
+    """A file as committed (HEAD): the student files ship as their committed stubs, whatever
+    the instructor's work tree holds (a solution being tried there must not become the code
+    graded for a file a student leaves out)."""
+    proc = subprocess.run(["git", "-C", root, "show", f"HEAD:{rel}"], stdout=subprocess.PIPE,
+                          stderr=subprocess.DEVNULL)
+    if proc.returncode != 0:
+        raise RuntimeError(f"{rel} is not committed: commit the stubs first")
+    return proc.stdout
 
 
 def _add(z, name, data, mode=0o644):
@@ -97,9 +112,14 @@ def make_autograder(root, output, exercises, hidden, architectures, log=print):
         _add(z, "setup.sh", SETUP, 0o755)
         _add(z, "run_autograder", RUN, 0o755)
         _add(z, "config.sh", config)
-        for rel in repository_files(root):
-            with open(os.path.join(root, rel), "rb") as f:
-                data = f.read()
+        student_files = {p for e in load_manifest(
+            os.path.join(root, "exercises", "manifest.json"), root).exercises for p in e.paths()}
+        for rel in repository_files(root, leave_out=[output]):
+            if rel in student_files:
+                data = committed(root, rel)
+            else:
+                with open(os.path.join(root, rel), "rb") as f:
+                    data = f.read()
             mode = 0o755 if os.access(os.path.join(root, rel), os.X_OK) else 0o644
             _add(z, "repo/" + rel, data, mode)
         if hidden:

@@ -18,7 +18,7 @@ ROUNDS times, alternating, and the fastest run of each counts.
 
 import random
 
-from .execute import Outcome, trim
+from .execute import GraderError, Outcome, trim
 from .spec import Call
 
 TARGET_S = 1.5
@@ -70,7 +70,7 @@ def race(test, run_seed, tests, binary, reference_tool, verify):
                                              calls(5, "reference"), verify)
     t0 = _median_ms(private, verdicts)
     if run.returncode != 0 or t0 is None or not verdicts or not verdicts[0]["ok"]:
-        raise RuntimeError(f"the reference {spec['reference']} did not run: {run.output[-2000:]}")
+        raise GraderError(f"the reference {spec['reference']} did not run: {run.output[-2000:]}")
     reps = max(5, min(MAX_REPS, int(TARGET_S * 1000.0 / max(t0, 1e-3))))
     student_walls, reference_walls, reference_ms = [], [], []
     deadline = 60 + 3 * TARGET_S / test.zero_at
@@ -92,7 +92,7 @@ def race(test, run_seed, tests, binary, reference_tool, verify):
                                                        calls(reps, "reference"), verify)
         ms = _median_ms(r_private, r_verdicts)
         if r_run.returncode != 0 or ms is None:
-            raise RuntimeError(f"the reference {spec['reference']} failed: {r_run.output[-2000:]}")
+            raise GraderError(f"the reference {spec['reference']} failed: {r_run.output[-2000:]}")
         reference_walls.append(r_run.seconds)
         reference_ms.append(ms)
         log.append(f"round {round_ + 1}: reference {r_run.seconds:.3f} s, {ms:.4f} ms per "

@@ -117,7 +117,21 @@ def gradescope(report):
                     entry["extra_data"]["speed_ratio"] = round(o.ratio, 4)
             tests.append(entry)
     score, maximum, pending, pending_tests = report.totals()
-    summary = "\n".join(header(report) + report.notes) + f"\nScore: {fmt(score)}/{fmt(maximum)}"
+    # The summary is shown to the student at once: it counts the visible tests only, so that
+    # hidden tests' results stay hidden until they are published (the "score" field, which
+    # counts everything, Gradescope shows by the assignment's own settings).
+    shown = [r for er in report.results for r in er.results
+             if r.test.visibility == "visible" and r.outcome.status != "pending"]
+    seen_score = sum(r.outcome.score for r in shown)
+    seen_max = sum(r.max_score for r in shown)
+    unseen = sum(1 for er in report.results for r in er.results
+                 if r.test.visibility != "visible")
+    summary = "\n".join(header(report) + report.notes)
+    if unseen:
+        summary += (f"\nScore on the visible tests: {fmt(seen_score)}/{fmt(seen_max)} ({unseen} "
+                    f"more test(s) are shown when the grades are published)")
+    else:
+        summary += f"\nScore: {fmt(score)}/{fmt(maximum)}"
     if pending_tests:
         summary += f" ({fmt(pending)} points in {pending_tests} speed test(s) pending: no GPU)"
     if any(er.on_cpu for er in report.results):

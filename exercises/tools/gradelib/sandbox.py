@@ -24,9 +24,11 @@ subreaper: a process that leaves its session still comes back to it, and is kill
 import ctypes
 import glob
 import os
+import re
 import resource
 import shutil
 import signal
+import stat
 import subprocess
 import time
 from dataclasses import dataclass, replace
@@ -85,6 +87,15 @@ class RunResult:
         return None
 
 
+# Control characters (escape sequences, carriage returns...) in what a run printed would
+# reach the instructor's terminal and the report viewers; they are shown as U+FFFD.
+_CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+
+
+def printable(text):
+    return _CONTROL.sub("\ufffd", text)
+
+
 def _read_head_tail(path):
     size = os.path.getsize(path)
     with open(path, "rb") as f:
@@ -95,7 +106,7 @@ def _read_head_tail(path):
             f.seek(size - KEEP_OUTPUT)
             tail = f.read().decode("utf-8", "replace")
             data = f"{head}\n[... {size - 2 * KEEP_OUTPUT} bytes left out ...]\n{tail}"
-    return data, size
+    return printable(data), size
 
 
 def _processes():
@@ -309,9 +320,38 @@ class Sandbox:
             rc = -(rc - 128)  # bwrap reports a child killed by signal N as 128 + N
         self.kill_all(proc)
         if rc is None:
-            proc.wait()
+            try:
+                proc.wait(timeout=60)
+            except subprocess.TimeoutExpired:  # unkillable (a process stuck in the driver)
+                pass
         output, size = _read_head_tail(output_path)
         return RunResult(rc, timed_out, seconds, output, size)
+
+    SHARED_TEMP = ("/tmp", "/var/tmp", "/dev/shm")
+
+    def remove_files(self):
+        """Deletes what this student's uid left in the shared temporary folders (`user` mode:
+        bubblewrap gives each run a /tmp and /dev of its own), so that the next student with
+        this uid finds nothing and the disk gets its space back."""
+        if self.uid is None or self.mode != "user":
+            return
+        for folder in self.SHARED_TEMP:
+            try:
+                entries = os.listdir(folder)
+            except OSError:
+                continue
+            for name in entries:
+                path = os.path.join(folder, name)
+                try:
+                    info = os.lstat(path)
+                    if info.st_uid != self.uid:
+                        continue
+                    if stat.S_ISDIR(info.st_mode):
+                        shutil.rmtree(path, ignore_errors=True)
+                    else:
+                        os.unlink(path)
+                except OSError:
+                    continue
 
     def kill_all(self, proc=None):
         """Ends every process the last run left: its process group, every process of the

@@ -25,7 +25,7 @@ from typing import Dict, List, Optional
 
 from . import sandbox as S
 from . import toolchain as T
-from .execute import Outcome, TestRunner, trim
+from .execute import GraderError, Outcome, TestRunner, trim
 from .race import race
 from .spec import SpecError, expand, load_manifest
 from .submissions import SubmissionError, list_submissions, read_submission, safe_name
@@ -261,7 +261,16 @@ class GradingSession:
                 timeout = max(timeout, float(self.manifest.defaults.get("timeout_s", {})
                                              .get("cpu", timeout)))
             gpu = exercise.kind == "gpu" and not on_cpu and self.gpu
-            return tests.run_test(test, calls, binary, gpu, timeout)
+            env = {}
+            if on_cpu and "TUTORIAL_CPU_SEED" not in os.environ:
+                # The CPU backend's thread order, new in every run (the default seed would
+                # give every run the same order) and reproducible with --seed.
+                order = random.Random(f"{self.seed}/{test.qualified}/order").getrandbits(63)
+                env["TUTORIAL_CPU_SEED"] = str(order)
+            return tests.run_test(test, calls, binary, gpu, timeout, env)
+        except GraderError as e:
+            return Outcome("pending", 0.0, f"grader error: {e} (not the submission's fault: "
+                           f"grade it again)", trim(traceback.format_exc()))
         except (OSError, RuntimeError, ValueError) as e:
             return Outcome("failed", 0.0, f"grader error: {e}",
                            trim(traceback.format_exc()))
@@ -304,6 +313,7 @@ class GradingSession:
         kit = self._kit_copy()
         sandbox = self.sandbox.for_student(index)
         sandbox.kill_all()  # nothing of an earlier student with this uid survives
+        sandbox.remove_files()
         slot = f"{index:04d}"
         home = os.path.join(self.work, "students", slot)
         private = os.path.join(self.work, "private", slot)
@@ -320,6 +330,13 @@ class GradingSession:
         self._hash(binaries)
         results = self._grade(student, binaries, sandbox, home, private, started)
         sandbox.kill_all()
+        sandbox.remove_files()
+        # Nothing of this submission stays where code can reach it: its folder goes (sources,
+        # build, runners); of the grader's private folder only the logs stay.
+        shutil.rmtree(home, ignore_errors=True)
+        for entry in os.listdir(private):
+            if os.path.isdir(os.path.join(private, entry, "results")):
+                shutil.rmtree(os.path.join(private, entry, "results"), ignore_errors=True)
         report = Report(student, results, self.seed, sandbox.describe(), self.mode,
                         time.monotonic() - started, list(notes))
         for er in results:
@@ -350,11 +367,26 @@ class GradingSession:
             er.note = ("not submitted: " + ", ".join(missing) + " (stub graded)") if missing else ""
         return report
 
+    def _safe_reporter(self, on_report):
+        """on_report that cannot end the batch: if writing one student's report fails (a full
+        disk, a name the file system refuses), the roster still gets a row saying so."""
+        def report(student, result, note):
+            try:
+                on_report(student, result, note)
+            except Exception as e:  # noqa: BLE001
+                self.log(f"   {student}: cannot write the report: {e}")
+                try:
+                    on_report(student, None, f"grader error: cannot write the report: {e}")
+                except Exception:  # noqa: BLE001
+                    pass
+        return report
+
     def grade_batch(self, submissions, out, on_report):
         """Every submission of a folder; on_report(student, report or None, note) after each
         (the roster is written row by row). A refused submission or an unexpected error costs
         that student only."""
         entries, refused = list_submissions(submissions)
+        on_report = self._safe_reporter(on_report)
         for student, why in refused:
             on_report(student, None, f"refused: {why}")
         for index, (student, path) in enumerate(entries):

@@ -119,6 +119,37 @@ def _read_json(path):
         raise SpecError(f"{path}: {e}")
 
 
+def _check_random(spec, dims, where):
+    """A random shape's ranges: every dimension [lo, hi] with 1 <= lo <= hi, and at least one
+    value in each range that is a multiple of multiple_of (and odd, with odd)."""
+    if not isinstance(spec, dict) or any(d not in spec for d in dims):
+        raise SpecError(f"{where}: random needs a range for each of {', '.join(dims)}")
+    step = spec.get("multiple_of", 1)
+    if not isinstance(step, int) or step < 1:
+        raise SpecError(f"{where}: multiple_of must be a whole number >= 1")
+    if spec.get("odd") and step % 2 == 0:
+        raise SpecError(f"{where}: odd and multiple_of {step} exclude each other")
+    for d in dims:
+        r = spec[d]
+        if not (isinstance(r, list) and len(r) == 2 and all(isinstance(x, int) for x in r)
+                and 1 <= r[0] <= r[1]):
+            raise SpecError(f"{where}: random {d} must be [lo, hi] with 1 <= lo <= hi")
+        if not _allowed(r[0], r[1], step, bool(spec.get("odd"))):
+            raise SpecError(f"{where}: random {d} {r} holds no value that is a multiple of "
+                            f"{step}{' and odd' if spec.get('odd') else ''}")
+
+
+def _allowed(lo, hi, step, odd):
+    """The values of [lo, hi] that are multiples of step (and odd, if asked), as a range."""
+    first = max(step, -(-lo // step) * step)
+    stride = step
+    if odd:
+        if first % 2 == 0:
+            first += step  # step is odd: the next multiple is odd
+        stride = 2 * step
+    return range(first, hi + 1, stride)
+
+
 def _check_call(call, where):
     kinds = [k for k in CALL_KINDS if k in call]
     if len(kinds) != 1:
@@ -135,6 +166,15 @@ def _check_call(call, where):
     else:
         if ("shape" in call) == ("random" in call):
             raise SpecError(f"{where}: {call[kind]}: give exactly one of shape, random")
+        dims = ("rows", "cols") if kind == "transpose" else ("m", "n", "k")
+        if "shape" in call:
+            shape = call["shape"]
+            if not (isinstance(shape, list) and len(shape) == len(dims) and
+                    all(isinstance(d, int) and d >= 1 for d in shape)):
+                raise SpecError(f"{where}: {call[kind]}: shape must be {len(dims)} whole "
+                                f"numbers >= 1, not {shape!r}")
+        else:
+            _check_random(call["random"], dims, f"{where}: {call[kind]}")
         if "contains" in call and not _TOKEN.match(str(call["contains"])):
             raise SpecError(f"{where}: contains must be one word")
 
@@ -291,13 +331,8 @@ def _shape(call, dims, rng):
     shape = []
     for d in dims:
         lo, hi = spec[d]
-        lo, hi = int(lo), int(hi)
-        v = rng.randint(lo, hi)
-        if step > 1:
-            v = max(step, v - v % step)
-        if spec.get("odd") and v % 2 == 0:
-            v = v + 1 if v + 1 <= hi else max(1, v - 1)
-        shape.append(v)
+        values = _allowed(int(lo), int(hi), step, bool(spec.get("odd")))
+        shape.append(values[rng.randrange(len(values))])  # uniform over the allowed values
     return shape
 
 

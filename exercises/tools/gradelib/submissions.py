@@ -14,6 +14,7 @@ import re
 import stat
 import tarfile
 import zipfile
+from zlib import error as zlib_error
 
 ARCHIVES = (".tar.gz", ".tgz", ".tar", ".zip")
 MAX_FILES = 2000
@@ -33,8 +34,9 @@ def student_of(entry):
 
 
 def safe_name(student):
-    """A folder name for a student's reports: letters, digits, . _ - only."""
-    name = re.sub(r"[^A-Za-z0-9._-]", "_", student).strip("._") or "student"
+    """A folder name for a student's reports: letters (any alphabet), digits, . _ - only, so
+    that Zoë and Zoé stay two folders."""
+    name = re.sub(r"[^\w.-]", "_", student).strip("._") or "student"
     return name[:80]
 
 
@@ -135,7 +137,7 @@ def _members_of_tar(path):
     out, total = {}, 0
     with tarfile.open(path) as tar:
         for i, member in enumerate(tar):
-            if i > MAX_FILES:
+            if i >= MAX_FILES:
                 raise SubmissionError(f"more than {MAX_FILES} files")
             _check_member(member.name)
             if member.isdir():
@@ -150,6 +152,15 @@ def _members_of_tar(path):
     return {rel: (lambda d=d: d) for rel, d in out.items()}
 
 
+def _relative(member):
+    """An archive member's path without a leading "./" (but a name like .hidden/x keeps its
+    dot)."""
+    name = member.replace("\\", "/")
+    while name.startswith("./"):
+        name = name[2:]
+    return name
+
+
 def read_submission(path, exercises):
     """({path relative to the repository: bytes} of the student files found, [notes]).
     A student file is found at its repository path, at its path under exercises/, or anywhere
@@ -161,9 +172,12 @@ def read_submission(path, exercises):
             members = _members_of_zip(path)
         else:
             members = _members_of_tar(path)
-    except (zipfile.BadZipFile, tarfile.TarError, OSError) as e:
+    except (zipfile.BadZipFile, zipfile.LargeZipFile, tarfile.TarError, OSError, EOFError,
+            NotImplementedError, RuntimeError, ValueError, zlib_error) as e:
+        if isinstance(e, SubmissionError):
+            raise
         raise SubmissionError(f"cannot read {os.path.basename(path)}: {e}")
-    members = {m.replace("\\", "/").lstrip("./"): read for m, read in members.items()
+    members = {_relative(m): read for m, read in members.items()
                if "__MACOSX" not in m and not os.path.basename(m).startswith("._")}
     found, notes = {}, []
     for e in exercises:

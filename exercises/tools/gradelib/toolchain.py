@@ -244,6 +244,15 @@ class StudentBuild:
         shutil.rmtree(self.build_dir, ignore_errors=True)
         self.sandbox.own(self.build_dir)
 
+    def _restrict(self, path, mode):
+        """The grader's, readable and runnable by this student's uid only (its group): with
+        a uid per student, nobody else may run this student's runners (and copy answers)."""
+        if self.sandbox.uid is not None:
+            os.chown(path, 0, self.sandbox.uid)
+            os.chmod(path, mode)
+        else:
+            os.chmod(path, 0o755)
+
     def _sandboxed(self, argv, log_path, wall_s):
         result = self.sandbox.run(argv, self.build_dir, log_path, S.compile_limits(wall_s),
                                   read_only=[self.kit], writable=[self.home])
@@ -274,7 +283,8 @@ class StudentBuild:
                                 os.path.join(private, "build.log"), 900)
         out = {}
         shutil.rmtree(self.bin, ignore_errors=True)
-        os.makedirs(self.bin, mode=0o755)
+        os.makedirs(self.bin)
+        self._restrict(self.bin, 0o750)
         for target in targets:
             built = os.path.join(self.build_dir, target)
             if not os.path.isfile(built) and (first.timed_out or "Killed" in first.output or
@@ -302,6 +312,6 @@ class StudentBuild:
             # Ours from here on: a copy the student's uid cannot change.
             dest = os.path.join(self.bin, target)
             shutil.copyfile(built, dest)
-            os.chmod(dest, 0o755)
+            self._restrict(dest, 0o750)
             out[target] = (dest, "")
         return out

@@ -68,3 +68,15 @@ class ReportTests(unittest.TestCase):
                 t["score"] = 0  # a different run's correctness must not replace ours
         merged, filled = merge_results(base, gpu)
         self.assertEqual((filled, merged["score"]), (1, 6.5))
+
+
+class HiddenSummaryTests(unittest.TestCase):
+    def test_the_visible_summary_leaves_hidden_tests_out(self):
+        tests = [Test("ex", "a", 2), Test("ex", "h", 5, visibility="after_published", hidden=True)]
+        ex = Exercise("ex", "01_naive", "gpu", "exercises/ex", ["ex.cuh"], tests=tests)
+        er = ExerciseResult(ex, [TestResult(tests[0], Outcome("passed", 2, "", "out")),
+                                 TestResult(tests[1], Outcome("failed", 0, "wrong", "x"))])
+        data = reports.gradescope(Report("ann", [er], 1, "none", "gpu", 1.0))
+        self.assertIn("Score on the visible tests: 2/2 (1 more test(s)", data["output"])
+        self.assertNotIn("2/7", data["output"])
+        self.assertEqual(data["score"], 2)

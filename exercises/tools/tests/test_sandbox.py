@@ -158,3 +158,31 @@ class IsolatedSandboxTests(SandboxTests):
             r = self.run_in(box, work, argv, S.Limits(30.0, processes=64))
             self.assertIn("does not see", r.output)
         shutil.rmtree(hidden)
+
+
+class OutputTests(unittest.TestCase):
+    def test_control_characters_never_reach_a_report(self):
+        self.assertEqual(S.printable("a\x1b[2Jb\r\nc\td\x07"), "a\ufffd[2Jb\ufffd\nc\td\ufffd")
+
+
+class ResultsTests(unittest.TestCase):
+    def test_a_results_folder_replaced_by_a_link_is_not_followed(self):
+        from gradelib.execute import collect_results
+        d = tempfile.mkdtemp()
+        try:
+            other = os.path.join(d, "someone_else")
+            os.makedirs(other)
+            with open(os.path.join(other, "0.txt"), "w") as f:
+                f.write("ok launches=1\n")
+            run = os.path.join(d, "run")
+            os.makedirs(run)
+            os.symlink(other, os.path.join(run, "results"))
+            collect_results(os.path.join(run, "results"), os.path.join(d, "got"), 1, 1 << 20)
+            self.assertEqual(os.listdir(os.path.join(d, "got")), [])
+            os.unlink(os.path.join(run, "results"))
+            shutil.copytree(other, os.path.join(run, "results"))
+            os.symlink(os.path.join(other, "0.txt"), os.path.join(run, "results", "1.txt"))
+            collect_results(os.path.join(run, "results"), os.path.join(d, "got"), 2, 1 << 20)
+            self.assertEqual(os.listdir(os.path.join(d, "got")), ["0.txt"])  # the real file only
+        finally:
+            shutil.rmtree(d, ignore_errors=True)

@@ -68,7 +68,20 @@ class SpecTests(unittest.TestCase):
                      {"name": "x", "points": 1, "calls": []},
                      {"name": "x", "points": 1, "calls": [{"gemm": "a b", "shape": [1, 1, 1]}]},
                      {"name": "x", "points": 1, "calls": [{"call": "f", "args": []}]},
-                     {"name": "x", "points": 1, "performance": True}]
+                     {"name": "x", "points": 1, "performance": True},
+                     {"name": "x", "points": 1, "calls": [{"gemm": "a", "shape": [0, 1, 1]}]},
+                     {"name": "x", "points": 1, "calls": [{"gemm": "a", "shape": [1, 1]}]},
+                     {"name": "x", "points": 1, "calls": [{"transpose": "a", "shape": [2, 2, 2]}]},
+                     {"name": "x", "points": 1, "calls": [
+                         {"gemm": "a", "random": {"m": [0, 9], "n": [1, 9], "k": [1, 9]}}]},
+                     {"name": "x", "points": 1, "calls": [
+                         {"gemm": "a", "random": {"m": [9, 1], "n": [1, 9], "k": [1, 9]}}]},
+                     {"name": "x", "points": 1, "calls": [
+                         {"gemm": "a", "random": {"m": [1, 9], "n": [1, 9]}}]},
+                     {"name": "x", "points": 1, "calls": [{"gemm": "a", "random": {
+                         "m": [1, 9], "n": [1, 9], "k": [1, 9], "multiple_of": 4, "odd": True}}]},
+                     {"name": "x", "points": 1, "calls": [{"gemm": "a", "random": {
+                         "m": [1, 9], "n": [1, 9], "k": [17, 31], "multiple_of": 32}}]}]
         for test in bad_tests:
             d = tempfile.mkdtemp()
             os.makedirs(os.path.join(d, "exercises", "e"))
@@ -78,3 +91,18 @@ class SpecTests(unittest.TestCase):
                 json.dump({"tests": [test]}, f)
             with self.assertRaises(SpecError, msg=str(test)):
                 load_manifest(os.path.join(d, "m.json"), d)
+
+
+class DrawTests(unittest.TestCase):
+    def test_random_values_stay_in_range_and_keep_their_properties(self):
+        from gradelib.spec import _allowed
+        self.assertEqual(list(_allowed(1, 10, 1, True)), [1, 3, 5, 7, 9])
+        self.assertEqual(list(_allowed(1, 7, 3, True)), [3])
+        self.assertEqual(list(_allowed(5, 20, 8, False)), [8, 16])
+        self.assertEqual(list(_allowed(2, 2, 1, True)), [])  # refused when the spec loads
+        t = gemm_test(random={"m": [3, 5], "n": [1, 40], "k": [7, 7], "odd": True})
+        for seed in range(50):
+            [c] = expand(t, seed)
+            m, n, k = map(int, c.request.split()[2:5])
+            self.assertTrue(3 <= m <= 5 and 1 <= n <= 40 and k == 7)
+            self.assertTrue(m % 2 and n % 2)

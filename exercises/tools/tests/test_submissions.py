@@ -77,3 +77,29 @@ class SubmissionTests(unittest.TestCase):
     def test_safe_names(self):
         self.assertEqual(safe_name("../../etc"), "etc")
         self.assertEqual(safe_name("=HYPERLINK(x)"), "HYPERLINK_x")
+        self.assertNotEqual(safe_name("Zoë"), safe_name("Zoé"))  # other alphabets stay apart
+
+    def test_broken_archives_are_refused_with_a_message(self):
+        broken = os.path.join(self.dir, "broken.zip")
+        with open(broken, "wb") as f:
+            f.write(b"PK\x03\x04 not really a zip")
+        with self.assertRaises(SubmissionError):
+            read_submission(broken, EX)
+        truncated = os.path.join(self.dir, "cut.tar.gz")
+        with tarfile.open(truncated, "w:gz") as t:
+            info = tarfile.TarInfo("bounds.cuh")
+            info.size = 4000
+            t.addfile(info, io.BytesIO(os.urandom(4000)))
+        with open(truncated, "rb") as f:
+            data = f.read()
+        with open(truncated, "wb") as f:
+            f.write(data[:len(data) // 2])
+        with self.assertRaises(SubmissionError):
+            read_submission(truncated, EX)
+
+    def test_leading_dot_slash_only_is_dropped(self):
+        ok = os.path.join(self.dir, "dots.zip")
+        with zipfile.ZipFile(ok, "w") as z:
+            z.writestr("./exercises/03a_bounds/bounds.cuh", b"mine")
+            z.writestr(".hidden/other.cuh", b"x")
+        self.assertEqual(read_submission(ok, EX)[0], {"exercises/03a_bounds/bounds.cuh": b"mine"})
