@@ -10,7 +10,7 @@ TOP := $(abspath $(dir $(lastword $(MAKEFILE_LIST))))
 include $(TOP)/common/make/build.mk
 include $(TOP)/common/make/inspect.mk
 
-CHAPTERS := 01_naive 02_tiled 03_bounds 04_register_block 05_double_buffer 06_transpose
+CHAPTERS := $(TUTORIAL_CHAPTERS)
 
 .PHONY: all build check run plots readme-tables bench clean
 all: build

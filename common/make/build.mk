@@ -1,6 +1,8 @@
 # Shared by the top-level Makefile and every chapter's Makefile.
 # TOP must be set by the includer to the repository root.
 BUILD_DIR   ?= $(TOP)/build
+# The chapters, in order (common/chapters.txt: the one list).
+TUTORIAL_CHAPTERS := $(shell sed -n 's/^\([0-9][0-9]_[a-z_0-9]*\).*/\1/p' $(TOP)/common/chapters.txt)
 CMAKE_FLAGS ?=
 JOBS        ?= $(shell nproc 2>/dev/null || echo 2)
 # Debian/Ubuntu packages the build needs besides the CUDA Toolkit (python3 and gnuplot-nox:

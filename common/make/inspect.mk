@@ -18,7 +18,7 @@
 #   INSPECT_RESULTS_DIR=dir  also copy the digests there
 
 # The chapters a command covers: the one this Makefile belongs to, or all of them.
-INSPECT_CHAPTERS = $(or $(CHAPTER),$(CHAPTERS),01_naive 02_tiled 03_bounds 04_register_block 05_double_buffer 06_transpose)
+INSPECT_CHAPTERS = $(or $(CHAPTER),$(TUTORIAL_CHAPTERS))
 INSPECT_ENV = BUILD_DIR='$(BUILD_DIR)' SANITIZE_ARGS='$(SANITIZE_ARGS)' PROFILE_ARGS='$(PROFILE_ARGS)' \
               SANITIZE_FROM_LOGS='$(SANITIZE_FROM_LOGS)' \
               INSPECT_JOBS='$(INSPECT_JOBS)' SASS_ARCH='$(SASS_ARCH)' INSPECT_RESULTS_DIR='$(INSPECT_RESULTS_DIR)'

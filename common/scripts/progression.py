@@ -27,16 +27,20 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[2]
 DEFAULT_RESULTS = REPO / "common" / "results"
 
-# Every chapter and the sizes it runs at (M = N = K, or rows = cols for the transpose). The GEMM
-# chapters also run at 8192 so that chapter 05 can show the whole progression at two sizes.
-SCHEDULE = [
-    ("01_naive", [4096, 8192]),
-    ("02_tiled", [4096, 8192]),
-    ("03_bounds", [4096, 8192]),
-    ("04_register_block", [4096, 8192]),
-    ("05_double_buffer", [4096, 8192]),
-    ("06_transpose", [8192, 16384]),
-]
+
+
+def read_schedule(path=REPO / "common" / "chapters.txt"):
+    """[(chapter, [sizes])] from common/chapters.txt, the one list of chapters (M = N = K, or
+    rows = cols for the transpose)."""
+    schedule = []
+    for line in path.read_text().splitlines():
+        words = line.split("#", 1)[0].split()
+        if words:
+            schedule.append((words[0], [int(w) for w in words[1:]]))
+    return schedule
+
+
+SCHEDULE = read_schedule()
 
 EXIT_NO_DEVICE = 3  # kExitNoDevice in common/chapter_main.hpp
 # Flags the progression sets itself; `make run ARGS=...` may add any other chapter flag.
@@ -93,7 +97,7 @@ def measure(build_dir, schedule, extra):
     bad = [a for a in extra if a.split("=")[0] in RESERVED_FLAGS]
     if bad:
         raise Failure(f"ARGS may not contain {' '.join(bad)}: the progression chooses sizes and "
-                      "the output format itself (edit SCHEDULE or use --only/--sizes)", 2)
+                      "the output format itself (edit common/chapters.txt or use --only/--sizes)", 2)
     total = sum(len(sizes) for _, sizes in schedule)
     runs, step = [], 0
     for chapter, sizes in schedule:

@@ -12,6 +12,8 @@ import argparse
 import re
 import sys
 
+from ncu_digest import short_name  # the same names in both digests
+
 # (column title, predicate on (opcode base, modifiers))
 COLUMNS = [
     ("FFMA", lambda op, mods: op == "FFMA"),
@@ -33,24 +35,6 @@ FUNC_RE = re.compile(r"^\s*Function\s*:\s*(.+?)\s*$")
 INSN_RE = re.compile(r"^\s*/\*[0-9a-fA-F]{4,}\*/\s+(.*?)\s*;")
 PRED_RE = re.compile(r"^@!?U?P[T0-9]+\s+")
 OUR_KERNEL_RE = re.compile(r"(^|[\s(])ch\d\d::|^_ZN\d*ch\d\d")
-
-
-def short_name(full):
-    """'void ch02::tiled_gemm<32>(float const*, ...)' -> 'ch02::tiled_gemm<32>'."""
-    name = full.strip()
-    if name.startswith("void "):
-        name = name[len("void "):]
-    if name.endswith(")"):
-        depth = 0
-        for i in range(len(name) - 1, -1, -1):
-            if name[i] == ")":
-                depth += 1
-            elif name[i] == "(":
-                depth -= 1
-                if depth == 0:
-                    name = name[:i]
-                    break
-    return name
 
 
 def parse(lines):
