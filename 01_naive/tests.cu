@@ -7,34 +7,21 @@
 #include "common/catch_compat.hpp"
 #include "common/device_info.hpp"
 #include "common/gemm.hpp"
+#include "common/gemm_test.hpp"
 
 using namespace tutorial;
 
 namespace {
 
-struct Shape {
-  int M, N, K;
-};
-
-// check_gemm fills A and B with random data, poisons C (NaN), runs the launcher and compares
-// with the CPU (up to 512^3 multiply-adds) or cuBLAS (above) at a K-dependent tolerance.
-void check_shapes(const GemmKernel& kernel, const std::vector<Shape>& shapes) {
-  for (const Shape& s : shapes) {
-    INFO(kernel.name << " at M=" << s.M << " N=" << s.N << " K=" << s.K);
-    const CompareResult r = check_gemm(kernel.launch, s.M, s.N, s.K);
-    INFO(r.summary());
-    CHECK(r.ok());
-  }
-}
-
 // 1x1x1, a single row/column, primes, one past a block edge, non-square.
-const std::vector<Shape> kSmallShapes = {
+const std::vector<TestShape> kSmallShapes = {
     {1, 1, 1},    {1, 4097, 3},    {127, 33, 1025}, {4097, 1, 2},  {31, 37, 41},
     {97, 89, 101}, {32, 32, 32},   {33, 33, 33},    {64, 96, 128}, {257, 255, 129},
     {5, 3, 2},    {1025, 7, 1}};
 
 // Large enough that check_gemm compares with cuBLAS.
-const std::vector<Shape> kLargeShapes = {{1024, 1024, 1024}, {2048, 1024, 512}, {1000, 1537, 999}};
+const std::vector<TestShape> kLargeShapes = {
+    {1024, 1024, 1024}, {2048, 1024, 512}, {1000, 1537, 999}};
 
 }  // namespace
 
@@ -112,11 +99,11 @@ TEST_CASE("launchers refuse empty and int-overflowing shapes before touching the
 TEST_CASE("naive kernels match the CPU reference on odd, prime and non-square sizes",
           "[gpu][correctness]") {
   REQUIRE_GPU();
-  for (const GemmKernel& k : ch01::chapter_kernels()) check_shapes(k, kSmallShapes);
+  for (const GemmKernel& k : ch01::chapter_kernels()) check_kernel_at(k, kSmallShapes);
 }
 
 TEST_CASE("naive kernels match cuBLAS at 1024^3 and on large non-square sizes",
           "[gpu][correctness]") {
   REQUIRE_GPU();
-  for (const GemmKernel& k : ch01::chapter_kernels()) check_shapes(k, kLargeShapes);
+  for (const GemmKernel& k : ch01::chapter_kernels()) check_kernel_at(k, kLargeShapes);
 }

@@ -7,14 +7,11 @@
 #include "common/catch_compat.hpp"
 #include "common/device_info.hpp"
 #include "common/gemm.hpp"
+#include "common/gemm_test.hpp"
 
 using namespace tutorial;
 
 namespace {
-
-struct Shape {
-  int M, N, K;
-};
 
 struct Tile {
   int width;
@@ -25,16 +22,6 @@ struct Tile {
 const std::vector<Tile> kTiles = {
     {8, ch02::tiled_kernel<8>()}, {16, ch02::tiled_kernel<16>()}, {32, ch02::tiled_kernel<32>()}};
 
-// check_gemm fills A and B with random data, poisons C (NaN), runs the launcher and compares
-// with the CPU (up to 512^3 multiply-adds) or cuBLAS (above) at a K-dependent tolerance.
-void check_shapes(const GemmKernel& kernel, const std::vector<Shape>& shapes) {
-  for (const Shape& s : shapes) {
-    INFO(kernel.name << " at M=" << s.M << " N=" << s.N << " K=" << s.K);
-    const CompareResult r = check_gemm(kernel.launch, s.M, s.N, s.K);
-    INFO(r.summary());
-    CHECK(r.ok());
-  }
-}
 
 }  // namespace
 
@@ -68,7 +55,7 @@ TEST_CASE("model throughput: A100 6220 GFLOP/s at 16, H100 SXM 13400 at 16", "[m
 }
 
 TEST_CASE("shared memory issue rate: at most one warp-wide load per clock per SM", "[model]") {
-  // Each FMA of the inner loop needs Bs[k][tileCol], a warp-wide shared load of 128 bytes,
+  // Each FMA of the inner loop needs Bs[k][threadCol], a warp-wide shared load of 128 bytes,
   // and an SM's shared memory delivers 32 banks x 4 bytes = 128 bytes per clock.
   const int bytes_per_clock = 32 * 4;
   const int warp_fmas_per_clock_h100 = 128 / 32;  // 128 FP32 lanes
@@ -112,10 +99,10 @@ TEST_CASE("sizes that are not multiples of TILE_WIDTH are refused with a clear m
           "[refusal]") {
   for (const Tile& t : kTiles) {
     const int T = t.width;
-    const std::vector<Shape> refused = {{1, 1, 1},         {T + 1, T, T},    {T, T + 1, T},
+    const std::vector<TestShape> refused = {{1, 1, 1},         {T + 1, T, T},    {T, T + 1, T},
                                         {T, T, T + 1},     {T, T, T / 2},    {127, 33, 1025},
                                         {1, 4097, 3},      {4 * T, 4 * T, 4 * T - 1}};
-    for (const Shape& s : refused) {
+    for (const TestShape& s : refused) {
       INFO(t.kernel.name << " at M=" << s.M << " N=" << s.N << " K=" << s.K);
       try {
         t.kernel.launch(nullptr, nullptr, nullptr, s.M, s.N, s.K);  // throws before any launch
@@ -143,7 +130,7 @@ TEST_CASE("tiled_gemm matches the CPU reference on multiples of each tile width"
   REQUIRE_GPU();
   for (const Tile& t : kTiles) {
     const int T = t.width;
-    check_shapes(t.kernel, {{T, T, T},                       // one block, one phase
+    check_kernel_at(t.kernel, {{T, T, T},                       // one block, one phase
                             {T, 4 * T, 2 * T},               // one block row
                             {3 * T, T, 7 * T},               // one block column
                             {2 * T, 3 * T, 5 * T},
@@ -154,5 +141,5 @@ TEST_CASE("tiled_gemm matches the CPU reference on multiples of each tile width"
 TEST_CASE("tiled_gemm matches cuBLAS at 1024^3 and on large non-square sizes",
           "[gpu][correctness]") {
   REQUIRE_GPU();
-  for (const Tile& t : kTiles) check_shapes(t.kernel, {{1024, 1024, 1024}, {1024, 3072, 640}});
+  for (const Tile& t : kTiles) check_kernel_at(t.kernel, {{1024, 1024, 1024}, {1024, 3072, 640}});
 }

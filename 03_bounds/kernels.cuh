@@ -39,32 +39,32 @@ __global__ void tiled_gemm(const float* A, const float* B, float* C, int M, int 
   __shared__ float As[TILE_WIDTH][TILE_WIDTH];
   __shared__ float Bs[TILE_WIDTH][TILE_WIDTH];
 
-  const int tileRow = threadIdx.y;  // this thread's element within the tile
-  const int tileCol = threadIdx.x;
-  const int row = blockIdx.y * TILE_WIDTH + tileRow;  // and within C
-  const int col = blockIdx.x * TILE_WIDTH + tileCol;
+  const int threadRow = threadIdx.y;  // this thread's element within the tile
+  const int threadCol = threadIdx.x;
+  const int row = blockIdx.y * TILE_WIDTH + threadRow;  // and within C
+  const int col = blockIdx.x * TILE_WIDTH + threadCol;
 
   float regC = 0.0f;
   // Phase loop: tileK is the first column of the A tile and the first row of the B tile.
   for (int tileK = 0; tileK < K; tileK += TILE_WIDTH) {
-    // Each thread copies one element of each tile; consecutive tileCol read consecutive
+    // Each thread copies one element of each tile; consecutive threadCol read consecutive
     // addresses, so both copies are coalesced.
     // Outside A or B the element is zero: it adds nothing to the dot product, so the loop
     // below runs TILE_WIDTH steps in every tile, edge tiles included.
-    if (row < M && tileK + tileCol < K)
-      As[tileRow][tileCol] = A[row * K + tileK + tileCol];    // (TILE_WIDTH, TILE_WIDTH)
+    if (row < M && tileK + threadCol < K)
+      As[threadRow][threadCol] = A[row * K + tileK + threadCol];    // (TILE_WIDTH, TILE_WIDTH)
     else
-      As[tileRow][tileCol] = 0.0f;
-    if (tileK + tileRow < K && col < N)
-      Bs[tileRow][tileCol] = B[(tileK + tileRow) * N + col];  // (TILE_WIDTH, TILE_WIDTH)
+      As[threadRow][threadCol] = 0.0f;
+    if (tileK + threadRow < K && col < N)
+      Bs[threadRow][threadCol] = B[(tileK + threadRow) * N + col];  // (TILE_WIDTH, TILE_WIDTH)
     else
-      Bs[tileRow][tileCol] = 0.0f;
+      Bs[threadRow][threadCol] = 0.0f;
     // First barrier (read after write): the loop below reads elements that other threads
     // copied; none may start before every copy has landed.
     __syncthreads();
 
     for (int k = 0; k < TILE_WIDTH; ++k)
-      regC += As[tileRow][k] * Bs[k][tileCol];  // (TILE_WIDTH, TILE_WIDTH) each
+      regC += As[threadRow][k] * Bs[k][threadCol];  // (TILE_WIDTH, TILE_WIDTH) each
     // Second barrier (write after read): the next phase overwrites As and Bs; a fast thread
     // must not do so while a slow one is still reading this phase's tiles.
     __syncthreads();

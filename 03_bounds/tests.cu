@@ -8,15 +8,12 @@
 #include "common/catch_compat.hpp"
 #include "common/device_info.hpp"
 #include "common/gemm.hpp"
+#include "common/gemm_test.hpp"
 #include "common/occupancy.hpp"
 
 using namespace tutorial;
 
 namespace {
-
-struct Shape {
-  int M, N, K;
-};
 
 struct Tile {
   int width;
@@ -27,16 +24,6 @@ struct Tile {
 const std::vector<Tile> kTiles = {
     {8, ch03::tiled_kernel<8>()}, {16, ch03::tiled_kernel<16>()}, {32, ch03::tiled_kernel<32>()}};
 
-// check_gemm fills A and B with random data, poisons C (NaN), runs the launcher and compares
-// with the CPU (up to 512^3 multiply-adds) or cuBLAS (above) at a K-dependent tolerance.
-void check_shapes(const GemmKernel& kernel, const std::vector<Shape>& shapes) {
-  for (const Shape& s : shapes) {
-    INFO(kernel.name << " at M=" << s.M << " N=" << s.N << " K=" << s.K);
-    const CompareResult r = check_gemm(kernel.launch, s.M, s.N, s.K);
-    INFO(r.summary());
-    CHECK(r.ok());
-  }
-}
 
 }  // namespace
 
@@ -181,7 +168,7 @@ TEST_CASE("tiled_gemm matches the CPU reference on odd, prime and non-square siz
   REQUIRE_GPU();
   for (const Tile& t : kTiles) {
     const int T = t.width;
-    check_shapes(t.kernel, {{1, 1, 1},       {1, 4097, 3},  {127, 33, 1025}, {4097, 1, 2},
+    check_kernel_at(t.kernel, {{1, 1, 1},       {1, 4097, 3},  {127, 33, 1025}, {4097, 1, 2},
                             {31, 37, 41},    {97, 89, 101}, {3, 5, 7},       {1025, 7, 1},
                             {257, 255, 129}, {T, T, T},     {T - 1, T + 1, T},
                             {T + 1, T - 1, 2 * T + 1},      {32, 96, 64},    {128, 32, 256}});
@@ -191,7 +178,7 @@ TEST_CASE("tiled_gemm matches the CPU reference on odd, prime and non-square siz
 TEST_CASE("tiled_gemm matches cuBLAS at 1024^3 and on large odd sizes", "[gpu][correctness]") {
   REQUIRE_GPU();
   for (const Tile& t : kTiles)
-    check_shapes(t.kernel, {{1024, 1024, 1024}, {1000, 1537, 999}, {1025, 1023, 1021}});
+    check_kernel_at(t.kernel, {{1024, 1024, 1024}, {1000, 1537, 999}, {1025, 1023, 1021}});
 }
 
 TEST_CASE("occupancy calculator agrees with the CUDA runtime for every tile width",

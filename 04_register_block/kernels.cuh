@@ -65,8 +65,8 @@ __global__ void __launch_bounds__(BM / TM * BN, 3)
   __shared__ alignas(16) float As[BM][BK];
   __shared__ alignas(16) float Bs[BK][BN];
 
-  const int tileRow = blockIdx.y * BM;  // first row of C this block computes
-  const int tileCol = blockIdx.x * BN;
+  const int blockRow = blockIdx.y * BM;  // first row of C this block computes
+  const int blockCol = blockIdx.x * BN;
   // BN threads in a row, so a warp spans 32 consecutive columns of one strip of rows.
   const int threadRow = threadIdx.x / BN;  // owns tile rows threadRow*TM .. threadRow*TM+TM-1
   const int threadCol = threadIdx.x % BN;
@@ -79,17 +79,17 @@ __global__ void __launch_bounds__(BM / TM * BN, 3)
   const int loadRowA = threadIdx.x / BK, loadColA = threadIdx.x % BK;
   const int loadRowB = threadIdx.x / BN, loadColB = threadIdx.x % BN;
 
-  for (int k0 = 0; k0 < K; k0 += BK) {
+  for (int tileK = 0; tileK < K; tileK += BK) {
 #pragma unroll
     for (int i = 0; i < BM / STRIDE_A; ++i) {
       const int r = loadRowA + i * STRIDE_A;
-      const int row = tileRow + r, kk = k0 + loadColA;
+      const int row = blockRow + r, kk = tileK + loadColA;
       As[r][loadColA] = (row < M && kk < K) ? A[row * K + kk] : 0.0f;  // (BM, BK)
     }
 #pragma unroll
     for (int i = 0; i < BK / STRIDE_B; ++i) {
       const int k = loadRowB + i * STRIDE_B;
-      const int kk = k0 + k, col = tileCol + loadColB;
+      const int kk = tileK + k, col = blockCol + loadColB;
       Bs[k][loadColB] = (kk < K && col < N) ? B[kk * N + col] : 0.0f;  // (BK, BN)
     }
     __syncthreads();  // the tiles are complete before anyone reads them
@@ -104,10 +104,10 @@ __global__ void __launch_bounds__(BM / TM * BN, 3)
     __syncthreads();  // a fast thread must not overwrite As/Bs while a slow one still reads them
   }
 
-  const int col = tileCol + threadCol;
+  const int col = blockCol + threadCol;
 #pragma unroll
   for (int i = 0; i < TM; ++i) {
-    const int row = tileRow + threadRow * TM + i;
+    const int row = blockRow + threadRow * TM + i;
     if (row < M && col < N) C[row * N + col] = regC[i];
   }
 }
@@ -133,8 +133,8 @@ __global__ void __launch_bounds__((BM / TM) * (BN / TN), 2)
   __shared__ alignas(16) float As[BM][BK];
   __shared__ alignas(16) float Bs[BK][BN];
 
-  const int tileRow = blockIdx.y * BM;
-  const int tileCol = blockIdx.x * BN;
+  const int blockRow = blockIdx.y * BM;
+  const int blockCol = blockIdx.x * BN;
   const int threadRow = threadIdx.x / (BN / TN);  // owns rows threadRow*TM .. +TM-1
   const int threadCol = threadIdx.x % (BN / TN);  // owns columns threadCol*TN .. +TN-1
 
@@ -147,17 +147,17 @@ __global__ void __launch_bounds__((BM / TM) * (BN / TN), 2)
   const int loadRowA = threadIdx.x / BK, loadColA = threadIdx.x % BK;
   const int loadRowB = threadIdx.x / BN, loadColB = threadIdx.x % BN;
 
-  for (int k0 = 0; k0 < K; k0 += BK) {
+  for (int tileK = 0; tileK < K; tileK += BK) {
 #pragma unroll
     for (int i = 0; i < BM / STRIDE_A; ++i) {
       const int r = loadRowA + i * STRIDE_A;
-      const int row = tileRow + r, kk = k0 + loadColA;
+      const int row = blockRow + r, kk = tileK + loadColA;
       As[r][loadColA] = (row < M && kk < K) ? A[row * K + kk] : 0.0f;  // (BM, BK)
     }
 #pragma unroll
     for (int i = 0; i < BK / STRIDE_B; ++i) {
       const int k = loadRowB + i * STRIDE_B;
-      const int kk = k0 + k, col = tileCol + loadColB;
+      const int kk = tileK + k, col = blockCol + loadColB;
       Bs[k][loadColB] = (kk < K && col < N) ? B[kk * N + col] : 0.0f;  // (BK, BN)
     }
     __syncthreads();
@@ -178,10 +178,10 @@ __global__ void __launch_bounds__((BM / TM) * (BN / TN), 2)
 
 #pragma unroll
   for (int i = 0; i < TM; ++i) {
-    const int row = tileRow + threadRow * TM + i;
+    const int row = blockRow + threadRow * TM + i;
 #pragma unroll
     for (int j = 0; j < TN; ++j) {
-      const int col = tileCol + threadCol * TN + j;
+      const int col = blockCol + threadCol * TN + j;
       if (row < M && col < N) C[row * N + col] = regC[i][j];
     }
   }
@@ -212,8 +212,8 @@ __global__ void __launch_bounds__((BM / TM) * (BN / TN), 2)
   __shared__ alignas(16) float As[BK][BM];  // transposed: column k of the A tile is a row
   __shared__ alignas(16) float Bs[BK][BN];
 
-  const int tileRow = blockIdx.y * BM;
-  const int tileCol = blockIdx.x * BN;
+  const int blockRow = blockIdx.y * BM;
+  const int blockCol = blockIdx.x * BN;
   const int threadRow = threadIdx.x / (BN / TN);
   const int threadCol = threadIdx.x % (BN / TN);
 
@@ -221,12 +221,12 @@ __global__ void __launch_bounds__((BM / TM) * (BN / TN), 2)
   float regM[TM];
   float regN[TN];
 
-  for (int k0 = 0; k0 < K; k0 += BK) {
+  for (int tileK = 0; tileK < K; tileK += BK) {
 #pragma unroll
     for (int i = 0; i < BM * BK / 4 / THREADS; ++i) {
       const int idx = threadIdx.x + i * THREADS;
       const int r = idx / (BK / 4), k = idx % (BK / 4) * 4;
-      const float4 a = load_float4<VEC>(A, tileRow + r, k0 + k, M, K);
+      const float4 a = load_float4<VEC>(A, blockRow + r, tileK + k, M, K);
       // Four scalar stores: the transpose. (Threads 2t and 2t+1 hit the same bank here;
       // chapter 05 pads the rows of As to fix that.)
       As[k + 0][r] = a.x;  // (BK, BM)
@@ -239,7 +239,7 @@ __global__ void __launch_bounds__((BM / TM) * (BN / TN), 2)
       const int idx = threadIdx.x + i * THREADS;
       const int k = idx / (BN / 4), c = idx % (BN / 4) * 4;
       *reinterpret_cast<float4*>(&Bs[k][c]) =
-          load_float4<VEC>(B, k0 + k, tileCol + c, K, N);  // (BK, BN)
+          load_float4<VEC>(B, tileK + k, blockCol + c, K, N);  // (BK, BN)
     }
     __syncthreads();
 
@@ -271,10 +271,10 @@ __global__ void __launch_bounds__((BM / TM) * (BN / TN), 2)
 
 #pragma unroll
   for (int i = 0; i < TM; ++i) {
-    const int row = tileRow + threadRow * TM + i;
+    const int row = blockRow + threadRow * TM + i;
 #pragma unroll
     for (int j = 0; j < TN; j += 4)
-      store_float4<VEC>(C, row, tileCol + threadCol * TN + j, M, N,
+      store_float4<VEC>(C, row, blockCol + threadCol * TN + j, M, N,
                         make_float4(regC[i][j], regC[i][j + 1], regC[i][j + 2], regC[i][j + 3]));
   }
 }

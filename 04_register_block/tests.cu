@@ -10,6 +10,7 @@
 #include "common/device_buffer.hpp"
 #include "common/device_info.hpp"
 #include "common/gemm.hpp"
+#include "common/gemm_test.hpp"
 #include "common/launch_record.hpp"
 #include "common/occupancy.hpp"
 #include "common/reference.hpp"
@@ -18,17 +19,8 @@ using namespace tutorial;
 
 namespace {
 
-void check_kernel_at(const GemmKernel& kernel, int M, int N, int K) {
-  const std::string name = kernel.name;
-  CAPTURE(name, M, N, K);
-  const CompareResult r = check_gemm(kernel.launch, M, N, K, /*seed=*/M * 7 + N * 3 + K);
-  INFO(r.summary());
-  CHECK(r.ok());
-}
-
-void check_all_kernels_at(const std::vector<std::vector<int>>& shapes) {
-  for (const GemmKernel& kernel : ch04::chapter_kernels())
-    for (const auto& s : shapes) check_kernel_at(kernel, s[0], s[1], s[2]);
+void check_all_kernels_at(const std::vector<TestShape>& shapes) {
+  check_kernels_at(ch04::chapter_kernels(), shapes);
 }
 
 }  // namespace
@@ -37,27 +29,14 @@ void check_all_kernels_at(const std::vector<std::vector<int>>& shapes) {
 // GPU: correctness
 // ---------------------------------------------------------------------------------------
 
-// Small on purpose: this is the case to run under compute-sanitizer (memcheck, racecheck).
-TEST_CASE("every kernel is correct at tiny and odd sizes", "[gpu][small]") {
+TEST_CASE("every kernel is correct at tiny, odd and edge-tile sizes", "[gpu][small]") {
   REQUIRE_GPU();
-  check_all_kernels_at({{1, 1, 1}, {3, 5, 7}, {1, 4097, 3}, {17, 19, 23}, {129, 257, 65}});
-}
-
-TEST_CASE("every kernel is correct at 127x33x1025 (K far longer than the tile)", "[gpu][small]") {
-  REQUIRE_GPU();
-  check_all_kernels_at({{127, 33, 1025}});
-}
-
-// K % 4 == 0 and N % 4 == 0 but M, N not multiples of the block tile: the float4 path with
-// partial tiles at the bottom and right edges.
-TEST_CASE("every kernel is correct at edge tiles of the float4 path", "[gpu][small]") {
-  REQUIRE_GPU();
-  check_all_kernels_at({{33, 4, 4}, {127, 132, 68}, {200, 36, 12}});
+  check_all_kernels_at(kOddAndEdgeShapes);
 }
 
 TEST_CASE("every kernel is correct at prime and non-square sizes", "[gpu]") {
   REQUIRE_GPU();
-  check_all_kernels_at({{509, 521, 503}, {1021, 131, 257}, {67, 1031, 97}});
+  check_all_kernels_at(kPrimeShapes);
 }
 
 TEST_CASE("every kernel is correct at multiples of its block tile (the fast path)", "[gpu]") {

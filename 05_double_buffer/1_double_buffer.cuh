@@ -45,8 +45,8 @@ __global__ void __launch_bounds__((BM / TM) * (BN / TN), 2)
   auto As = reinterpret_cast<float (*)[BK][BM]>(smem);                 // (STAGES, BK, BM)
   auto Bs = reinterpret_cast<float (*)[BK][BN]>(&As[STAGES][0][0]);   // (STAGES, BK, BN)
 
-  const int tileRow = blockIdx.y * BM;
-  const int tileCol = blockIdx.x * BN;
+  const int blockRow = blockIdx.y * BM;
+  const int blockCol = blockIdx.x * BN;
   const int threadRow = threadIdx.x / (BN / TN);
   const int threadCol = threadIdx.x % (BN / TN);
 
@@ -54,12 +54,12 @@ __global__ void __launch_bounds__((BM / TM) * (BN / TN), 2)
   // waits here for global memory before it goes on.
   // "unroll 2": at BK = 64 a thread loads 16 float4s per tile; all in flight at once would
   // need 64 registers besides the 64 accumulators, more than the 128 that 2 blocks/SM allow.
-  auto loadTile = [&](int k0, int stage) {
+  auto loadTile = [&](int tileK, int stage) {
 #pragma unroll 2
     for (int i = 0; i < BM * BK / 4 / THREADS; ++i) {
       const int idx = threadIdx.x + i * THREADS;
       const int r = idx / (BK / 4), k = idx % (BK / 4) * 4;
-      const float4 a = load_float4<VEC>(A, tileRow + r, k0 + k, M, K);
+      const float4 a = load_float4<VEC>(A, blockRow + r, tileK + k, M, K);
       As[stage][k + 0][r] = a.x;  // (STAGES, BK, BM)
       As[stage][k + 1][r] = a.y;
       As[stage][k + 2][r] = a.z;
@@ -70,7 +70,7 @@ __global__ void __launch_bounds__((BM / TM) * (BN / TN), 2)
       const int idx = threadIdx.x + i * THREADS;
       const int k = idx / (BN / 4), c = idx % (BN / 4) * 4;
       *reinterpret_cast<float4*>(&Bs[stage][k][c]) =
-          load_float4<VEC>(B, k0 + k, tileCol + c, K, N);  // (STAGES, BK, BN)
+          load_float4<VEC>(B, tileK + k, blockCol + c, K, N);  // (STAGES, BK, BN)
     }
   };
 
@@ -122,10 +122,10 @@ __global__ void __launch_bounds__((BM / TM) * (BN / TN), 2)
 
 #pragma unroll
   for (int i = 0; i < TM; ++i) {
-    const int row = tileRow + threadRow * TM + i;
+    const int row = blockRow + threadRow * TM + i;
 #pragma unroll
     for (int j = 0; j < TN; j += 4)
-      store_float4<VEC>(C, row, tileCol + threadCol * TN + j, M, N,
+      store_float4<VEC>(C, row, blockCol + threadCol * TN + j, M, N,
                         make_float4(regC[i][j], regC[i][j + 1], regC[i][j + 2], regC[i][j + 3]));
   }
 }

@@ -49,23 +49,23 @@ __global__ void __launch_bounds__((BM / TM) * (BN / TN), 2)
   __shared__ alignas(16) float As[2][BK][BM + PAD_A];  // (2, BK, BM+PAD_A)
   __shared__ alignas(16) float Bs[2][BK][BN];          // (2, BK, BN)
 
-  const int tileRow = blockIdx.y * BM;
-  const int tileCol = blockIdx.x * BN;
+  const int blockRow = blockIdx.y * BM;
+  const int blockCol = blockIdx.x * BN;
   const int threadRow = threadIdx.x / (BN / TN);
   const int threadCol = threadIdx.x % (BN / TN);
 
   float4 nextA[A_LOADS];  // the next tile, in flight in registers
   float4 nextB[B_LOADS];
-  auto loadNext = [&](int k0) {
+  auto loadNext = [&](int tileK) {
 #pragma unroll
     for (int i = 0; i < A_LOADS; ++i) {
       const int idx = threadIdx.x + i * THREADS;
-      nextA[i] = load_float4<VEC>(A, tileRow + idx / (BK / 4), k0 + idx % (BK / 4) * 4, M, K);
+      nextA[i] = load_float4<VEC>(A, blockRow + idx / (BK / 4), tileK + idx % (BK / 4) * 4, M, K);
     }
 #pragma unroll
     for (int i = 0; i < B_LOADS; ++i) {
       const int idx = threadIdx.x + i * THREADS;
-      nextB[i] = load_float4<VEC>(B, k0 + idx / (BN / 4), tileCol + idx % (BN / 4) * 4, K, N);
+      nextB[i] = load_float4<VEC>(B, tileK + idx / (BN / 4), blockCol + idx % (BN / 4) * 4, K, N);
     }
   };
   auto storeNext = [&](int stage) {
@@ -93,9 +93,9 @@ __global__ void __launch_bounds__((BM / TM) * (BN / TN), 2)
   storeNext(0);
   __syncthreads();
   int stage = 0;
-  for (int k0 = 0; k0 < K; k0 += BK) {
-    const bool hasNext = k0 + BK < K;
-    if (hasNext) loadNext(k0 + BK);  // in flight during the math below
+  for (int tileK = 0; tileK < K; tileK += BK) {
+    const bool hasNext = tileK + BK < K;
+    if (hasNext) loadNext(tileK + BK);  // in flight during the math below
 
 #pragma unroll
     for (int k = 0; k < BK; ++k) {
@@ -131,10 +131,10 @@ __global__ void __launch_bounds__((BM / TM) * (BN / TN), 2)
 
 #pragma unroll
   for (int i = 0; i < TM; ++i) {
-    const int row = tileRow + threadRow * TM + i;
+    const int row = blockRow + threadRow * TM + i;
 #pragma unroll
     for (int j = 0; j < TN; j += 4)
-      store_float4<VEC>(C, row, tileCol + threadCol * TN + j, M, N,
+      store_float4<VEC>(C, row, blockCol + threadCol * TN + j, M, N,
                         make_float4(regC[i][j], regC[i][j + 1], regC[i][j + 2], regC[i][j + 3]));
   }
 }

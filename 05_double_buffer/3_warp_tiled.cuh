@@ -36,22 +36,22 @@ __global__ void __launch_bounds__(WarpLayout<BM, BN, WM, WN, TM, TN>::THREADS,
   __shared__ alignas(16) float As[2][BK][LDA];  // (2, BK, BM+PAD_A)
   __shared__ alignas(16) float Bs[2][BK][BN];   // (2, BK, BN)
 
-  const int tileRow = blockIdx.y * BM;
-  const int tileCol = blockIdx.x * BN;
+  const int blockRow = blockIdx.y * BM;
+  const int blockCol = blockIdx.x * BN;
   const Layout w;
 
   float4 nextA[A_LOADS];
   float4 nextB[B_LOADS];
-  auto loadNext = [&](int k0) {
+  auto loadNext = [&](int tileK) {
 #pragma unroll
     for (int i = 0; i < A_LOADS; ++i) {
       const int idx = threadIdx.x + i * THREADS;
-      nextA[i] = load_float4<VEC>(A, tileRow + idx / (BK / 4), k0 + idx % (BK / 4) * 4, M, K);
+      nextA[i] = load_float4<VEC>(A, blockRow + idx / (BK / 4), tileK + idx % (BK / 4) * 4, M, K);
     }
 #pragma unroll
     for (int i = 0; i < B_LOADS; ++i) {
       const int idx = threadIdx.x + i * THREADS;
-      nextB[i] = load_float4<VEC>(B, k0 + idx / (BN / 4), tileCol + idx % (BN / 4) * 4, K, N);
+      nextB[i] = load_float4<VEC>(B, tileK + idx / (BN / 4), blockCol + idx % (BN / 4) * 4, K, N);
     }
   };
   auto storeNext = [&](int stage) {
@@ -77,16 +77,16 @@ __global__ void __launch_bounds__(WarpLayout<BM, BN, WM, WN, TM, TN>::THREADS,
   storeNext(0);
   __syncthreads();
   int stage = 0;
-  for (int k0 = 0; k0 < K; k0 += BK) {
-    const bool hasNext = k0 + BK < K;
-    if (hasNext) loadNext(k0 + BK);
+  for (int tileK = 0; tileK < K; tileK += BK) {
+    const bool hasNext = tileK + BK < K;
+    if (hasNext) loadNext(tileK + BK);
     multiply_tiles<BK, LDA, BN>(&As[stage][0][0], &Bs[stage][0][0], w, regC);
     if (hasNext) storeNext(stage ^ 1);
     __syncthreads();
     stage ^= 1;
   }
 
-  store_lane_tile<TM, TN, VEC>(C, M, N, tileRow, tileCol, w, regC);
+  store_lane_tile<TM, TN, VEC>(C, M, N, blockRow, blockCol, w, regC);
 }
 
 template <int BM, int BN, int BK, int WM, int WN, int TM, int TN>

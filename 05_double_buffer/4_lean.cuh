@@ -41,8 +41,8 @@ __global__ void __launch_bounds__(WarpLayout<BM, BN, WM, WN, TM, TN>::THREADS,
   auto As = reinterpret_cast<float (*)[BK][LDA]>(smem);         // (2, BK, BM+PAD_A)
   auto Bs = reinterpret_cast<float (*)[BK][BN]>(&As[2][0][0]);  // (2, BK, BN)
 
-  const int tileRow = blockIdx.y * BM;
-  const int tileCol = blockIdx.x * BN;
+  const int blockRow = blockIdx.y * BM;
+  const int blockCol = blockIdx.x * BN;
   const Layout w;
 
   // Load i of a thread: A float4 at row rA0 + i * A_ROWS, k = kA of the tile; B float4 at
@@ -56,24 +56,24 @@ __global__ void __launch_bounds__(WarpLayout<BM, BN, WM, WN, TM, TN>::THREADS,
   static_assert(THREADS % (BN / 4) == 0, "the threads load whole rows of the B tile per pass");
   const int rA0 = threadIdx.x / (BK / 4), kA = threadIdx.x % (BK / 4) * 4;
   const int kB0 = threadIdx.x / (BN / 4), cB = threadIdx.x % (BN / 4) * 4;
-  int offA = (tileRow + rA0) * K + kA;
+  int offA = (blockRow + rA0) * K + kA;
   // VEC: N % 4 == 0, so N - 4 is the last float4 column and stays 16-byte aligned.
-  int offB = kB0 * N + (VEC ? min(tileCol + cB, N - 4) : tileCol + cB);
+  int offB = kB0 * N + (VEC ? min(blockCol + cB, N - 4) : blockCol + cB);
   bool rowInA[A_LOADS];
 #pragma unroll
-  for (int i = 0; i < A_LOADS; ++i) rowInA[i] = tileRow + rA0 + i * A_ROWS < M;
+  for (int i = 0; i < A_LOADS; ++i) rowInA[i] = blockRow + rA0 + i * A_ROWS < M;
 
   float4 nextA[A_LOADS];
   float4 nextB[B_LOADS];
-  auto loadNext = [&](int k0) {
+  auto loadNext = [&](int tileK) {
 #pragma unroll
     for (int i = 0; i < A_LOADS; ++i) {
       const float* p = A + offA + i * A_ROWS * K;
       if (VEC) {
-        nextA[i] = rowInA[i] && k0 + kA < K ? *reinterpret_cast<const float4*>(p)
+        nextA[i] = rowInA[i] && tileK + kA < K ? *reinterpret_cast<const float4*>(p)
                                             : make_float4(0.0f, 0.0f, 0.0f, 0.0f);
       } else {
-        const int lim = rowInA[i] ? K - k0 - kA : 0;  // elements of this float4 inside A
+        const int lim = rowInA[i] ? K - tileK - kA : 0;  // elements of this float4 inside A
         nextA[i] = make_float4(0 < lim ? p[0] : 0.0f, 1 < lim ? p[1] : 0.0f,
                                2 < lim ? p[2] : 0.0f, 3 < lim ? p[3] : 0.0f);
       }
@@ -81,12 +81,12 @@ __global__ void __launch_bounds__(WarpLayout<BM, BN, WM, WN, TM, TN>::THREADS,
     offA += BK;
 #pragma unroll
     for (int i = 0; i < B_LOADS; ++i) {
-      const int k = k0 + kB0 + i * B_ROWS;
+      const int k = tileK + kB0 + i * B_ROWS;
       if (VEC) {
         nextB[i] = k < K ? *reinterpret_cast<const float4*>(B + offB + i * B_ROWS * N)
                          : make_float4(0.0f, 0.0f, 0.0f, 0.0f);
       } else {
-        nextB[i] = load_float4<false>(B, k, tileCol + cB, K, N);
+        nextB[i] = load_float4<false>(B, k, blockCol + cB, K, N);
       }
     }
     offB += BK * N;
@@ -114,15 +114,15 @@ __global__ void __launch_bounds__(WarpLayout<BM, BN, WM, WN, TM, TN>::THREADS,
   storeNext(0);
   __syncthreads();
   int stage = 0;
-  for (int k0 = 0; k0 < K; k0 += BK) {
-    const bool hasNext = k0 + BK < K;
-    if (hasNext) loadNext(k0 + BK);
+  for (int tileK = 0; tileK < K; tileK += BK) {
+    const bool hasNext = tileK + BK < K;
+    if (hasNext) loadNext(tileK + BK);
     multiply_tiles<BK, LDA, BN>(&As[stage][0][0], &Bs[stage][0][0], w, regC);
     if (hasNext) storeNext(stage ^ 1);
     __syncthreads();
     stage ^= 1;
   }
-  store_lane_tile<TM, TN, VEC>(C, M, N, tileRow, tileCol, w, regC);
+  store_lane_tile<TM, TN, VEC>(C, M, N, blockRow, blockCol, w, regC);
 }
 
 template <int BM, int BN, int BK, int WM, int WN, int TM, int TN>

@@ -49,8 +49,8 @@ __global__ void __launch_bounds__(WarpLayout<BM, BN, WM, WN, TM, TN>::THREADS,
   auto As = reinterpret_cast<float (*)[BK][LDA]>(smem);         // (2, BK, BM+PAD_A)
   auto Bs = reinterpret_cast<float (*)[BK][BN]>(&As[2][0][0]);  // (2, BK, BN)
 
-  const int tileRow = blockIdx.y * BM;
-  const int tileCol = blockIdx.x * BN;
+  const int blockRow = blockIdx.y * BM;
+  const int blockCol = blockIdx.x * BN;
   const Layout w;
 
   // Load i of a thread: A float4 at row rA0 + i * A_ROWS, k = kA of the tile; B float4 at
@@ -64,24 +64,24 @@ __global__ void __launch_bounds__(WarpLayout<BM, BN, WM, WN, TM, TN>::THREADS,
   static_assert(THREADS % (BN / 4) == 0, "the threads load whole rows of the B tile per pass");
   const int rA0 = threadIdx.x / (BK / 4), kA = threadIdx.x % (BK / 4) * 4;
   const int kB0 = threadIdx.x / (BN / 4), cB = threadIdx.x % (BN / 4) * 4;
-  int offA = (tileRow + rA0) * K + kA;
+  int offA = (blockRow + rA0) * K + kA;
   // VEC: N % 4 == 0, so N - 4 is the last float4 column and stays 16-byte aligned.
-  int offB = kB0 * N + (VEC ? min(tileCol + cB, N - 4) : tileCol + cB);
+  int offB = kB0 * N + (VEC ? min(blockCol + cB, N - 4) : blockCol + cB);
   bool rowInA[A_LOADS];
 #pragma unroll
-  for (int i = 0; i < A_LOADS; ++i) rowInA[i] = tileRow + rA0 + i * A_ROWS < M;
+  for (int i = 0; i < A_LOADS; ++i) rowInA[i] = blockRow + rA0 + i * A_ROWS < M;
 
   float4 nextA[A_LOADS];
   float4 nextB[B_LOADS];
-  auto loadNext = [&](int k0) {
+  auto loadNext = [&](int tileK) {
 #pragma unroll
     for (int i = 0; i < A_LOADS; ++i) {
       const float* p = A + offA + i * A_ROWS * K;
       if (VEC) {
-        nextA[i] = rowInA[i] && k0 + kA < K ? *reinterpret_cast<const float4*>(p)
+        nextA[i] = rowInA[i] && tileK + kA < K ? *reinterpret_cast<const float4*>(p)
                                             : make_float4(0.0f, 0.0f, 0.0f, 0.0f);
       } else {
-        const int lim = rowInA[i] ? K - k0 - kA : 0;  // elements of this float4 inside A
+        const int lim = rowInA[i] ? K - tileK - kA : 0;  // elements of this float4 inside A
         nextA[i] = make_float4(0 < lim ? p[0] : 0.0f, 1 < lim ? p[1] : 0.0f,
                                2 < lim ? p[2] : 0.0f, 3 < lim ? p[3] : 0.0f);
       }
@@ -89,12 +89,12 @@ __global__ void __launch_bounds__(WarpLayout<BM, BN, WM, WN, TM, TN>::THREADS,
     offA += BK;
 #pragma unroll
     for (int i = 0; i < B_LOADS; ++i) {
-      const int k = k0 + kB0 + i * B_ROWS;
+      const int k = tileK + kB0 + i * B_ROWS;
       if (VEC) {
         nextB[i] = k < K ? *reinterpret_cast<const float4*>(B + offB + i * B_ROWS * N)
                          : make_float4(0.0f, 0.0f, 0.0f, 0.0f);
       } else {
-        nextB[i] = load_float4<false>(B, k, tileCol + cB, K, N);
+        nextB[i] = load_float4<false>(B, k, blockCol + cB, K, N);
       }
     }
     offB += BK * N;
@@ -122,8 +122,8 @@ __global__ void __launch_bounds__(WarpLayout<BM, BN, WM, WN, TM, TN>::THREADS,
   storeNext(0);
   __syncthreads();
   static_assert(BK % 2 == 0, "the two fragment buffers alternate with k, and across tiles");
-  float fragM[2][TM], fragN[2][TN];  // fragments of step k in [k % 2], of k + 1 in the other
-  load_fragments<LDA, BN>(&As[0][0][0], &Bs[0][0][0], 0, w, fragM[0], fragN[0]);
+  float regM[2][TM], regN[2][TN];  // fragments of step k in [k % 2], of k + 1 in the other
+  load_fragments<LDA, BN>(&As[0][0][0], &Bs[0][0][0], 0, w, regM[0], regN[0]);
   // One tile from buffer BUF; the caller has issued the next tile's global loads. With
   // HAS_NEXT they go to the other buffer before the barrier, its first fragments after it.
   auto tile = [&](auto buffer, auto hasNext) {
@@ -131,34 +131,35 @@ __global__ void __launch_bounds__(WarpLayout<BM, BN, WM, WN, TM, TN>::THREADS,
 #pragma unroll
     for (int k = 0; k < BK; ++k) {
       if (k < BK - 1) {
-        load_fragments<LDA, BN>(&As[BUF][0][0], &Bs[BUF][0][0], k + 1, w, fragM[(k + 1) % 2],
-                                fragN[(k + 1) % 2]);
+        load_fragments<LDA, BN>(&As[BUF][0][0], &Bs[BUF][0][0], k + 1, w, regM[(k + 1) % 2],
+                                regN[(k + 1) % 2]);
       } else if (decltype(hasNext)::value) {
         storeNext(BUF ^ 1);
         __syncthreads();  // the next tile is complete, and nobody reads this one any more
         load_fragments<LDA, BN>(&As[BUF ^ 1][0][0], &Bs[BUF ^ 1][0][0], 0, w,
-                                fragM[(k + 1) % 2], fragN[(k + 1) % 2]);
+                                regM[(k + 1) % 2], regN[(k + 1) % 2]);
       }
-      outer_product_by_columns(fragM[k % 2], fragN[k % 2], regC);
+      outer_product_by_columns(regM[k % 2], regN[k % 2], regC);
     }
   };
   using Buffer0 = std::integral_constant<int, 0>;
   using Buffer1 = std::integral_constant<int, 1>;
-  int k0 = 0;
-  for (; k0 + 2 * BK < K; k0 += 2 * BK) {  // tiles k0 and k0 + BK, each with a successor
-    loadNext(k0 + BK);
+  int tileK = 0;
+  // Tiles tileK and tileK + BK per trip, each with a successor.
+  for (; tileK + 2 * BK < K; tileK += 2 * BK) {
+    loadNext(tileK + BK);
     tile(Buffer0{}, std::true_type{});
-    loadNext(k0 + 2 * BK);
+    loadNext(tileK + 2 * BK);
     tile(Buffer1{}, std::true_type{});
   }
-  if (k0 + BK < K) {  // two tiles left
-    loadNext(k0 + BK);
+  if (tileK + BK < K) {  // two tiles left
+    loadNext(tileK + BK);
     tile(Buffer0{}, std::true_type{});
     tile(Buffer1{}, std::false_type{});
   } else {  // one tile left
     tile(Buffer0{}, std::false_type{});
   }
-  store_lane_tile<TM, TN, VEC>(C, M, N, tileRow, tileCol, w, regC);
+  store_lane_tile<TM, TN, VEC>(C, M, N, blockRow, blockCol, w, regC);
 }
 
 template <int BM, int BN, int BK, int WM, int WN, int TM, int TN>

@@ -21,22 +21,22 @@ namespace ch05 {
 // lie outside A or B (cp.async copies global to shared; it cannot write a constant).
 __device__ alignas(16) const float kZeros[4] = {0.0f, 0.0f, 0.0f, 0.0f};
 
-// Block tile (tileRow, tileCol) of block b when blocks run in groups of GROUP_M block rows:
+// Block tile (blockRow, blockCol) of block b when blocks run in groups of GROUP_M block rows:
 // the first GROUP_M * tilesN blocks cover GROUP_M block rows column by column, and so on.
 // Blocks that run at the same time then read GROUP_M row strips of A and a few column strips
 // of B, which fit in L2, instead of one strip of A and all of B. (Measured on the H200 at
 // 4096 and 8192: no difference; its 60 MB L2 apparently holds enough either way.)
 // (Host and device: a host test checks that every tile is visited exactly once.)
 template <int BM, int BN, int GROUP_M>
-__host__ __device__ __forceinline__ void grouped_tile(int b, int M, int N, int& tileRow,
-                                                      int& tileCol) {
+__host__ __device__ __forceinline__ void grouped_tile(int b, int M, int N, int& blockRow,
+                                                      int& blockCol) {
   const int tilesM = tutorial::ceil_div(M, BM), tilesN = tutorial::ceil_div(N, BN);
   const int perGroup = GROUP_M * tilesN;
   const int firstM = b / perGroup * GROUP_M;
   const int groupRows = tilesM - firstM < GROUP_M ? tilesM - firstM : GROUP_M;  // last: shorter
   const int inGroup = b % perGroup;
-  tileRow = (firstM + inGroup % groupRows) * BM;
-  tileCol = inGroup / groupRows * BN;
+  blockRow = (firstM + inGroup % groupRows) * BM;
+  blockCol = inGroup / groupRows * BN;
 }
 
 // Warp tiles fed by a STAGES-deep ring of shared tiles filled with asynchronous copies.
@@ -67,8 +67,8 @@ __global__ void __launch_bounds__(WarpLayout<BM, BN, WM, WN, TM, TN>::THREADS,
   auto As = reinterpret_cast<float (*)[BK][LDA]>(smem);              // (STAGES, BK, BM+PAD_A)
   auto Bs = reinterpret_cast<float (*)[BK][BN]>(&As[STAGES][0][0]);  // (STAGES, BK, BN)
 
-  int tileRow, tileCol;
-  grouped_tile<BM, BN, GROUP_M>(blockIdx.x, M, N, tileRow, tileCol);
+  int blockRow, blockCol;
+  grouped_tile<BM, BN, GROUP_M>(blockIdx.x, M, N, blockRow, blockCol);
   const Layout w;
 
   // Which elements a thread copies is the same for every tile, so the source addresses are
@@ -86,30 +86,30 @@ __global__ void __launch_bounds__(WarpLayout<BM, BN, WM, WN, TM, TN>::THREADS,
   static_assert(THREADS % 8 == 0 && BM % A_ROWS_PER_PASS == 0,
                 "the threads copy A in passes of THREADS/8 rows: BM must be a multiple of that");
   static_assert(THREADS % (BN / 4) == 0, "the threads copy whole rows of the B tile per pass");
-  const float* srcA[A_COPIES];  // &A[row][k0 + kA]
+  const float* srcA[A_COPIES];  // &A[row][tileK + kA]
   int mA[A_COPIES], kA[A_COPIES];
 #pragma unroll
   for (int i = 0; i < A_COPIES; ++i) {
     const int pass = threadIdx.x / 8 + i * A_ROWS_PER_PASS;
     mA[i] = pass % BM;
     kA[i] = pass / BM * 8 + threadIdx.x % 8;
-    srcA[i] = A + min(tileRow + mA[i], M - 1) * K + kA[i];
+    srcA[i] = A + min(blockRow + mA[i], M - 1) * K + kA[i];
   }
   const int nB = threadIdx.x % (BN / 4) * 4;
-  const float* srcB[B_COPIES];  // &B[k0 + kB][column]
+  const float* srcB[B_COPIES];  // &B[tileK + kB][column]
   int kB[B_COPIES];
 #pragma unroll
   for (int i = 0; i < B_COPIES; ++i) {
     kB[i] = threadIdx.x / (BN / 4) + i * B_ROWS_PER_PASS;
     // VEC: N % 4 == 0, so N - 4 is the last float4 column and stays 16-byte aligned.
-    srcB[i] = B + kB[i] * N + (VEC ? min(tileCol + nB, N - 4) : tileCol + nB);
+    srcB[i] = B + kB[i] * N + (VEC ? min(blockCol + nB, N - 4) : blockCol + nB);
   }
   const size_t strideB = size_t(BK) * N;  // one tile down B
 
-  auto copyTile = [&](int k0, int stage) {
+  auto copyTile = [&](int tileK, int stage) {
 #pragma unroll
     for (int i = 0; i < A_COPIES; ++i) {
-      const float* src = k0 + kA[i] < K ? srcA[i] : kZeros;
+      const float* src = tileK + kA[i] < K ? srcA[i] : kZeros;
       __pipeline_memcpy_async(&As[stage][kA[i]][mA[i]], src,
                               sizeof(float));  // (STAGES, BK, BM+PAD_A)
       srcA[i] += BK;
@@ -117,14 +117,14 @@ __global__ void __launch_bounds__(WarpLayout<BM, BN, WM, WN, TM, TN>::THREADS,
 #pragma unroll
     for (int i = 0; i < B_COPIES; ++i) {
       float* dst = &Bs[stage][kB[i]][nB];  // (STAGES, BK, BN)
-      const bool inK = k0 + kB[i] < K;
+      const bool inK = tileK + kB[i] < K;
       if (VEC) {
         __pipeline_memcpy_async(dst, inK ? srcB[i] : kZeros, sizeof(float4));
       } else {
         // 4-byte copies, each column clamped on its own.
 #pragma unroll
         for (int c = 0; c < 4; ++c) {
-          const int shift = min(tileCol + nB + c, N - 1) - (tileCol + nB);
+          const int shift = min(blockCol + nB + c, N - 1) - (blockCol + nB);
           __pipeline_memcpy_async(dst + c, inK ? srcB[i] + shift : kZeros, sizeof(float));
         }
       }
@@ -158,7 +158,7 @@ __global__ void __launch_bounds__(WarpLayout<BM, BN, WM, WN, TM, TN>::THREADS,
     stage = stage + 1 == STAGES ? 0 : stage + 1;
   }
 
-  store_lane_tile<TM, TN, VEC>(C, M, N, tileRow, tileCol, w, regC);
+  store_lane_tile<TM, TN, VEC>(C, M, N, blockRow, blockCol, w, regC);
 }
 
 // One-dimensional grid: grouped_tile turns the block index into a tile.

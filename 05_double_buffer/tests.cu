@@ -9,6 +9,7 @@
 #include "common/catch_compat.hpp"
 #include "common/device_buffer.hpp"
 #include "common/gemm.hpp"
+#include "common/gemm_test.hpp"
 #include "common/launch_record.hpp"
 #include "common/occupancy.hpp"
 #include "common/reference.hpp"
@@ -17,17 +18,8 @@ using namespace tutorial;
 
 namespace {
 
-void check_kernel_at(const GemmKernel& kernel, int M, int N, int K) {
-  const std::string name = kernel.name;
-  CAPTURE(name, M, N, K);
-  const CompareResult r = check_gemm(kernel.launch, M, N, K, /*seed=*/M * 7 + N * 3 + K);
-  INFO(r.summary());
-  CHECK(r.ok());
-}
-
-void check_all_kernels_at(const std::vector<std::vector<int>>& shapes) {
-  for (const GemmKernel& kernel : ch05::chapter_kernels())
-    for (const auto& s : shapes) check_kernel_at(kernel, s[0], s[1], s[2]);
+void check_all_kernels_at(const std::vector<TestShape>& shapes) {
+  check_kernels_at(ch05::chapter_kernels(), shapes);
 }
 
 }  // namespace
@@ -36,27 +28,14 @@ void check_all_kernels_at(const std::vector<std::vector<int>>& shapes) {
 // GPU: correctness
 // ---------------------------------------------------------------------------------------
 
-// Small on purpose: this is the case to run under compute-sanitizer (memcheck, racecheck).
-TEST_CASE("every kernel is correct at tiny and odd sizes", "[gpu][small]") {
+TEST_CASE("every kernel is correct at tiny, odd and edge-tile sizes", "[gpu][small]") {
   REQUIRE_GPU();
-  check_all_kernels_at({{1, 1, 1}, {3, 5, 7}, {1, 4097, 3}, {17, 19, 23}, {129, 257, 65}});
-}
-
-TEST_CASE("every kernel is correct at 127x33x1025 (K far longer than the tile)", "[gpu][small]") {
-  REQUIRE_GPU();
-  check_all_kernels_at({{127, 33, 1025}});
-}
-
-// K % 4 == 0 and N % 4 == 0 but partial tiles at the edges: the 16-byte paths with guards.
-// K = 4, 12, 20 also leave the pipeline with fewer tiles than stages.
-TEST_CASE("every kernel is correct at edge tiles of the 16-byte path", "[gpu][small]") {
-  REQUIRE_GPU();
-  check_all_kernels_at({{33, 4, 4}, {127, 132, 68}, {200, 36, 12}, {130, 260, 20}});
+  check_all_kernels_at(kOddAndEdgeShapes);
 }
 
 TEST_CASE("every kernel is correct at prime and non-square sizes", "[gpu]") {
   REQUIRE_GPU();
-  check_all_kernels_at({{509, 521, 503}, {1021, 131, 257}, {67, 1031, 97}});
+  check_all_kernels_at(kPrimeShapes);
 }
 
 TEST_CASE("every kernel is correct at multiples of its block tile (the fast path)", "[gpu]") {
@@ -178,13 +157,13 @@ TEST_CASE("the grouped block order visits every tile exactly once", "[swizzle]")
     const int tilesM = ceil_div(M, 128), tilesN = ceil_div(N, 128);
     std::vector<int> seen(size_t(tilesM) * tilesN, 0);
     for (int b = 0; b < tilesM * tilesN; ++b) {
-      int tileRow = -1, tileCol = -1;
-      ch05::grouped_tile<128, 128, 8>(b, M, N, tileRow, tileCol);
-      REQUIRE(tileRow >= 0);
-      REQUIRE(tileRow < M);
-      REQUIRE(tileCol >= 0);
-      REQUIRE(tileCol < N);
-      ++seen[size_t(tileRow / 128) * tilesN + tileCol / 128];
+      int blockRow = -1, blockCol = -1;
+      ch05::grouped_tile<128, 128, 8>(b, M, N, blockRow, blockCol);
+      REQUIRE(blockRow >= 0);
+      REQUIRE(blockRow < M);
+      REQUIRE(blockCol >= 0);
+      REQUIRE(blockCol < N);
+      ++seen[size_t(blockRow / 128) * tilesN + blockCol / 128];
     }
     for (int v : seen) CHECK(v == 1);
   }

@@ -131,11 +131,11 @@ __device__ __forceinline__ void multiply_tiles(const float* AsT, const float* Bs
   }
 }
 
-// Writes a lane's TM x TN results to C; (tileRow, tileCol) is the block tile's corner:
-//     C[tileRow + w.row(i) + r][tileCol + w.col(j) .. +3] = regC[4i + r][4j .. 4j+3]
+// Writes a lane's TM x TN results to C; (blockRow, blockCol) is the block tile's corner:
+//     C[blockRow + w.row(i) + r][blockCol + w.col(j) .. +3] = regC[4i + r][4j .. 4j+3]
 template <int TM, int TN, bool VEC, typename Layout>
-__device__ __forceinline__ void store_lane_tile(float* __restrict__ C, int M, int N, int tileRow,
-                                                int tileCol, const Layout& w,
+__device__ __forceinline__ void store_lane_tile(float* __restrict__ C, int M, int N, int blockRow,
+                                                int blockCol, const Layout& w,
                                                 const float (&regC)[TM][TN]) {
 #pragma unroll
   for (int i = 0; i < TM / 4; ++i)
@@ -144,7 +144,7 @@ __device__ __forceinline__ void store_lane_tile(float* __restrict__ C, int M, in
 #pragma unroll
       for (int j = 0; j < TN / 4; ++j) {
         const float* c = &regC[4 * i + r][4 * j];
-        store_float4<VEC>(C, tileRow + w.row(i) + r, tileCol + w.col(j), M, N,
+        store_float4<VEC>(C, blockRow + w.row(i) + r, blockCol + w.col(j), M, N,
                           make_float4(c[0], c[1], c[2], c[3]));
       }
 }

@@ -163,16 +163,16 @@ __global__ void __launch_bounds__(THREADS, 2048 / THREADS)
   __shared__ float4 tileT[TILE][CHUNKS];  // tileT[c][i]: input rows 4i..4i+3 of column c
 
   const bool byInputRows = ORDER == BlockOrder::InputRows;
-  const int tileRow = (byInputRows ? blockIdx.y : blockIdx.x) * TILE;  // first input row
-  const int tileCol = (byInputRows ? blockIdx.x : blockIdx.y) * TILE;  // first input column
+  const int blockRow = (byInputRows ? blockIdx.y : blockIdx.x) * TILE;  // first input row
+  const int blockCol = (byInputRows ? blockIdx.x : blockIdx.y) * TILE;  // first input column
 
   // Every load first: 4·PER_THREAD float4 per thread in flight before any of them is used.
   float4 v[PER_THREAD][4];
 #pragma unroll
   for (int p = 0; p < PER_THREAD; ++p) {
     const int b = threadIdx.x + p * THREADS;
-    const int row = tileRow + 4 * (b / CHUNKS);  // consecutive lanes walk along a row
-    const int col = tileCol + 4 * (b % CHUNKS);
+    const int row = blockRow + 4 * (b / CHUNKS);  // consecutive lanes walk along a row
+    const int col = blockCol + 4 * (b % CHUNKS);
 #pragma unroll
     for (int k = 0; k < 4; ++k)  // rows % 4 == 0: the 4 rows are all inside or all outside
       v[p][k] = (row < rows && col < cols) ? load4(in + size_t(row + k) * cols + col)
@@ -192,8 +192,8 @@ __global__ void __launch_bounds__(THREADS, 2048 / THREADS)
   for (int p = 0; p < 4 * PER_THREAD; ++p) {
     const int b = threadIdx.x + p * THREADS;
     const int r = b / CHUNKS, c = b % CHUNKS;  // row r of the output tile, chunk c of it
-    const int outRow = tileCol + r;            // output row = input column
-    const int outCol = tileRow + 4 * c;        // output column = input row
+    const int outRow = blockCol + r;            // output row = input column
+    const int outCol = blockRow + 4 * c;        // output column = input row
     if (outRow < cols && outCol < rows)
       store4(out + size_t(outRow) * rows + outCol, tileT[r][swizzled_chunk(r, c)]);  // (TILE, TILE/4)
   }

@@ -31,18 +31,18 @@ __global__ void tiled_gemm(const float* A, const float* B, float* C, int M, int 
   __shared__ float As[TILE_WIDTH][TILE_WIDTH];
   __shared__ float Bs[TILE_WIDTH][TILE_WIDTH];
 
-  const int tileRow = threadIdx.y;
-  const int tileCol = threadIdx.x;
-  const int row = blockIdx.y * TILE_WIDTH + tileRow;
-  const int col = blockIdx.x * TILE_WIDTH + tileCol;
+  const int threadRow = threadIdx.y;
+  const int threadCol = threadIdx.x;
+  const int row = blockIdx.y * TILE_WIDTH + threadRow;
+  const int col = blockIdx.x * TILE_WIDTH + threadCol;
 
   float regC = 0.0f;
   for (int tileK = 0; tileK < K; tileK += TILE_WIDTH) {
-    As[tileRow][tileCol] = A[row * K + tileK + tileCol];    // (TILE_WIDTH, TILE_WIDTH)
-    Bs[tileRow][tileCol] = B[(tileK + tileRow) * N + col];  // (TILE_WIDTH, TILE_WIDTH)
+    As[threadRow][threadCol] = A[row * K + tileK + threadCol];    // (TILE_WIDTH, TILE_WIDTH)
+    Bs[threadRow][threadCol] = B[(tileK + threadRow) * N + col];  // (TILE_WIDTH, TILE_WIDTH)
     __syncthreads();  // the tiles are complete before anyone reads them
     for (int k = 0; k < TILE_WIDTH; ++k)
-      regC += As[tileRow][k] * Bs[k][tileCol];  // (TILE_WIDTH, TILE_WIDTH) each
+      regC += As[threadRow][k] * Bs[k][threadCol];  // (TILE_WIDTH, TILE_WIDTH) each
     __syncthreads();  // nobody overwrites the tiles while a slow thread still reads them
   }
   C[row * N + col] = regC;

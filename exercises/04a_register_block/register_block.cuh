@@ -44,27 +44,27 @@ __global__ void __launch_bounds__((BM / TM) * (BN / TN), 2)
   __shared__ float As[BM][BK];
   __shared__ float Bs[BK][BN];
 
-  const int tileRow = blockIdx.y * BM;            // first row of C of this block
-  const int tileCol = blockIdx.x * BN;            // first column
+  const int blockRow = blockIdx.y * BM;            // first row of C of this block
+  const int blockCol = blockIdx.x * BN;            // first column
   const int threadRow = threadIdx.x / (BN / TN);  // owns rows threadRow*TM .. +TM-1 of the tile
   const int threadCol = threadIdx.x % (BN / TN);  // owns columns threadCol*TN .. +TN-1
 
   float regC[TM][TN] = {};
 
-  for (int k0 = 0; k0 < K; k0 += BK) {
+  for (int tileK = 0; tileK < K; tileK += BK) {
     // Cooperative, coalesced copies; zero outside A and B.
 #pragma unroll
     for (int i = 0; i < BM * BK / THREADS; ++i) {
       const int idx = threadIdx.x + i * THREADS;
       const int r = idx / BK, k = idx % BK;
-      const int row = tileRow + r, kk = k0 + k;
+      const int row = blockRow + r, kk = tileK + k;
       As[r][k] = (row < M && kk < K) ? A[row * K + kk] : 0.0f;  // (BM, BK)
     }
 #pragma unroll
     for (int i = 0; i < BK * BN / THREADS; ++i) {
       const int idx = threadIdx.x + i * THREADS;
       const int k = idx / BN, c = idx % BN;
-      const int kk = k0 + k, col = tileCol + c;
+      const int kk = tileK + k, col = blockCol + c;
       Bs[k][c] = (kk < K && col < N) ? B[kk * N + col] : 0.0f;  // (BK, BN)
     }
     __syncthreads();  // the tiles are complete before anyone reads them

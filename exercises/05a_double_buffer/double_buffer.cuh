@@ -55,24 +55,24 @@ __global__ void __launch_bounds__((BM / TM) * (BN / TN), 2)
   __shared__ alignas(16) float As[2][BK][BM + PAD_A];  // (2, BK, BM+PAD_A), A transposed
   __shared__ alignas(16) float Bs[2][BK][BN];          // (2, BK, BN)
 
-  const int tileRow = blockIdx.y * BM;
-  const int tileCol = blockIdx.x * BN;
+  const int blockRow = blockIdx.y * BM;
+  const int blockCol = blockIdx.x * BN;
   const int threadRow = threadIdx.x / (BN / TN);
   const int threadCol = threadIdx.x % (BN / TN);
 
-  // The tile starting at k0, global -> registers (zeros outside A and B).
+  // The tile starting at tileK, global -> registers (zeros outside A and B).
   float4 nextA[A_LOADS];
   float4 nextB[B_LOADS];
-  auto loadNext = [&](int k0) {
+  auto loadNext = [&](int tileK) {
 #pragma unroll
     for (int i = 0; i < A_LOADS; ++i) {
       const int idx = threadIdx.x + i * THREADS;
-      nextA[i] = load_float4<VEC>(A, tileRow + idx / (BK / 4), k0 + idx % (BK / 4) * 4, M, K);
+      nextA[i] = load_float4<VEC>(A, blockRow + idx / (BK / 4), tileK + idx % (BK / 4) * 4, M, K);
     }
 #pragma unroll
     for (int i = 0; i < B_LOADS; ++i) {
       const int idx = threadIdx.x + i * THREADS;
-      nextB[i] = load_float4<VEC>(B, k0 + idx / (BN / 4), tileCol + idx % (BN / 4) * 4, K, N);
+      nextB[i] = load_float4<VEC>(B, tileK + idx / (BN / 4), blockCol + idx % (BN / 4) * 4, K, N);
     }
   };
   // Registers -> shared buffer `stage` (A transposed on the way).
@@ -124,17 +124,17 @@ __global__ void __launch_bounds__((BM / TM) * (BN / TN), 2)
     }
   };
 
-  // TODO(05a): load tile 0 into buffer 0 and wait; then for each k0: start loading the
+  // TODO(05a): load tile 0 into buffer 0 and wait; then for each tileK: start loading the
   // next tile, compute the current buffer, store the next tile into the other buffer,
   // one __syncthreads(), switch buffers.
   (void)loadNext, (void)storeNext, (void)computeTile;  // delete this line
 
 #pragma unroll
   for (int i = 0; i < TM; ++i) {
-    const int row = tileRow + threadRow * TM + i;
+    const int row = blockRow + threadRow * TM + i;
 #pragma unroll
     for (int j = 0; j < TN; j += 4)
-      store_float4<VEC>(C, row, tileCol + threadCol * TN + j, M, N,
+      store_float4<VEC>(C, row, blockCol + threadCol * TN + j, M, N,
                         make_float4(regC[i][j], regC[i][j + 1], regC[i][j + 2], regC[i][j + 3]));
   }
 }
