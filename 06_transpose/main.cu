@@ -1,6 +1,8 @@
 // Chapter 06: first the coalescing demo (one access pattern per row, the calculator's
 // prediction beside the measurement), then every transpose against its ceilings, a copy
 // kernel and cudaMemcpy device-to-device, timed in this same process.
+#include <climits>
+#include <cstdint>
 #include <iomanip>
 #include <iostream>
 #include <sstream>
@@ -121,6 +123,13 @@ int run_transposes(const CliOptions& o, const DeviceInfo& device) {
   shape << rows << "x" << cols << " floats (out " << cols << "x" << rows << "), "
         << std::fixed << std::setprecision(1) << bytes / 1e6 << " MB moved";
   std::cerr << "[06_transpose] " << device.name << ", " << shape.str() << "\n";
+  // Refuse what cannot run before allocating anything: more elements than the kernels' int
+  // indices reach, then more than this GPU's free memory (the input and the output).
+  if (int64_t(rows) * cols > INT_MAX)
+    throw tutorial::UnsupportedShape("06_transpose: " + std::to_string(int64_t(rows) * cols) +
+                                     " elements; the kernels index with 32-bit int, so at most " +
+                                     std::to_string(INT_MAX));
+  tutorial::require_device_memory(2 * size_t(rows) * cols * sizeof(float), "the input and output");
   const tutorial::ReportHeader header = tutorial::make_header(device, shape.str());
   const tutorial::TimingOptions timing{2, o.iters, true};
 
@@ -197,6 +206,7 @@ int run_transposes(const CliOptions& o, const DeviceInfo& device) {
 
 int main(int argc, char** argv) {
   CliOptions defaults;
+  defaults.problem = tutorial::Problem::Transpose;
   defaults.m = defaults.n = defaults.k = 8192;
   defaults.iters = 20;
   return tutorial::guarded_main(argc, argv, defaults, [](const CliOptions& o, const DeviceInfo& d) {

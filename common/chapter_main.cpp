@@ -3,6 +3,7 @@
 #include <iostream>
 
 #include "common/cuda_check.hpp"
+#include "common/gemm_shape.hpp"
 #include "common/launch_record.hpp"
 #include "common/reference.hpp"
 #include "common/timing.hpp"
@@ -16,7 +17,8 @@ int guarded_main(int argc, char** argv, const CliOptions& defaults,
   try {
     options = parse_cli(argc, argv, defaults);
   } catch (const CliError& e) {
-    std::cerr << "error: " << e.what() << "\n" << usage(program, defaults);
+    std::cerr << "error: " << e.what() << "\n"
+              << "(" << program << " --help lists the options)\n";
     return kExitUsage;
   }
   if (options.help) {
@@ -68,6 +70,11 @@ int run_gemm_chapter(const std::string& chapter, const std::vector<GemmKernel>& 
   const std::string shape =
       "M=" + std::to_string(M) + " N=" + std::to_string(N) + " K=" + std::to_string(K);
   std::cerr << "[" << chapter << "] " << device.name << ", " << shape << "\n";
+  // Refuse what cannot run before allocating anything (at --size 100000 the host matrices
+  // alone would be 80 GB): sizes the kernels cannot index, then this GPU's free memory.
+  check_gemm_shape(chapter, M, N, K);
+  require_device_memory((size_t(M) * K + size_t(K) * N + 2 * size_t(M) * N) * sizeof(float),
+                        "A, B, C and cuBLAS's C");
   ReportHeader header = make_header(device, shape);
   const TimingOptions timing{2, o.iters, true};
   const double flops = gemm_flops(M, N, K);

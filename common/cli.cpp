@@ -41,6 +41,8 @@ CliOptions parse_cli(int argc, const char* const* argv, const CliOptions& defaul
     } else if (arg == "--n" || arg == "--cols") {
       o.n = int(parse_integer(arg, value(), 1, kMaxDim));
     } else if (arg == "--k") {
+      if (o.problem == Problem::Transpose)
+        throw CliError("--k: a transpose has no K (its sizes are --rows and --cols)");
       o.k = int(parse_integer(arg, value(), 1, kMaxDim));
     } else if (arg == "--iters") {
       o.iters = int(parse_integer(arg, value(), 1, 100000));
@@ -48,10 +50,11 @@ CliOptions parse_cli(int argc, const char* const* argv, const CliOptions& defaul
       o.seed = uint64_t(parse_integer(arg, value(), 0, LLONG_MAX));
     } else if (arg == "--no-check") {
       o.check = false;
-    } else if (arg == "--csv") {
-      o.format = OutputFormat::Csv;
-    } else if (arg == "--json") {
-      o.format = OutputFormat::Json;
+    } else if (arg == "--csv" || arg == "--json") {
+      const OutputFormat format = arg == "--csv" ? OutputFormat::Csv : OutputFormat::Json;
+      if (o.format != OutputFormat::Table && o.format != format)
+        throw CliError("--csv and --json: choose one output format");
+      o.format = format;
     } else {
       throw CliError("unknown option '" + arg + "' (see --help)");
     }
@@ -61,9 +64,14 @@ CliOptions parse_cli(int argc, const char* const* argv, const CliOptions& defaul
 
 std::string usage(const std::string& program, const CliOptions& d) {
   std::ostringstream u;
-  u << "usage: " << program << " [options]\n"
-    << "  --size N        all of M, N, K (default " << d.m << "x" << d.n << "x" << d.k << ")\n"
-    << "  --m M --n N --k K   one size at a time (--rows/--cols: same as --m/--n)\n"
+  u << "usage: " << program << " [options]\n";
+  if (d.problem == Problem::Transpose)
+    u << "  --size N        rows = cols = N (default " << d.m << "x" << d.n << ")\n"
+      << "  --rows R --cols C   one size at a time (--m/--n: same)\n";
+  else
+    u << "  --size N        all of M, N, K (default " << d.m << "x" << d.n << "x" << d.k << ")\n"
+      << "  --m M --n N --k K   one size at a time (--rows/--cols: same as --m/--n)\n";
+  u
     << "  --iters R       timed repetitions, median reported (default " << d.iters << ")\n"
     << "  --seed S        seed of the random inputs (default " << d.seed << ")\n"
     << "  --no-check      skip the correctness check against the reference\n"

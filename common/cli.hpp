@@ -1,6 +1,7 @@
 // The command line every chapter executable shares.
 //   --size N          M = N = K = N (for a transpose: rows = cols = N)
-//   --m M --n N --k K sizes one by one (--rows/--cols are aliases of --m/--n)
+//   --m M --n N --k K sizes one by one (--rows/--cols are aliases of --m/--n; a transpose
+//                     has no K, and refuses --k)
 //   --iters R         timed repetitions (median reported)
 //   --seed S          random inputs are reproducible from the seed
 //   --no-check        skip the correctness check
@@ -19,6 +20,7 @@ struct CliError : std::invalid_argument {
 };
 
 enum class OutputFormat { Table, Csv, Json };
+enum class Problem { Gemm, Transpose };  // which sizes the flags set, and the help text
 
 struct CliOptions {
   int m = 4096, n = 4096, k = 4096;
@@ -27,6 +29,7 @@ struct CliOptions {
   bool check = true;
   OutputFormat format = OutputFormat::Table;
   bool help = false;
+  Problem problem = Problem::Gemm;  // set by the chapter in its defaults
 };
 
 // `defaults` supplies the chapter's default sizes; throws CliError with a message that names

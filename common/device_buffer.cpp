@@ -26,6 +26,17 @@ void* device_alloc(size_t bytes) {
   return ptr;
 }
 
+void require_device_memory(size_t bytes, const std::string& what) {
+  size_t free_bytes = 0, total_bytes = 0;
+  CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
+  if (bytes <= free_bytes) return;
+  std::ostringstream msg;
+  msg << "out of GPU memory: " << what << " need " << (bytes >> 20) << " MiB, this GPU has "
+      << (free_bytes >> 20) << " MiB free of " << (total_bytes >> 20)
+      << " MiB. Try a smaller --size.";
+  throw CudaError(msg.str());
+}
+
 void device_free(void* ptr) noexcept {
   if (ptr) (void)cudaFree(ptr);  // destructors must not throw
 }

@@ -6,12 +6,16 @@
 
 #include <algorithm>
 #include <cstddef>
+#include <string>
 #include <utility>
 #include <vector>
 
 namespace tutorial {
 
 void* device_alloc(size_t bytes);  // throws CudaError with a clear "out of GPU memory" message
+// Throws the same clear error before anything is allocated (host memory included) when this
+// GPU has fewer than `bytes` free: a run asks once for all it will need.
+void require_device_memory(size_t bytes, const std::string& what);
 void device_free(void* ptr) noexcept;
 void copy_to_device(void* dst, const void* src, size_t bytes);
 void copy_to_host(void* dst, const void* src, size_t bytes);

@@ -54,6 +54,21 @@ TEST_CASE("bad values give an error that names the flag", "[cli]") {
   CHECK(message_of({"--size", "99999999999999999999"}).find("expects an integer") != std::string::npos);
 }
 
+TEST_CASE("a transpose has no K, and one output format is chosen", "[cli]") {
+  CliOptions transpose;
+  transpose.problem = Problem::Transpose;
+  std::vector<const char*> args = {"prog", "--rows", "3", "--k", "5"};
+  CHECK_THROWS_AS(parse_cli(int(args.size()), args.data(), transpose), CliError);
+  args = {"prog", "--rows", "3", "--cols", "7"};
+  const CliOptions o = parse_cli(int(args.size()), args.data(), transpose);
+  CHECK((o.m == 3 && o.n == 7));
+  CHECK_THROWS_AS(parse({"--csv", "--json"}), CliError);
+  CHECK(parse({"--json", "--json"}).format == OutputFormat::Json);
+  const std::string u = usage("prog", transpose);
+  CHECK(u.find("--k") == std::string::npos);
+  CHECK(u.find("rows = cols") != std::string::npos);
+}
+
 TEST_CASE("usage lists every flag", "[cli]") {
   const std::string u = usage("prog");
   for (const char* flag : {"--size", "--m", "--iters", "--seed", "--no-check", "--csv", "--json"})
