@@ -22,7 +22,7 @@ check: build
 	ctest --test-dir $(BUILD_DIR) --output-on-failure -j $(JOBS) $(CTEST_FLAGS)
 	$(print_skip_reasons)
 
-# The chapters and their sizes are listed in common/scripts/progression.py (SCHEDULE).
+# The chapters and their sizes are listed in common/chapters.txt.
 PROGRESSION := python3 $(TOP)/common/scripts/progression.py
 RESULTS_DIR ?= $(TOP)/common/results
 

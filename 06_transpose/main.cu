@@ -116,6 +116,17 @@ void run_coalescing_demo(std::ostream& out, const CliOptions& o) {
 
 // ---- The transposes -----------------------------------------------------------------
 
+// Refuses what cannot run before anything is allocated (the demo included): more elements
+// than the kernels' int indices reach, then more than this GPU's free memory.
+void check_size(const CliOptions& o) {
+  const int64_t elements = int64_t(o.m) * o.n;
+  if (elements > INT_MAX)
+    throw tutorial::UnsupportedShape("06_transpose: " + std::to_string(elements) +
+                                     " elements; the kernels index with 32-bit int, so at most " +
+                                     std::to_string(INT_MAX));
+  tutorial::require_device_memory(2 * size_t(elements) * sizeof(float), "the input and output");
+}
+
 int run_transposes(const CliOptions& o, const DeviceInfo& device) {
   const int rows = o.m, cols = o.n;
   const double bytes = tutorial::transpose_bytes(rows, cols);
@@ -123,13 +134,6 @@ int run_transposes(const CliOptions& o, const DeviceInfo& device) {
   shape << rows << "x" << cols << " floats (out " << cols << "x" << rows << "), "
         << std::fixed << std::setprecision(1) << bytes / 1e6 << " MB moved";
   std::cerr << "[06_transpose] " << device.name << ", " << shape.str() << "\n";
-  // Refuse what cannot run before allocating anything: more elements than the kernels' int
-  // indices reach, then more than this GPU's free memory (the input and the output).
-  if (int64_t(rows) * cols > INT_MAX)
-    throw tutorial::UnsupportedShape("06_transpose: " + std::to_string(int64_t(rows) * cols) +
-                                     " elements; the kernels index with 32-bit int, so at most " +
-                                     std::to_string(INT_MAX));
-  tutorial::require_device_memory(2 * size_t(rows) * cols * sizeof(float), "the input and output");
   const tutorial::ReportHeader header = tutorial::make_header(device, shape.str());
   const tutorial::TimingOptions timing{2, o.iters, true};
 
@@ -210,6 +214,7 @@ int main(int argc, char** argv) {
   defaults.m = defaults.n = defaults.k = 8192;
   defaults.iters = 20;
   return tutorial::guarded_main(argc, argv, defaults, [](const CliOptions& o, const DeviceInfo& d) {
+    check_size(o);
     // The demo's table goes to stdout with the transpose table, or to stderr when stdout
     // must stay machine-readable (--csv, --json).
     run_coalescing_demo(o.format == tutorial::OutputFormat::Table ? std::cout : std::cerr, o);

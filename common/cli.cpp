@@ -56,7 +56,7 @@ CliOptions parse_cli(int argc, const char* const* argv, const CliOptions& defaul
         throw CliError("--csv and --json: choose one output format");
       o.format = format;
     } else {
-      throw CliError("unknown option '" + arg + "' (see --help)");
+      throw CliError("unknown option '" + arg + "'");
     }
   }
   return o;

@@ -34,7 +34,12 @@ mkdir -p "$OUT_DIR"
 # refuse it) and a small one whose sides are multiples of 32 and of 4 but not of the larger
 # tiles (the tile-multiple chapter, float4 paths, partial tiles). SANITIZE_ARGS replaces both.
 sanitize_sizes() {
-  if [ -n "${SANITIZE_ARGS:-}" ]; then echo "$SANITIZE_ARGS"
+  if [ -n "${SANITIZE_ARGS:-}" ]; then
+    if inspect_is_transpose "$1"; then  # a transpose has no K: drop "--k N" from the GEMM sizes
+      echo "$SANITIZE_ARGS" | sed -E 's/(^| )--k +[^ ]+//g'
+    else
+      echo "$SANITIZE_ARGS"
+    fi
   elif inspect_is_transpose "$1"; then
     echo "--m 67 --n 45 --iters 1"
     echo "--m 132 --n 68 --iters 1"

@@ -28,7 +28,6 @@ REPO = Path(__file__).resolve().parents[2]
 DEFAULT_RESULTS = REPO / "common" / "results"
 
 
-
 def read_schedule(path=REPO / "common" / "chapters.txt"):
     """[(chapter, [sizes])] from common/chapters.txt, the one list of chapters (M = N = K, or
     rows = cols for the transpose)."""

@@ -50,7 +50,7 @@ TEST_CASE("bad values give an error that names the flag", "[cli]") {
   CHECK(message_of({"--m", "abc"}) == "--m expects an integer, got 'abc'");
   CHECK(message_of({"--k", "12x"}) == "--k expects an integer, got '12x'");
   CHECK(message_of({"--iters"}) == "--iters expects a value");
-  CHECK(message_of({"--fast"}) == "unknown option '--fast' (see --help)");
+  CHECK(message_of({"--fast"}) == "unknown option '--fast'");
   CHECK(message_of({"--size", "99999999999999999999"}).find("expects an integer") != std::string::npos);
 }
 

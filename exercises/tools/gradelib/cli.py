@@ -118,8 +118,7 @@ def cmd_submission(args):
         report = session.grade_folder("submission", os.path.abspath(args.folder))
         emit(report, args, f"Grading the submission in {args.folder}")
         return 0
-    except (SubmissionError, SpecError, BundleError, T.BuildError, OSError, RuntimeError,
-            ValueError) as e:
+    except Exception as e:  # noqa: BLE001 - Gradescope must get a results.json, whatever failed
         message = f"{type(e).__name__}: {e}"
         log(traceback.format_exc())
         if args.json:

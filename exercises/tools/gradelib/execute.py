@@ -86,7 +86,10 @@ def run_checker(checker, exercise, request, expect, results, timeout=900):
     verdicts = []
     for line in proc.stdout.decode("utf-8", "replace").splitlines():
         if line.startswith("{"):
-            verdicts.append(json.loads(line))
+            verdict = json.loads(line)
+            # A message may quote what the runner wrote: shown without control characters.
+            verdict["message"] = S.printable(str(verdict.get("message", "")))
+            verdicts.append(verdict)
     return verdicts
 
 
@@ -196,6 +199,7 @@ class TestRunner:
         collect_results(os.path.join(run_dir, "results"), results, len(calls),
                         limits.file_size)
         shutil.rmtree(run_dir, ignore_errors=True)  # nothing of it is left for a later test
+        self.sandbox.remove_files()  # nor in the shared temporary folders (user mode)
         self.verify(self.checker)
         verdicts = run_checker(self.checker, exercise, os.path.join(private, "request.txt"),
                                os.path.join(private, "expect.txt"), results)

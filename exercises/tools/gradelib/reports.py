@@ -102,7 +102,11 @@ def gradescope(report):
             entry = {"name": name, "visibility": r.test.visibility,
                      "extra_data": {"exercise": er.exercise.name, "test": r.test.name,
                                     "status": o.status, "max_points": r.max_score}}
-            if o.status == "pending":
+            if o.status == "pending" and o.reason.startswith("grader error"):
+                entry["name"] = name + " [pending]"
+                entry["output"] = (f"Pending: {fmt(r.max_score)} point(s) not graded: "
+                                   f"{o.reason}")
+            elif o.status == "pending":
                 entry["name"] = name + " [pending]"
                 entry["output"] = (f"Pending: {fmt(r.max_score)} point(s) not graded here "
                                    f"({o.reason.replace('pending: ', '', 1)}). They are added "
@@ -132,8 +136,11 @@ def gradescope(report):
                     f"more test(s) are shown when the grades are published)")
     else:
         summary += f"\nScore: {fmt(score)}/{fmt(maximum)}"
-    if pending_tests:
-        summary += f" ({fmt(pending)} points in {pending_tests} speed test(s) pending: no GPU)"
+    visible_pending = [r for er in report.results for r in er.results
+                       if r.outcome.status == "pending" and r.test.visibility == "visible"]
+    if visible_pending:
+        summary += (f" ({fmt(sum(r.max_score for r in visible_pending))} points in "
+                    f"{len(visible_pending)} test(s) pending: see each test)")
     if any(er.on_cpu for er in report.results):
         summary += "\nThe kernels' correctness was checked on the CPU backend (no GPU here)."
     for er in report.results:
@@ -254,7 +261,9 @@ class Roster:
                      [fmt(pending) if pending else "", f"merged {filled} GPU test(s)"])
 
     def _append(self, row):
-        with open(self.path, "a", newline="", encoding="utf-8") as f:
+        # errors=: a file name that is not UTF-8 (os.listdir gives it surrogates) is written
+        # escaped rather than lost.
+        with open(self.path, "a", newline="", encoding="utf-8", errors="backslashreplace") as f:
             csv.writer(f).writerow([cell(c) for c in row])
             f.flush()
             os.fsync(f.fileno())

@@ -37,6 +37,7 @@ from typing import List, Optional, Sequence, Tuple
 MODES = ("auto", "bwrap", "user", "none")
 UID_BASE = 47000      # --sandbox-uid-base: the uids of students 0, 1, 2, ...
 KEEP_OUTPUT = 24000   # characters kept from the head and from the tail of a run's output
+TMPFS_BYTES = 1 << 30  # bubblewrap: the size of a run's private /tmp
 _libc = ctypes.CDLL(None, use_errno=True)
 _PR_SET_CHILD_SUBREAPER = 36
 _CLONE_NEWNET = 0x40000000
@@ -89,7 +90,7 @@ class RunResult:
 
 # Control characters (escape sequences, carriage returns...) in what a run printed would
 # reach the instructor's terminal and the report viewers; they are shown as U+FFFD.
-_CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+_CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
 
 
 def printable(text):
@@ -150,6 +151,17 @@ def _bwrap_works(uid=None):
         return subprocess.run(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
                               preexec_fn=drop, timeout=20).returncode == 0
     except (OSError, subprocess.SubprocessError):
+        return False
+
+
+def _bwrap_sizes_tmpfs():
+    """bubblewrap 0.7 and later take --size for the next tmpfs."""
+    try:
+        out = subprocess.run(["bwrap", "--version"], stdout=subprocess.PIPE,
+                             stderr=subprocess.DEVNULL, timeout=10).stdout.decode()
+        major, minor = (int(x) for x in out.split()[-1].split(".")[:2])
+        return (major, minor) >= (0, 7)
+    except (OSError, subprocess.SubprocessError, ValueError, IndexError):
         return False
 
 
@@ -272,8 +284,10 @@ class Sandbox:
                 out += ["--symlink", os.readlink(top), top]
             elif os.path.isdir(top):
                 out += ["--ro-bind", top, top]
-        out += ["--proc", "/proc", "--dev", "/dev", "--ro-bind-try", "/sys", "/sys",
-                "--tmpfs", "/tmp"]
+        out += ["--proc", "/proc", "--dev", "/dev", "--ro-bind-try", "/sys", "/sys"]
+        if _bwrap_sizes_tmpfs():
+            out += ["--size", str(TMPFS_BYTES)]  # a private /tmp in memory, but not all of it
+        out += ["--tmpfs", "/tmp"]
         if gpu:
             for node in sorted(glob.glob("/dev/nvidia*")):
                 out += ["--dev-bind", node, node]
@@ -327,7 +341,7 @@ class Sandbox:
         output, size = _read_head_tail(output_path)
         return RunResult(rc, timed_out, seconds, output, size)
 
-    SHARED_TEMP = ("/tmp", "/var/tmp", "/dev/shm")
+    SHARED_TEMP = ("/tmp", "/var/tmp", "/dev/shm", "/run/lock", "/dev/mqueue")
 
     def remove_files(self):
         """Deletes what this student's uid left in the shared temporary folders (`user` mode:

@@ -325,18 +325,21 @@ class GradingSession:
         forbidden = [self.config.root, self.work, os.path.dirname(self.config.root)]
         build = T.StudentBuild(kit, home, sandbox, self.config.jobs, self.log,
                                self.include_roots, forbidden)
-        self.log(f"building {student}'s runners ...")
-        binaries = build.build(self.exercises, files, private, self.trusted.cpu_twins)
-        self._hash(binaries)
-        results = self._grade(student, binaries, sandbox, home, private, started)
-        sandbox.kill_all()
-        sandbox.remove_files()
-        # Nothing of this submission stays where code can reach it: its folder goes (sources,
-        # build, runners); of the grader's private folder only the logs stay.
-        shutil.rmtree(home, ignore_errors=True)
-        for entry in os.listdir(private):
-            if os.path.isdir(os.path.join(private, entry, "results")):
-                shutil.rmtree(os.path.join(private, entry, "results"), ignore_errors=True)
+        try:
+            self.log(f"building {student}'s runners ...")
+            binaries = build.build(self.exercises, files, private, self.trusted.cpu_twins)
+            self._hash(binaries)
+            results = self._grade(student, binaries, sandbox, home, private, started)
+        finally:
+            # Nothing of this submission stays where code can reach it, whatever happened:
+            # its processes, its files in the shared temporary folders, its folder (sources,
+            # build, runners); of the grader's private folder only the logs stay.
+            sandbox.kill_all()
+            sandbox.remove_files()
+            shutil.rmtree(home, ignore_errors=True)
+            for entry in os.listdir(private):
+                if os.path.isdir(os.path.join(private, entry, "results")):
+                    shutil.rmtree(os.path.join(private, entry, "results"), ignore_errors=True)
         report = Report(student, results, self.seed, sandbox.describe(), self.mode,
                         time.monotonic() - started, list(notes))
         for er in results:

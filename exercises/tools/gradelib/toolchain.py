@@ -314,4 +314,8 @@ class StudentBuild:
             shutil.copyfile(built, dest)
             self._restrict(dest, 0o750)
             out[target] = (dest, "")
+        # The sources and the build are not needed any more: gone, so that no later run of
+        # this student's code finds a folder of its own to fill (only its per-test folder).
+        shutil.rmtree(self.build_dir, ignore_errors=True)
+        shutil.rmtree(self.src, ignore_errors=True)
         return out

@@ -56,6 +56,10 @@ class ReportTests(unittest.TestCase):
             rows = list(csv.reader(f))
         self.assertEqual(rows[2][0], "bob")
         self.assertEqual(rows[1][1:3], ["2", "5"])
+        roster.add("caf\udce9", None, "refused: x")  # a file name that is not UTF-8
+        with open(path) as f:
+            rows = list(csv.reader(f))
+        self.assertEqual(rows[3][0], "caf\\udce9")
 
     def test_merge_takes_only_pending_tests_from_the_gpu_run(self):
         base = reports.gradescope(fake_report())

@@ -163,6 +163,7 @@ class IsolatedSandboxTests(SandboxTests):
 class OutputTests(unittest.TestCase):
     def test_control_characters_never_reach_a_report(self):
         self.assertEqual(S.printable("a\x1b[2Jb\r\nc\td\x07"), "a\ufffd[2Jb\ufffd\nc\td\ufffd")
+        self.assertEqual(S.printable("x\u202ey\u2066"), "x\ufffdy\ufffd")  # bidi overrides
 
 
 class ResultsTests(unittest.TestCase):

@@ -97,6 +97,13 @@ class SubmissionTests(unittest.TestCase):
         with self.assertRaises(SubmissionError):
             read_submission(truncated, EX)
 
+    def test_a_corrupt_xz_archive_is_refused(self):
+        bad = os.path.join(self.dir, "x.tar")
+        with open(bad, "wb") as f:
+            f.write(b"\xfd7zXZ\x00" + os.urandom(200))  # xz magic, then garbage
+        with self.assertRaises(SubmissionError):
+            read_submission(bad, EX)
+
     def test_leading_dot_slash_only_is_dropped(self):
         ok = os.path.join(self.dir, "dots.zip")
         with zipfile.ZipFile(ok, "w") as z:
