@@ -167,13 +167,14 @@ Verdict check_matrix(const Call& call, const std::string& result, const std::str
   return {r.ok(), r.summary()};
 }
 
-// Timed calls: the last output, and the checksums of the repetitions the grader picked
-// (expect: check=r1,r2,...; every repetition without it). Repetition r gave one row of the
-// first input new values (inputs::tweak), so its answer differs from the untouched one in one
-// row of C (GEMM: the change of that row of A times B) or one column of the output
-// (transpose). A checksum is a +-1-weighted sum of all M*N outputs; two right answers differ in
-// it by a random walk of their rounding differences, so the slack is 4 * sqrt(sum tol^2),
-// where one stale row moves it by about sqrt(N * K) (GEMM) or sqrt(cols) (transpose).
+// Timed calls. Repetition r ran on inputs of its own (inputs::repetition_seed) and left a
+// checksum: a +-1-weighted sum of all its outputs. The checker computes the last repetition's
+// answer itself and compares the last output with it, and that repetition's checksum with the
+// answer's. Every other checksum it compares with the reference timer's at the same seed
+// (<i>.ref.sums, which the grader puts beside the results when it checks a student; a reference
+// run is checked without it). Two right answers differ in a checksum by a random walk of their
+// rounding differences, at most 4 * sqrt(sum tol^2) each; a wrong or stale answer moves it by
+// about sqrt(M * N * K) / 3 (GEMM) or sqrt(rows * cols) / 2 (transpose).
 Verdict check_timed(const Call& call, const Call& expect, const std::string& result,
                     const std::string& prefix) {
   const std::string failed = failure_of(result);
@@ -181,76 +182,48 @@ Verdict check_timed(const Call& call, const Call& expect, const std::string& res
   if (launches_of(result) < 1)
     return {false, "no kernel was launched through tutorial::launch"};
   const int reps = call.reps();
+  if (reps < 1) return {false, "grader error: a timed call needs reps >= 1"};
   std::vector<float> out;
-  std::vector<double> sums;
+  std::vector<double> sums, reference_sums;
   if (!read_binary(prefix + ".bin", call.output_elements(), out) ||
       !read_binary(prefix + ".sums", size_t(reps), sums))
     return {false, "the timed output or its checksums are missing or have the wrong size"};
+  const bool against_reference = expect.options.count("against") != 0;
+  if (against_reference && !read_binary(prefix + ".ref.sums", size_t(reps), reference_sums))
+    return {false, "grader error: the reference timer's checksums are missing"};
   int rows, cols;
   output_shape(call, rows, cols);
-  const bool gemm = call.is_gemm();
-  const int K = call.dim(2);
-  const size_t in_rows = size_t(call.dim(0));
-  const size_t row_length = gemm ? size_t(K) : size_t(call.dim(1));
-  const std::vector<float> first = inputs::operand_values(call.seed(), 0, in_rows * row_length);
-  const std::vector<float> B =
-      gemm ? inputs::operand_values(call.seed(), 1, size_t(K) * call.dim(1)) : std::vector<float>{};
-  std::vector<float> want = reference_output(call);
+  Call last = call;  // the last repetition's inputs: a call at that repetition's seed
+  last.options["seed"] = std::to_string(inputs::repetition_seed(call.seed(), reps - 1));
+  const std::vector<float> want = reference_output(last);
   const tutorial::Tolerance tol = tolerance_of(call);
-  double base = 0, squares = 0;
+  double want_sum = 0, squares = 0;
   for (size_t i = 0; i < want.size(); ++i) {
-    base += inputs::weight(call.seed(), i) * double(want[i]);
+    want_sum += inputs::weight(call.seed(), i) * double(want[i]);
     const double t = tol.atol + tol.rtol * std::fabs(want[i]);
     squares += t * t;
   }
-  const double slack = 4.0 * std::sqrt(squares) + 1e-9;
-  // The change repetition r makes to the output: (output index, change) pairs.
-  auto changes = [&](int r) {
-    const inputs::Tweak t = inputs::tweak(call.seed(), r, in_rows);
-    std::vector<double> delta(row_length);
-    for (size_t j = 0; j < row_length; ++j)
-      delta[j] = double(inputs::value(t.seed, j)) - double(first[t.row * row_length + j]);
-    std::vector<std::pair<size_t, double>> out_changes;
-    if (gemm) {
-      const size_t n = size_t(cols);
-      std::vector<double> row(n, 0.0);
-      for (size_t k = 0; k < row_length; ++k)
-        for (size_t j = 0; j < n; ++j) row[j] += delta[k] * B[k * n + j];
-      for (size_t j = 0; j < n; ++j) out_changes.emplace_back(t.row * n + j, row[j]);
-    } else {
-      for (size_t c = 0; c < row_length; ++c)
-        out_changes.emplace_back(c * in_rows + t.row, delta[c]);
-    }
-    return out_changes;
+  const double slack = 4.0 * std::sqrt(squares);
+  auto near = [&](double got, double expected, double allowed) {
+    return std::fabs(got - expected) <= allowed + 1e-9 * (1.0 + std::fabs(expected));
   };
-  std::vector<int> check;
-  const auto listed = expect.options.find("check");
-  if (listed != expect.options.end()) {
-    std::istringstream in(listed->second);
-    std::string item;
-    while (std::getline(in, item, ','))
-      if (!item.empty()) check.push_back(std::atoi(item.c_str()));
-  } else {
-    for (int r = 0; r < reps; ++r) check.push_back(r);
-  }
-  for (int r : check) {
-    if (r < 0 || r >= reps) continue;
-    double expected = base;
-    for (const auto& [at, change] : changes(r)) expected += inputs::weight(call.seed(), at) * change;
-    if (!(std::fabs(sums[size_t(r)] - expected) <= slack + 1e-7 * std::fabs(expected)))
-      return {false, "repetition " + std::to_string(r) + " of " + std::to_string(reps) +
-                         " computed a wrong answer (its output's checksum is " +
-                         std::to_string(sums[size_t(r)]) + ", the reference's " +
-                         std::to_string(expected) + ")"};
-  }
-  if (reps > 0)
-    for (const auto& [at, change] : changes(reps - 1)) want[at] = float(double(want[at]) + change);
-  const tutorial::CompareResult r = tutorial::compare(
-      out.data(), want.data(), rows, cols, gemm ? tutorial::Tolerance::for_gemm(K + 1) : tol);
-  return {r.ok(), r.ok() ? "the last output right, and the checksums of " +
-                               std::to_string(check.size()) + " repetitions of " +
-                               std::to_string(reps)
-                         : "the last repetition: " + r.summary()};
+  auto wrong = [&](int r, double expected) {
+    return Verdict{false, "repetition " + std::to_string(r) + " of " + std::to_string(reps) +
+                              " computed a wrong answer (its output's checksum is " +
+                              std::to_string(sums[size_t(r)]) + ", the reference's " +
+                              std::to_string(expected) + ")"};
+  };
+  if (!near(sums[size_t(reps - 1)], want_sum, slack)) return wrong(reps - 1, want_sum);
+  if (against_reference)
+    for (int r = 0; r < reps; ++r)
+      if (!near(sums[size_t(r)], reference_sums[size_t(r)], 2 * slack))
+        return wrong(r, reference_sums[size_t(r)]);
+  const tutorial::CompareResult r = tutorial::compare(out.data(), want.data(), rows, cols, tol);
+  if (!r.ok()) return {false, "the last repetition: " + r.summary()};
+  return {true, "the last output right, and " +
+                    (against_reference ? "the checksums of all " + std::to_string(reps) +
+                                             " repetitions equal to the reference's"
+                                       : std::string("its checksum"))};
 }
 
 bool close(double got, double want, double rel, double abs) {

@@ -51,18 +51,10 @@ EXERCISE_HD inline double weight(uint64_t seed, uint64_t index) {
   return (hash(seed ^ 0xC0FFEEull, index) & 1) ? 1.0 : -1.0;
 }
 
-// The inputs of a timed repetition: before each repetition one row of the first input (A, or
-// the transpose's input) gets new values, and the row changed before it gets its own back, so
-// an answer remembered from an earlier repetition is wrong in a whole row of the output (a
-// GEMM) or a whole column (a transpose). Which row, and the seed of its new values:
-struct Tweak {
-  uint64_t row = 0;
-  uint64_t seed = 0;  // element j of the new row is value(seed, j)
-};
-
-inline Tweak tweak(uint64_t seed, int repetition, uint64_t rows) {
-  const uint64_t h = hash(seed ^ 0x7E4Eull, uint64_t(repetition));
-  return {h % rows, hash(seed ^ 0xA11CEull, uint64_t(repetition))};
+// The seed of timed repetition r's inputs: every repetition runs on operands of its own (A and B,
+// or the transpose's input, all new), so no part of an earlier answer can be reused.
+EXERCISE_HD inline uint64_t repetition_seed(uint64_t seed, int repetition) {
+  return hash(seed ^ 0x7E4E5EEDull, uint64_t(repetition));
 }
 
 }  // namespace exercise::inputs

@@ -18,7 +18,8 @@
 //           "error <message>"
 //   i.bin   the output matrix (with its guard band), float32, native byte order
 //   i.sums  timed calls: one float64 checksum of the output per repetition
-// and, after the last call, an empty file "done".
+// and, after the last call, an empty file "done". When it checks a student's timed call the
+// grader adds i.ref.sums, the reference timer's checksums at the same seed (never the runner).
 #pragma once
 
 #include <cstdint>

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <initializer_list>
 
 #include "common/cuda_check.hpp"
 #include "common/device_buffer.hpp"
@@ -28,11 +29,26 @@ __global__ void checksum(const float* out, uint64_t n, uint64_t seed, double* su
   if (threadIdx.x == 0) atomicAdd(sum, partial[0]);
 }
 
-// `run` launches on (input, output); `input` is the operand that the tweaks change, a
-// matrix of rows of `row_length` floats whose original values are `first`.
+// x[i] = the i-th value of one operand of repetition seed `seed` (inputs::operand_values on the
+// device, so the host needs no copy of the inputs per repetition).
+__global__ void fill(float* x, uint64_t n, uint64_t seed, int operand) {
+  const uint64_t s = inputs::operand_seed(seed, operand);
+  for (uint64_t i = blockIdx.x * uint64_t(blockDim.x) + threadIdx.x; i < n;
+       i += uint64_t(gridDim.x) * blockDim.x)
+    x[i] = inputs::value(s, i);
+}
+
+int grid_for(uint64_t elements) { return int(std::min<uint64_t>((elements + 255) / 256, 1024)); }
+
+struct Operand {
+  float* data;
+  uint64_t elements;
+};
+
+// `run` launches on the operands (their first values from `seed`) into `output`.
 template <typename Run>
-Timed repeat(Run run, const std::vector<float>& first, size_t row_length, float* input,
-             float* output, size_t out_elements, uint64_t seed, int reps) {
+Timed repeat(Run run, std::initializer_list<Operand> operands, float* output,
+             size_t out_elements, uint64_t seed, int reps) {
   tutorial::DeviceBuffer<double> sums(size_t(std::max(reps, 1)));
   tutorial::device_memset(sums.data(), 0, sums.bytes());
   tutorial::device_memset(output, 0xFF, out_elements * sizeof(float));
@@ -40,25 +56,19 @@ Timed repeat(Run run, const std::vector<float>& first, size_t row_length, float*
   run();  // warm-up: module load, caches (untimed, unchecked)
   CUDA_CHECK(cudaDeviceSynchronize());
   std::vector<double> ms;
-  std::vector<float> row(row_length);
-  const size_t rows = first.size() / row_length;
-  size_t previous = 0;
-  const int blocks = int(std::min<uint64_t>((out_elements + 255) / 256, 1024));
   for (int r = 0; r < reps; ++r) {
-    const inputs::Tweak t = inputs::tweak(seed, r, rows);
-    const size_t bytes = row_length * sizeof(float);
-    tutorial::copy_to_device(input + previous * row_length, first.data() + previous * row_length,
-                             bytes);
-    for (size_t j = 0; j < row_length; ++j) row[j] = inputs::value(t.seed, j);
-    tutorial::copy_to_device(input + t.row * row_length, row.data(), bytes);
-    previous = t.row;
+    const uint64_t rep_seed = inputs::repetition_seed(seed, r);
+    int operand = 0;
+    for (const Operand& o : operands) fill<<<grid_for(o.elements), 256>>>(o.data, o.elements,
+                                                                          rep_seed, operand++);
+    CUDA_CHECK(cudaGetLastError());
     CUDA_CHECK(cudaDeviceSynchronize());
     const auto start = std::chrono::steady_clock::now();
     run();
     CUDA_CHECK(cudaDeviceSynchronize());  // every stream: work the launcher left running counts
     const auto stop = std::chrono::steady_clock::now();
     ms.push_back(std::chrono::duration<double, std::milli>(stop - start).count());
-    checksum<<<blocks, 256>>>(output, out_elements, seed, sums.data() + r);
+    checksum<<<grid_for(out_elements), 256>>>(output, out_elements, seed, sums.data() + r);
     CUDA_CHECK(cudaGetLastError());
   }
   CUDA_CHECK(cudaDeviceSynchronize());
@@ -78,17 +88,17 @@ Timed repeat(Run run, const std::vector<float>& first, size_t row_length, float*
 }  // namespace
 
 Timed time_gemm(GemmLauncher launch, int M, int N, int K, uint64_t seed, int reps) {
-  const std::vector<float> a = inputs::operand_values(seed, 0, size_t(M) * K);
-  tutorial::DeviceBuffer<float> A(a), B(inputs::operand_values(seed, 1, size_t(K) * N)), C(size_t(M) * N);
-  return repeat([&] { launch(A.data(), B.data(), C.data(), M, N, K); }, a, size_t(K), A.data(),
-                C.data(), C.size(), seed, reps);
+  tutorial::DeviceBuffer<float> A(inputs::operand_values(seed, 0, size_t(M) * K)),
+      B(inputs::operand_values(seed, 1, size_t(K) * N)), C(size_t(M) * N);
+  return repeat([&] { launch(A.data(), B.data(), C.data(), M, N, K); },
+                {{A.data(), A.size()}, {B.data(), B.size()}}, C.data(), C.size(), seed, reps);
 }
 
 Timed time_transpose(TransposeLauncher launch, int rows, int cols, uint64_t seed, int reps) {
-  const std::vector<float> in = inputs::operand_values(seed, 0, size_t(rows) * cols);
-  tutorial::DeviceBuffer<float> dIn(in), dOut(in.size());
-  return repeat([&] { launch(dIn.data(), dOut.data(), rows, cols); }, in, size_t(cols),
-                dIn.data(), dOut.data(), dOut.size(), seed, reps);
+  tutorial::DeviceBuffer<float> in(inputs::operand_values(seed, 0, size_t(rows) * cols)),
+      out(in.size());
+  return repeat([&] { launch(in.data(), out.data(), rows, cols); }, {{in.data(), in.size()}},
+                out.data(), out.size(), seed, reps);
 }
 
 }  // namespace exercise::timing

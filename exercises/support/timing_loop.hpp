@@ -2,12 +2,13 @@
 // reference timer (support/reference_main.cu), so that both processes do identical work
 // around the launch they are compared on.
 //
-// Per repetition r: one row of the input gets new values (inputs::tweak, the row changed before
-// gets its own back), the launcher runs and the device synchronizes (every stream), and a
-// checksum of the whole output (sum of +-1-weighted elements, float64) is stored. The checker
-// verifies the last output and the checksums of repetitions the grader picks at random after
-// the run, so each repetition must compute the answer for its own input: skipping repetitions
-// or replaying an old answer fails the test.
+// Per repetition r: every operand gets new values on the device (inputs::repetition_seed), the
+// launcher runs and the device synchronizes (every stream), and a checksum of the whole output
+// (sum of +-1-weighted elements, float64) is stored. The grader runs the reference timer first at
+// the same seed; the checker compares every one of the student's checksums with the reference's
+// and the last output with its own CPU answer, so each repetition must compute the whole answer
+// for its own inputs: skipping a repetition, replaying an old answer or recomputing only what
+// changed (nothing is left unchanged) fails the test.
 //
 // The grader does not trust a time measured inside the student's process: it times the
 // whole runner process from outside and compares it with the reference process doing the

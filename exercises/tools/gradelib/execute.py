@@ -178,9 +178,12 @@ class TestRunner:
         os.makedirs(private, exist_ok=True)
         return run_dir, private
 
-    def execute(self, program, exercise, calls, wall_s, gpu, tag, large_output=False, env=None):
+    def execute(self, program, exercise, calls, wall_s, gpu, tag, large_output=False, env=None,
+                given=None):
         """Runs `calls` in one process of `program` (argv before the request and results
-        paths); returns (RunResult, the checker's verdicts, the private folder)."""
+        paths); returns (RunResult, the checker's verdicts, the private folder). `given`:
+        {name: path} of trusted files put beside the results for the checker after the run
+        (the reference timer's checksums), out of the runner's reach."""
         run_dir, private = self.fresh(tag)
         request = [c.request for c in calls]
         write_lines(os.path.join(run_dir, "request.txt"), request)
@@ -198,6 +201,8 @@ class TestRunner:
         results = os.path.join(private, "results")
         collect_results(os.path.join(run_dir, "results"), results, len(calls),
                         limits.file_size)
+        for name, path in (given or {}).items():
+            shutil.copyfile(path, os.path.join(results, name))
         shutil.rmtree(run_dir, ignore_errors=True)  # nothing of it is left for a later test
         self.sandbox.remove_files()  # nor in the shared temporary folders (user mode)
         self.verify(self.checker)

@@ -1,21 +1,24 @@
 """Speed tests: the student's kernel against the chapter's, on the GPU, timed from outside.
 
 Both run the same loop (exercises/support/timing_loop.cu) in a process of their own: R
-repetitions, each on an input with one row changed, each followed by a checksum of the output;
-the checker verifies the last output and the checksums of 64 repetitions picked at random
-after the run, so every repetition must really compute. The grader does not
-believe a time that the student's process reports: it measures each whole process's wall-clock
-time itself. The reference process (no student code in it) reports its own time per
-repetition, t_ref, which is trusted; both processes do the same setup, so
+repetitions, each on operands all of its own (drawn on the device from the round's seed and
+the repetition's number), each followed by a checksum of the output. Each round runs the
+reference first; the checker then compares every one of the student's R checksums with the
+reference's, and the last output with its own CPU answer, so every repetition must compute
+the whole answer. The grader does not believe a time that the student's process reports: it
+measures each whole process's wall-clock time itself. The reference process (no student code
+in it) reports its own time per repetition, t_ref, which is trusted; both processes do the
+same setup, so
 
     t_student = t_ref + (wall_student - wall_reference) / R
 
 and the score follows from t_ref / t_student (full points from full_at, none at zero_at). R is
 chosen so that the repetitions take about TARGET_S seconds in the reference, which makes the
 difference in the two processes' start-up (tens of milliseconds) a small error. Each side runs
-ROUNDS times, alternating, and the fastest run of each counts.
+ROUNDS times, alternating, each round at a seed of its own, and the fastest run of each counts.
 """
 
+import os
 import random
 
 from .execute import GraderError, Outcome, trim
@@ -24,7 +27,6 @@ from .spec import Call
 TARGET_S = 1.5
 ROUNDS = 2
 MAX_REPS = 20000
-CHECKED_REPS = 64  # repetitions whose checksum the checker verifies, picked at random
 
 
 def performance_points(test, ratio):
@@ -53,50 +55,54 @@ def race(test, run_seed, tests, binary, reference_tool, verify):
     kind = "gemm" if "gemm" in spec else "transpose"
     entry = spec[kind]
     shape = " ".join(str(int(d)) for d in spec["shape"])
-    seed = random.Random(f"{run_seed}/{test.exercise}/{test.name}").getrandbits(48)
     size = "x".join(str(int(d)) for d in spec["shape"])
 
-    def calls(reps, who):
-        # The repetitions whose checksums the checker verifies: picked from the system's
-        # randomness (not the printed run seed) and never shown to the runner, so skipping
-        # even a few repetitions is caught with near certainty.
-        pick = random.SystemRandom().sample(range(reps), min(reps, CHECKED_REPS))
-        check = ",".join(str(r) for r in sorted(set(pick) | {reps - 1}))
+    def seed_of(round_):  # reproducible from the printed run seed
+        return random.Random(f"{run_seed}/{test.exercise}/{test.name}/{round_}").getrandbits(48)
+
+    def calls(reps, seed, who, against):
         return [Call(f"time_{kind} {entry} {shape} seed={seed} reps={reps}",
-                     f"timed - check={check}", f"{who} at {size}, {reps} repetitions")]
+                     "timed -" + (" against=reference" if against else ""),
+                     f"{who} at {size}, {reps} repetitions")]
+
+    def reference(reps, seed):
+        run, verdicts, private = timed_reference(tests, reference_tool, spec["reference"],
+                                                 calls(reps, seed, "reference", False), verify)
+        ms = _median_ms(private, verdicts)
+        if run.returncode != 0 or ms is None or not verdicts or not verdicts[0]["ok"]:
+            why = verdicts[0]["message"] if verdicts else run.output[-2000:]
+            raise GraderError(f"the reference {spec['reference']} did not run right: {why}")
+        return run, ms, os.path.join(private, "results", "0.sums")
 
     log = []
-    run, verdicts, private = timed_reference(tests, reference_tool, spec["reference"],
-                                             calls(5, "reference"), verify)
-    t0 = _median_ms(private, verdicts)
-    if run.returncode != 0 or t0 is None or not verdicts or not verdicts[0]["ok"]:
-        raise GraderError(f"the reference {spec['reference']} did not run: {run.output[-2000:]}")
+    _, t0, _ = reference(5, seed_of("calibration"))
     reps = max(5, min(MAX_REPS, int(TARGET_S * 1000.0 / max(t0, 1e-3))))
     student_walls, reference_walls, reference_ms = [], [], []
     deadline = 60 + 3 * TARGET_S / test.zero_at
     for round_ in range(ROUNDS):
+        seed = seed_of(round_)
+        r_run, ms, sums = reference(reps, seed)
+        reference_walls.append(r_run.seconds)
+        reference_ms.append(ms)
+        log.append(f"round {round_ + 1}: reference {r_run.seconds:.3f} s, {ms:.4f} ms per "
+                   f"repetition (seed {seed})")
         run, verdicts, private = tests.execute([binary], test.exercise,
-                                               calls(reps, "your kernel"), deadline, True,
-                                               "speed", large_output=True)
+                                               calls(reps, seed, "your kernel", True), deadline,
+                                               True, "speed", large_output=True,
+                                               given={"0.ref.sums": sums})
         if run.timed_out:
             return Outcome("passed", 0.0, f"slower than {test.zero_at:g}x the reference: stopped "
                            f"after {deadline:.0f} s", trim("\n".join(log)), run.seconds, 0.0)
         bad = next((v for v in verdicts if not v["ok"]), None) if verdicts else {"message": "no result"}
+        if bad and bad["message"].startswith("grader error"):
+            raise GraderError(bad["message"])
         if bad or run.returncode != 0:
             why = bad["message"] if bad else f"the program ended with {run.returncode}"
             return Outcome("failed", 0.0, f"the timed run was wrong: {why}",
                            trim(f"{why}\n\nThe program's output:\n{run.output}"), run.seconds)
         student_walls.append(run.seconds)
-        log.append(f"round {round_ + 1}: your runner {run.seconds:.3f} s for {reps} repetitions")
-        r_run, r_verdicts, r_private = timed_reference(tests, reference_tool, spec["reference"],
-                                                       calls(reps, "reference"), verify)
-        ms = _median_ms(r_private, r_verdicts)
-        if r_run.returncode != 0 or ms is None:
-            raise GraderError(f"the reference {spec['reference']} failed: {r_run.output[-2000:]}")
-        reference_walls.append(r_run.seconds)
-        reference_ms.append(ms)
-        log.append(f"round {round_ + 1}: reference {r_run.seconds:.3f} s, {ms:.4f} ms per "
-                   f"repetition")
+        log.append(f"round {round_ + 1}: your runner {run.seconds:.3f} s for {reps} repetitions, "
+                   f"every checksum equal to the reference's")
     t_ref = min(reference_ms)
     t_student = max(t_ref + (min(student_walls) - min(reference_walls)) * 1000.0 / reps, 1e-6)
     ratio = t_ref / t_student

@@ -41,9 +41,8 @@ def weight(seed, index):
     return 1.0 if hash_(seed ^ 0xC0FFEE, index) & 1 else -1.0
 
 
-def tweak(seed, rep, rows):
-    h = hash_(seed ^ 0x7E4E, rep)
-    return h % rows, hash_(seed ^ 0xA11CE, rep)
+def repetition_seed(seed, rep):
+    return hash_(seed ^ 0x7E4E5EED, rep)
 
 
 @unittest.skipUnless(os.path.isfile(CHECK), "exercise_check is not built")
@@ -116,39 +115,47 @@ class CheckerTests(unittest.TestCase):
 
 
     def test_timed_repetitions_must_each_be_computed(self):
-        """A small GEMM timed 6 times: the right checksums pass; a repetition skipped (its
-        output left as the one before) fails, whichever repetition is checked."""
+        """A small GEMM timed 6 times, every repetition on operands of its own: the right
+        checksums pass; a repetition that returned the one before's answer, or checksums that
+        differ from the reference timer's, fail; a student's check without the reference's
+        checksums is the grader's error."""
         M = N = K = 6
         seed, reps = 99, 6
-        a = [value(seed, i, 0) for i in range(M * K)]
-        b = [value(seed, i, 1) for i in range(K * N)]
 
-        def gemm(a_):
-            return [sum(a_[i * K + k] * b[k * N + j] for k in range(K)) for i in range(M)
+        def gemm(rep):
+            s = repetition_seed(seed, rep)
+            a = [value(s, i, 0) for i in range(M * K)]
+            b = [value(s, i, 1) for i in range(K * N)]
+            return [sum(a[i * K + k] * b[k * N + j] for k in range(K)) for i in range(M)
                     for j in range(N)]
-        outputs, current = [], list(a)
-        previous = 0
-        for r in range(reps):
-            row, row_seed = tweak(seed, r, M)
-            current[previous * K:previous * K + K] = a[previous * K:previous * K + K]
-            current[row * K:row * K + K] = [raw_value(row_seed, j) for j in range(K)]
-            previous = row
-            outputs.append(gemm(current))
+        outputs = [gemm(r) for r in range(reps)]
         sums = [sum(weight(seed, i) * c for i, c in enumerate(out)) for out in outputs]
         req = [f"time_gemm t {M} {N} {K} seed={seed} reps={reps}"]
         files = {"0.txt": "ok launches=7 median_ms=0.01",
                  "0.bin": struct.pack(f"{M * N}f", *outputs[-1]),
-                 "0.sums": struct.pack(f"{reps}d", *sums)}
-        [v] = self.check("x", req, ["timed - check=1,3,5"], files)
+                 "0.sums": struct.pack(f"{reps}d", *sums),
+                 "0.ref.sums": struct.pack(f"{reps}d", *sums)}
+        [v] = self.check("x", req, ["timed - against=reference"], files)
         self.assertTrue(v["ok"], v)
+        self.assertIn("all 6 repetitions", v["message"])
         stale = list(sums)
         stale[3] = sums[2]  # repetition 3 returned repetition 2's answer
         files["0.sums"] = struct.pack(f"{reps}d", *stale)
-        [v] = self.check("x", req, ["timed - check=1,3,5"], files)
+        [v] = self.check("x", req, ["timed - against=reference"], files)
         self.assertFalse(v["ok"])
         self.assertIn("repetition 3", v["message"])
-        [v] = self.check("x", req, ["timed - check=0,1"], files)
-        self.assertTrue(v["ok"], "only the picked repetitions are checked")
+        [v] = self.check("x", req, ["timed -"], files)
+        self.assertTrue(v["ok"], "a reference run: only the last repetition is checked")
+        stale[-1] = sums[-2]
+        files["0.sums"] = struct.pack(f"{reps}d", *stale)
+        [v] = self.check("x", req, ["timed -"], files)
+        self.assertFalse(v["ok"], "the last checksum is checked against the checker's own answer")
+        files["0.sums"] = struct.pack(f"{reps}d", *sums)
+        os.remove(os.path.join(self.results, "0.ref.sums"))
+        del files["0.ref.sums"]
+        [v] = self.check("x", req, ["timed - against=reference"], files)
+        self.assertFalse(v["ok"])
+        self.assertTrue(v["message"].startswith("grader error"), v)
 
 
 @unittest.skipUnless(os.path.isfile(FIXTURE), "selftest_fixture_runner is not built")
