@@ -1,0 +1,85 @@
+"""The results document of `make run` (common/results/progression.json): the chapter list it
+is measured over, reading and writing it, and the small helpers every view of it shares.
+Part of common/scripts/progression.py (see there); Python 3 standard library only."""
+import csv
+import json
+import sys
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[2]
+DEFAULT_RESULTS = REPO / "common" / "results"
+
+
+def read_schedule(path=REPO / "common" / "chapters.txt"):
+    """[(chapter, [sizes])] from common/chapters.txt, the one list of chapters (M = N = K, or
+    rows = cols for the transpose)."""
+    schedule = []
+    for line in path.read_text().splitlines():
+        words = line.split("#", 1)[0].split()
+        if words:
+            schedule.append((words[0], [int(w) for w in words[1:]]))
+    return schedule
+
+
+SCHEDULE = read_schedule()
+
+CSV_FIELDS = ["executable", "size", "gpu", "driver", "runtime", "date", "shape",
+              "copy_bandwidth_gbs", "fp32_peak_gflops", "chapter", "kernel", "status",
+              "median_ms", "min_ms", "max_ms", "rate", "rate_unit", "pct_of_ceiling", "ceiling",
+              "intensity", "pct_of_roofline", "occupancy", "limiter"]
+HEADER_FIELDS = ["gpu", "driver", "runtime", "date", "shape", "copy_bandwidth_gbs",
+                 "fp32_peak_gflops"]
+
+
+class Failure(Exception):
+    """A message for the user and the exit code that goes with it."""
+
+    def __init__(self, message, code=1):
+        super().__init__(message)
+        self.code = code
+
+
+def say(*parts):
+    print(*parts, file=sys.stderr, flush=True)
+
+
+def load_results(path):
+    path = Path(path)
+    if not path.is_file():
+        raise Failure(f"{path} does not exist: run `make run` on a machine with a GPU first")
+    try:
+        doc = json.loads(path.read_text())
+    except json.JSONDecodeError as e:
+        raise Failure(f"{path} is not valid JSON: {e}")
+    if not isinstance(doc.get("runs"), list):
+        raise Failure(f"{path} has no \"runs\" list: not written by progression.py run")
+    return doc
+
+
+def flat_rows(doc):
+    """Every row of every run, with its run's executable, size and header fields."""
+    for run in doc["runs"]:
+        for row in run.get("rows", []):
+            yield {**{k: run.get(k) for k in ["executable", "size", *HEADER_FIELDS]}, **row}
+
+
+def is_ceiling(row):
+    return row.get("chapter") == "ceiling"
+
+
+def is_gemm(row):
+    return row.get("rate_unit") == "GFLOP/s"
+
+
+def write_results(doc, results_dir):
+    results_dir = Path(results_dir)
+    results_dir.mkdir(parents=True, exist_ok=True)
+    json_path, csv_path = results_dir / "progression.json", results_dir / "progression.csv"
+    json_path.write_text(json.dumps(doc, indent=1) + "\n")
+    with csv_path.open("w", newline="") as f:
+        writer = csv.DictWriter(f, fieldnames=CSV_FIELDS, extrasaction="ignore")
+        writer.writeheader()
+        for row in flat_rows(doc):
+            writer.writerow({k: "" if v is None else v for k, v in row.items()})
+    return json_path, csv_path
+

@@ -1,0 +1,243 @@
+"""The views of the results document as text: the console table and the README blocks
+between <!-- BEGIN GENERATED: NAME --> and <!-- END GENERATED: NAME -->. Part of
+common/scripts/progression.py (see there)."""
+import re
+from pathlib import Path
+
+from progression_results import Failure, is_ceiling, is_gemm
+
+NOT_MEASURED = "_Not measured yet._"
+
+
+def num(value, digits, suffix=""):
+    return "-" if value is None else f"{value:,.{digits}f}{suffix}"
+
+
+def occupancy_cell(row):
+    occ = row.get("occupancy")
+    if occ is None:
+        return "-"
+    limiter = row.get("limiter")
+    return f"{100 * occ:.0f}%" + (f" ({limiter})" if limiter else "")
+
+
+def size_groups(doc):
+    """Runs grouped by problem (shape), in schedule order of their first chapter, then by size."""
+    order = list(dict.fromkeys(r["executable"] for r in doc["runs"]))
+    groups = {}
+    for run in doc["runs"]:
+        if run.get("rows"):
+            groups.setdefault(run.get("shape") or str(run["size"]), []).append(run)
+    return sorted(groups.values(),
+                  key=lambda runs: (order.index(runs[0]["executable"]), runs[0]["size"]))
+
+
+def text_table(doc):
+    """One aligned table of every row: grouped by problem size, each ceiling shown once."""
+    lines = [f"GPU: {doc['gpu']} (driver {doc['driver']}, runtime {doc['runtime']})  {doc['date']}",
+             f"copy bandwidth {num(doc.get('copy_bandwidth_gbs'), 0)} GB/s (best of the runs), "
+             f"FP32 peak {num(doc.get('fp32_peak_gflops'), 0)} GFLOP/s",
+             "% ceiling: against the ceiling timed in the same process; the ceiling row shown "
+             "is the first run's.", ""]
+    titles = ["chapter", "kernel", "size", "time ms", "rate", "% ceiling", "FLOP/B",
+              "% roofline", "occupancy", "status"]
+    body = []
+    for runs in size_groups(doc):
+        shown = set()
+        group = []
+        for run in runs:
+            for row in run["rows"]:
+                key = (row.get("kernel"), row.get("ceiling")) if is_ceiling(row) else None
+                if key in shown:
+                    continue
+                if key:
+                    shown.add(key)
+                ceiling = row.get("pct_of_ceiling")
+                cells = [row.get("chapter", ""), row.get("kernel", ""), str(run["size"]),
+                         num(row.get("median_ms"), 3),
+                         num(row.get("rate"), 0, " " + (row.get("rate_unit") or "")),
+                         "-" if ceiling is None else f"{ceiling:.1f}% {row.get('ceiling', '')}",
+                         num(row.get("intensity"), 2), num(row.get("pct_of_roofline"), 1, "%"),
+                         occupancy_cell(row), row.get("status", "")]
+                # ceilings first, then the chapters in run order
+                group.append((0 if key else 1, cells))
+        group.sort(key=lambda item: item[0])
+        body.append([cells for _, cells in group])
+    width = [max([len(t)] + [len(r[c]) for g in body for r in g]) for c, t in enumerate(titles)]
+    right = {3, 4, 5, 6, 7}
+
+    def line(cells):
+        return "  ".join(c.rjust(w) if i in right else c.ljust(w)
+                         for i, (c, w) in enumerate(zip(cells, width))).rstrip()
+
+    lines += [line(titles), line(["-" * w for w in width])]
+    for i, group in enumerate(body):
+        if i:
+            lines.append("")
+        lines += [line(cells) for cells in group]
+    failed = [r for r in doc["runs"] if r.get("error")]
+    if failed:
+        lines.append("")
+        lines += [f"FAILED: {r['executable']} --size {r['size']}: {r['error']}" for r in failed]
+    return "\n".join(lines) + "\n"
+
+
+
+def md_cell(text):
+    """Kernel names such as tiled_gemm<32> must not read as HTML, nor | end the cell."""
+    return str(text).replace("<", "&lt;").replace(">", "&gt;").replace("|", "\\|")
+
+
+def md_table(titles, rows, right=()):
+    out = ["| " + " | ".join(titles) + " |",
+           "|" + "|".join("--:" if i in right else "---" for i in range(len(titles))) + "|"]
+    out += ["| " + " | ".join(md_cell(c) for c in row) + " |" for row in rows]
+    return "\n".join(out)
+
+
+def measured_on(doc, run=None):
+    source = run or doc
+    text = (f"Measured by `make run` on **{md_cell(source['gpu'])}** (driver {source['driver']}, "
+            f"CUDA runtime {source['runtime']}), {source['date']}")
+    if run:
+        text += (f", {run.get('shape') or run['size']}; copy bandwidth "
+                 f"{num(run.get('copy_bandwidth_gbs'), 0)} GB/s, FP32 peak "
+                 f"{num(run.get('fp32_peak_gflops'), 0)} GFLOP/s in the same run")
+    return text + "."
+
+
+def chapter_markdown(doc, chapter):
+    """The `results` block of a chapter README: one table per size the chapter ran at."""
+    parts = []
+    for run in doc["runs"]:
+        if run["executable"] != chapter:
+            continue
+        if not run.get("rows"):
+            why = md_cell(run.get("error", "no rows"))
+            parts.append(f"Not measured at size {run['size']}: {why}.")
+            continue
+        rows = run["rows"]
+        units = {r.get("rate_unit") for r in rows if r.get("rate_unit")}
+        ceilings = {r.get("ceiling") for r in rows if r.get("ceiling")}
+        titles = ["kernel", "time (ms)", units.pop() if len(units) == 1 else "rate",
+                  f"% of {ceilings.pop()}" if len(ceilings) == 1 else "% of ceiling",
+                  "FLOP/byte", "% of roofline", "occupancy (limiter)", "status"]
+        cells = []
+        for row in rows:
+            name = row.get("kernel", "") + (" (ceiling)" if is_ceiling(row) else "")
+            cells.append([name, num(row.get("median_ms"), 3), num(row.get("rate"), 0),
+                          num(row.get("pct_of_ceiling"), 1, "%"), num(row.get("intensity"), 2),
+                          num(row.get("pct_of_roofline"), 1, "%"), occupancy_cell(row),
+                          row.get("status", "")])
+        # drop columns this run has nothing for (a transpose has no FLOP/byte)
+        keep = [c for c in range(len(titles)) if c < 3 or any(row[c] != "-" for row in cells)]
+        text = measured_on(doc, run) + "\n\n" + md_table(
+            [titles[c] for c in keep], [[row[c] for c in keep] for row in cells],
+            right={i for i, c in enumerate(keep) if 1 <= c <= 5})
+        if run.get("error"):
+            text += f"\n\nThis run failed: {md_cell(run['error'])}."
+        parts.append(text)
+    return "\n\n".join(parts)
+
+
+def progression_markdown(doc):
+    """Every GEMM kernel of every chapter, GFLOP/s and % of cuBLAS at each size measured."""
+    gemm_runs = [r for r in doc["runs"] if any(is_gemm(row) for row in r.get("rows", []))]
+    sizes = sorted({r["size"] for r in gemm_runs})
+    if not sizes:
+        return ""
+    kernels, ceiling = {}, {}  # (chapter, kernel) -> {size: row}; size -> first ceiling row
+    for run in gemm_runs:
+        for row in run["rows"]:
+            if is_ceiling(row):
+                ceiling.setdefault(run["size"], row)
+            else:
+                key = (run["executable"], row.get("kernel", ""))
+                kernels.setdefault(key, {})[run["size"]] = row
+    ceiling_name = next((r.get("ceiling") for r in ceiling.values() if r.get("ceiling")), "cuBLAS")
+
+    def cells(row):
+        if row is None:
+            return ["not run", "-"]
+        status = row.get("status", "")
+        if row.get("rate") is None:
+            return [status.split(":")[0] or "-", "-"]
+        flag = " (WRONG)" if status.startswith("WRONG") else ""
+        return [num(row["rate"], 0) + flag, num(row.get("pct_of_ceiling"), 1, "%")]
+
+    titles = ["kernel", "chapter"]
+    for size in sizes:
+        titles += [f"GFLOP/s at {size}", f"% of {ceiling_name} at {size}"]
+    table = []
+    for (chapter, name), by_size in kernels.items():
+        table.append([name, chapter] + [c for s in sizes for c in cells(by_size.get(s))])
+    if ceiling:
+        name = next(iter(ceiling.values())).get("kernel", ceiling_name)
+        table.append([name, "ceiling"] + [c for s in sizes for c in cells(ceiling.get(s))])
+    right = set(range(2, len(titles)))
+    return (measured_on(doc) + f" Square problems, M = N = K = the size in the column title; "
+            f"each % is against {ceiling_name} timed in the same process.\n\n"
+            + md_table(titles, table, right=right))
+
+
+BLOCK = re.compile(r"^(<!-- BEGIN GENERATED: ([\w-]+) -->[ \t]*\n)(.*?)"
+                   r"(^<!-- END GENERATED: \2 -->)", re.S | re.M)
+
+
+def inspect_markdown(inspect_dir, chapter):
+    """The `make profile` / `make sass` / `make sanitize` digests of a chapter, as committed under
+    common/results/inspect/ by the inspection tooling (common/INSPECT.md)."""
+    if inspect_dir is None:
+        return ""
+    inspect_dir = Path(inspect_dir)
+    parts = []
+    for suffix in ("profile.md", "sass.md"):
+        digest = inspect_dir / f"{chapter}-{suffix}"
+        if digest.is_file():
+            parts.append(digest.read_text().strip().replace("### ", "#### ", 1))
+    sanitize = inspect_dir / f"{chapter}-sanitize.txt"
+    if sanitize.is_file():
+        parts.append("#### compute-sanitizer: " + chapter + "\n\n```\n" + sanitize.read_text().strip()
+                     + "\n```")
+    return "\n\n".join(parts)
+
+
+def fill_readme(text, chapter, doc, inspect_dir=None):
+    """Returns text with every known generated block refilled; unknown blocks stay as they are."""
+    begins = len(re.findall(r"<!-- BEGIN GENERATED: ", text))
+    if begins != len(BLOCK.findall(text)):
+        raise Failure("a <!-- BEGIN GENERATED: NAME --> line has no matching "
+                      "<!-- END GENERATED: NAME --> line (each on a line of its own)")
+
+    def replace(match):
+        name = match.group(2)
+        if name == "results" and chapter:
+            content = chapter_markdown(doc, chapter) if doc else ""
+        elif name == "progression":
+            content = progression_markdown(doc) if doc else ""
+        elif name == "inspect" and chapter:
+            content = inspect_markdown(inspect_dir, chapter)
+        else:
+            return match.group(0)
+        return match.group(1) + (content or NOT_MEASURED) + "\n" + match.group(4)
+
+    return BLOCK.sub(replace, text)
+
+
+def readme_tables(doc, root):
+    root = Path(root)
+    changed = []
+    for readme in [root / "README.md", *sorted(root.glob("*/README.md"))]:
+        if not readme.is_file():
+            continue
+        chapter = readme.parent.name if readme.parent != root else None
+        old = readme.read_text()
+        try:
+            new = fill_readme(old, chapter, doc, root / "common" / "results" / "inspect")
+        except Failure as e:
+            raise Failure(f"{readme}: {e}")
+        if new != old:
+            readme.write_text(new)
+            changed.append(readme)
+    return changed
+
