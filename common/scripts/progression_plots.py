@@ -4,7 +4,10 @@ import shutil
 import subprocess
 from pathlib import Path
 
-from progression_results import SCHEDULE, Failure, flat_rows, is_ceiling, is_gemm
+from progression_digests import measured_intensities
+from progression_results import REPO, SCHEDULE, Failure, flat_rows, is_ceiling, is_gemm
+
+DEFAULT_INSPECT = REPO / "common" / "results" / "inspect"
 
 # Colour per chapter in SCHEDULE order (colour-blind-safe Okabe-Ito palette), the ceiling in
 # black; point shape per kernel within a chapter; bar colour per size.
@@ -64,7 +67,11 @@ def plot_size(doc, size):
     return size
 
 
-def roofline_plot(doc, stem, size):
+def roofline_plot(doc, stem, size, inspect_dir=None):
+    """Each GEMM kernel at `size` on the roofline. Where `make profile` measured the chapter at
+    that size (its digest in inspect_dir), the kernel sits at the intensity Nsight Compute
+    measured (FLOPs / DRAM bytes read and written; a filled marker), and a hollow marker joined
+    to it shows where the lesson's model puts it; the model alone otherwise."""
     bw, peak = doc.get("copy_bandwidth_gbs"), doc.get("fp32_peak_gflops")
     if not bw or not peak:
         raise Failure("the results header lacks copy_bandwidth_gbs or fp32_peak_gflops")
@@ -76,8 +83,9 @@ def roofline_plot(doc, stem, size):
         if key not in seen:
             seen.add(key)
             shown.append(row)
+    measured = measured_intensities(doc, inspect_dir or DEFAULT_INSPECT, size)
     ridge = peak / bw
-    xs = [r["intensity"] for r in shown] + [ridge]
+    xs = [r["intensity"] for r in shown] + list(measured.values()) + [ridge]
     ys = [r["rate"] for r in shown]
     datablocks, plots, per_chapter = {}, [], {}
     for i, row in enumerate(shown):
@@ -86,17 +94,33 @@ def roofline_plot(doc, stem, size):
         nth = per_chapter.get(chapter, 0)
         per_chapter[chapter] = nth + 1
         shape = 3 if chapter == "ceiling" else POINT_TYPES[nth % len(POINT_TYPES)]  # 3: a star
-        datablocks[f"p{i}"] = f"{row['intensity']} {row['rate']}"
+        x = measured.get((row["executable"], row["kernel"]))
+        title = row["kernel"] + " (" + chapter + ")"
+        if x is None:
+            datablocks[f"p{i}"] = f"{row['intensity']} {row['rate']}"
+            if chapter == "ceiling":
+                title += ", at the problem's least traffic"
+            else:
+                title += ", model only"
+        else:  # measured (filled), the model (hollow: the filled shape's number - 1), a line
+            datablocks[f"p{i}"] = f"{x} {row['rate']}"
+            datablocks[f"m{i}"] = f"{row['intensity']} {row['rate']} {x - row['intensity']} 0"
+            plots.append(f"$m{i} using 1:2:3:4 with vectors nohead dt 3 lc rgb '{colour}' notitle")
+            plots.append(f"$m{i} using 1:2 with points pt {shape - 1} ps 1.6 lc rgb '{colour}' "
+                         "notitle")
         plots.append(f"$p{i} using 1:2 with points pt {shape} ps 1.6 lc rgb '{colour}' "
-                     f"title {gp_string(row['kernel'] + ' (' + chapter + ')')}")
+                     f"title {gp_string(title)}")
     shape_text = next((r.get("shape") for r in shown if r.get("shape")), f"size {size}")
     point_plots = ", \\\n     ".join(plots)  # one plot element per line of the script
+    xlabel = ("arithmetic intensity, FLOP per DRAM byte: filled = measured by Nsight Compute "
+              "(make profile), hollow = the lesson's model" if measured else
+              "arithmetic intensity (FLOP per DRAM byte, in each lesson's model)")
     body = f"""
 set title {plot_title(doc, f"Roofline of {doc['gpu']}: GEMM kernels at {shape_text}")}
 set logscale xy
 set xrange [{min(xs) / 3}:{max(xs) * 3}]
 set yrange [{min(ys + [peak]) / 4}:{peak * 2.5}]
-set xlabel "arithmetic intensity (FLOP per DRAM byte, in each lesson's model)"
+set xlabel {gp_string(xlabel)}
 set ylabel 'GFLOP/s'
 set format x '%g'
 set format y '%g'
@@ -113,7 +137,7 @@ plot roof(x) with lines lw 2 lc rgb 'black' \\
        title sprintf('roofline: %.0f GB/s copy, %.0f GFLOP/s FP32', bw, peak), \\
      {point_plots}
 """
-    render(body, datablocks, stem, 1400, 700)
+    render(body, datablocks, stem, 1500, 760)
 
 
 def progression_plot(doc, stem):
@@ -170,13 +194,13 @@ plot {", ".join(plots)}
     render(body, datablocks, stem, width, 200 + 16 * len(names) * (len(sizes) + 1))
 
 
-def make_plots(doc, out_dir, size=None):
+def make_plots(doc, out_dir, size=None, inspect_dir=None):
     if shutil.which("gnuplot") is None:
         raise Failure("gnuplot is not installed (Debian/Ubuntu: `make deps` installs gnuplot-nox); "
                       "the plots can be drawn on any machine from the stored JSON")
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
-    roofline_plot(doc, out_dir / "roofline", plot_size(doc, size))
+    roofline_plot(doc, out_dir / "roofline", plot_size(doc, size), inspect_dir)
     progression_plot(doc, out_dir / "progression")
     return [out_dir / f"{stem}.{ext}" for stem in ("roofline", "progression")
             for ext in ("png", "svg")]
