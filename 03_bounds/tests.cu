@@ -196,6 +196,7 @@ TEST_CASE("occupancy calculator agrees with the CUDA runtime for every tile widt
     INFO(k.name << " on " << sm.name << ": " << res.registers_per_thread << " registers, "
                 << res.smem_per_block << " B shared; calculator " << ours.blocks_per_sm << " ("
                 << to_string(ours.limiter) << "), runtime " << runtime);
+    CHECK(ours.blocks_per_sm == blocks_by_the_rules(res, sm));
     CHECK(ours.blocks_per_sm == runtime);
     CHECK(res.threads_per_block == k.threads_per_block);
     CHECK(res.smem_per_block == size_t(2 * T * T) * sizeof(float));  // As and Bs, nothing else

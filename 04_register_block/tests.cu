@@ -87,6 +87,7 @@ TEST_CASE("the occupancy model agrees with the runtime for every shipped kernel"
     INFO(name << ": " << res.threads_per_block << " threads, " << res.registers_per_thread
               << " registers, " << res.smem_per_block << " B shared -> " << occ.blocks_per_sm
               << " blocks/SM (" << to_string(occ.limiter) << ")");
+    CHECK(occ.blocks_per_sm == blocks_by_the_rules(res, sm));
     CHECK(occ.blocks_per_sm ==
           runtime_blocks_per_sm(l.kernel, l.threads_per_block(), l.dynamic_smem));
     // __launch_bounds__(threads, 2 or 3): at least two blocks per SM, so that one block's

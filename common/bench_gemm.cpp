@@ -4,6 +4,7 @@
 #include <cuda_runtime.h>
 
 #include <algorithm>
+#include <cctype>
 #include <iostream>
 #include <map>
 #include <memory>
@@ -84,10 +85,42 @@ void register_gemm_benchmarks(const std::string& chapter, const std::vector<Gemm
   }
 }
 
+namespace {
+
+// --benchmark_list_tests (or =true/1/yes): print the names and run nothing. Read here, before
+// Google Benchmark parses the flags, because the no-GPU check comes first.
+bool only_listing(int argc, char** argv) {
+  const std::string flag = "--benchmark_list_tests";
+  bool list = false;
+  for (int i = 1; i < argc; ++i) {
+    const std::string arg = argv[i];
+    if (arg == flag) {
+      list = true;
+    } else if (arg.rfind(flag + "=", 0) == 0) {
+      std::string value = arg.substr(flag.size() + 1);
+      for (char& c : value) c = char(std::tolower(static_cast<unsigned char>(c)));
+      list = !(value == "false" || value == "0" || value == "no" || value == "f" ||
+               value == "n" || value == "off");
+    }
+  }
+  return list;
+}
+
+}  // namespace
+
 int benchmark_main(int argc, char** argv) {
   std::string why;
   if (cuda_device_count(&why) == 0) {
-    std::cerr << "error: " << why << ".\nBenchmarks need an NVIDIA GPU.\n";
+    // Without a GPU the names can still be listed, so a student can pick a filter.
+    if (only_listing(argc, argv)) {
+      benchmark::Initialize(&argc, argv);
+      if (benchmark::ReportUnrecognizedArguments(argc, argv)) return kExitUsage;
+      benchmark::RunSpecifiedBenchmarks();  // lists, runs nothing
+      benchmark::Shutdown();
+      return kExitOk;
+    }
+    std::cerr << "error: " << why << ".\nBenchmarks need an NVIDIA GPU "
+              << "(--benchmark_list_tests lists their names without one).\n";
     return kExitNoDevice;
   }
   // Stamp the GPU into the benchmark's context (console header and --benchmark_format=json).

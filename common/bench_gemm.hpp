@@ -15,7 +15,8 @@ namespace tutorial {
 void register_gemm_benchmarks(const std::string& chapter, const std::vector<GemmKernel>& kernels,
                               const std::vector<int>& sizes);
 
-// main() of a benchmark binary: refuses to run without a GPU (exit 3), else runs them all.
+// main() of a benchmark binary: refuses to run without a GPU (exit 3) except to list the names
+// (--benchmark_list_tests), else runs them all.
 int benchmark_main(int argc, char** argv);
 
 }  // namespace tutorial

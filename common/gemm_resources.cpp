@@ -16,10 +16,16 @@ std::vector<GemmResources> gemm_resources(const DeviceInfo& device,
   device_memset(B.data(), 0, B.bytes());
   std::vector<GemmResources> out;
   for (const GemmKernel& kernel : kernels) {
-    kernel.launch(A.data(), B.data(), C.data(), n, n, n);
-    const LaunchRecord& l = last_launch();
     GemmResources r;
     r.name = kernel.name;
+    try {
+      kernel.launch(A.data(), B.data(), C.data(), n, n, n);
+    } catch (const KernelDoesNotFit& e) {
+      r.does_not_fit = e.what();
+      out.push_back(r);
+      continue;
+    }
+    const LaunchRecord& l = last_launch();
     r.resources = kernel_resources(l.kernel, l.threads_per_block(), l.dynamic_smem);
     r.occupancy = compute_occupancy(r.resources, device.sm);
     r.runtime_blocks_per_sm =
@@ -43,6 +49,11 @@ void print_gemm_resources(std::ostream& out, const DeviceInfo& device,
       << "blocks/SM" << std::setw(9) << "runtime" << std::setw(11) << "occupancy"
       << "  limiter\n";
   for (const GemmResources& r : rows) {
+    if (!r.does_not_fit.empty()) {
+      out << std::left << std::setw(int(width)) << r.name << "  skipped: " << r.does_not_fit
+          << "\n";
+      continue;
+    }
     out << std::left << std::setw(int(width)) << r.name << std::right << std::setw(9)
         << r.resources.threads_per_block << std::setw(7) << r.resources.registers_per_thread
         << std::setw(11) << r.resources.smem_per_block << std::setw(11)

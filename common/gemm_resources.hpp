@@ -19,11 +19,12 @@ struct GemmResources {
   std::string name;
   KernelResources resources;  // threads, registers per thread, static + dynamic shared memory
   Occupancy occupancy;        // tutorial::compute_occupancy on this device's limits
-  int runtime_blocks_per_sm;  // cudaOccupancyMaxActiveBlocksPerMultiprocessor, for comparison
+  int runtime_blocks_per_sm = 0;  // cudaOccupancyMaxActiveBlocksPerMultiprocessor, for comparison
+  std::string does_not_fit;       // why this GPU cannot run it (KernelDoesNotFit); else empty
 };
 
 // Launches each kernel once at M = N = K = 64 (16-byte aligned, so the fast variant) and
-// reports what that launch used.
+// reports what that launch used. A kernel this GPU cannot run is listed with the reason.
 std::vector<GemmResources> gemm_resources(const DeviceInfo& device,
                                           const std::vector<GemmKernel>& kernels);
 

@@ -3,6 +3,9 @@
 // Every kernel launch in the repository goes through tutorial::launch(). It
 //   * refuses empty or oversized grids/blocks with a message instead of the runtime's
 //     "invalid configuration argument",
+//   * refuses a kernel whose block does not fit this GPU (shared memory, registers, threads
+//     per block) with a message that names the limit (KernelDoesNotFit), so that a chapter
+//     shows it as skipped on a smaller GPU instead of failing,
 //   * opts the kernel in to more than 48 KB of dynamic shared memory when a launch asks for it
 //     (once per kernel and size: cudaFuncSetAttribute, see launch_record.hpp),
 //   * checks cudaGetLastError() right after the launch, so a bad launch is reported at the
@@ -22,6 +25,7 @@ template <typename... Params, typename... Args>
 void launch(void (*kernel)(Params...), dim3 grid, dim3 block, size_t dynamic_smem,
             Args&&... args) {
   validate_launch(grid, block);
+  require_fit(reinterpret_cast<const void*>(kernel), block, dynamic_smem);
   ensure_dynamic_smem(reinterpret_cast<const void*>(kernel), dynamic_smem);
   kernel<<<grid, block, dynamic_smem>>>(static_cast<Params>(args)...);
   CUDA_CHECK(cudaGetLastError());

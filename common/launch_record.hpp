@@ -29,13 +29,23 @@ long launch_count();
 // beyond the hardware limits (2^31-1 × 65535 × 65535).
 void validate_launch(dim3 grid, dim3 block);
 
-// Above 48 KB of dynamic shared memory a kernel must opt in, once per kernel, before launch:
-// cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes).
-// tutorial::launch does it for every launch that asks for more (ensure_dynamic_smem).
+// Throws KernelDoesNotFit when one block of `kernel` needs more than this GPU allows a block
+// (tutorial::does_not_fit: threads, registers, static + dynamic shared memory against the
+// opt-in maximum), e.g. "cannot launch on NVIDIA GeForce RTX 3090: needs 131,072 B of shared
+// memory per block; this GPU allows 101,376 B". Checked once per kernel, block size, dynamic
+// size and device; later launches only look the answer up.
+void require_fit(const void* kernel, dim3 block, size_t dynamic_smem);
+
+// Above 48 KB of shared memory per block (static + dynamic) a kernel must opt in, once per
+// kernel, before launch: cudaFuncSetAttribute(kernel,
+// cudaFuncAttributeMaxDynamicSharedMemorySize, dynamic bytes). tutorial::launch does it for
+// every launch that needs it (ensure_dynamic_smem, from require_fit, which knows the static
+// size).
 void allow_dynamic_smem(const void* kernel, size_t bytes);
 // allow_dynamic_smem(kernel, bytes) unless this kernel already opted in for that much; does
-// nothing up to 48 KB, which every kernel may use.
-void ensure_dynamic_smem(const void* kernel, size_t bytes);
+// nothing while static_bytes + bytes stays within the 48 KB every kernel may use. Above this
+// GPU's opt-in maximum it throws KernelDoesNotFit rather than the runtime's "invalid argument".
+void ensure_dynamic_smem(const void* kernel, size_t bytes, size_t static_bytes = 0);
 template <typename... Params>
 void allow_dynamic_smem(void (*kernel)(Params...), size_t bytes) {
   allow_dynamic_smem(reinterpret_cast<const void*>(kernel), bytes);

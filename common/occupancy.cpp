@@ -14,26 +14,63 @@ int round_up(int value, int unit) { return (value + unit - 1) / unit * unit; }
 size_t round_up(size_t value, size_t unit) { return (value + unit - 1) / unit * unit; }
 }  // namespace
 
-SmLimits SmLimits::a100() {
+// The published per-SM limits, one GPU per architecture. Sources:
+//   * NVIDIA, CUDA C++ Programming Guide (CUDA 13.0), section 5.1 "Compute Capabilities",
+//     table "Technical Specifications per Compute Capability": resident blocks, warps and
+//     threads per SM, 64 K 32-bit registers per SM and per block, 255 per thread, shared
+//     memory per SM and per block (the latter with the opt-in), 1024 threads per block;
+//     https://docs.nvidia.com/cuda/cuda-programming-guide/05-appendices/compute-capabilities.html
+//     (in CUDA 12.x: cuda-c-programming-guide, "Features and Technical Specifications").
+//   * The same guide's per-architecture sections and NVIDIA's tuning guides (Turing, Ampere,
+//     Ada, Hopper, Blackwell; docs.nvidia.com/cuda/<arch>-tuning-guide): "1 KB of shared memory
+//     [per block] is reserved for system use" from compute capability 8.0 on (none on 7.5),
+//     shared memory configurable per SM up to 64 KB (7.5), 164 KB (8.0), 100 KB (8.6, 8.9,
+//     12.0), 228 KB (9.0, 10.0).
+//   * Allocation units (registers: 256 per warp, whole warps per quarter SM; shared memory:
+//     256 B on 7.x, 128 B from 8.0) as in NVIDIA's CUDA Occupancy Calculator and Nsight
+//     Compute's occupancy section; the runtime agrees (the GPU tests compare).
+//   * SM counts: the products' datasheets and whitepapers (H100: the SXM5 part).
+// On a real GPU the tutorial reads its limits from the device (sm_limits_of_device); these
+// are for host tests and for reading what a kernel needs on a GPU you do not have.
+namespace {
+SmLimits published(const char* name, int major, int minor, int sm_count, int max_threads_per_sm,
+                   int max_blocks_per_sm, int smem_per_sm_kb, int max_smem_per_block_kb) {
   SmLimits s;
-  s.name = "A100";
-  s.compute_major = 8;
-  s.max_threads_per_sm = 2048;
-  s.max_blocks_per_sm = 32;
-  s.smem_per_sm = 164 * 1024;
-  s.max_smem_per_block = 163 * 1024;
-  return s;
+  s.name = name;
+  s.compute_major = major;
+  s.compute_minor = minor;
+  s.sm_count = sm_count;
+  s.max_threads_per_sm = max_threads_per_sm;
+  s.max_blocks_per_sm = max_blocks_per_sm;
+  s.smem_per_sm = size_t(smem_per_sm_kb) * 1024;
+  s.max_smem_per_block = size_t(max_smem_per_block_kb) * 1024;
+  s.reserved_smem_per_block = major >= 8 ? 1024 : 0;
+  s.smem_alloc_unit = major >= 8 ? 128 : 256;
+  return s;  // registers: 65536 per SM and per block, 255 per thread (every architecture here)
+}
+}  // namespace
+
+//                                                 SMs  threads blocks smem/SM smem/block
+//                                                      per SM  per SM  (KB)  (KB, opt-in)
+SmLimits SmLimits::t4() { return published("T4 (sm_75)", 7, 5, 40, 1024, 16, 64, 64); }
+SmLimits SmLimits::a100() { return published("A100 (sm_80)", 8, 0, 108, 2048, 32, 164, 163); }
+SmLimits SmLimits::rtx3090() {
+  return published("RTX 3090 / A10 (sm_86)", 8, 6, 82, 1536, 16, 100, 99);
+}
+SmLimits SmLimits::l4() {
+  return published("L4 / RTX 4090 (sm_89)", 8, 9, 58, 1536, 24, 100, 99);
+}
+SmLimits SmLimits::h100() {
+  return published("H100/H200 (sm_90)", 9, 0, 132, 2048, 32, 228, 227);
+}
+SmLimits SmLimits::b200() { return published("B200 (sm_100)", 10, 0, 148, 2048, 32, 228, 227); }
+SmLimits SmLimits::rtx5090() {
+  return published("RTX 5090 (sm_120)", 12, 0, 170, 1536, 32, 100, 99);
 }
 
-SmLimits SmLimits::h100() {
-  SmLimits s;
-  s.name = "H100/H200";
-  s.compute_major = 9;
-  s.max_threads_per_sm = 2048;
-  s.max_blocks_per_sm = 32;
-  s.smem_per_sm = 228 * 1024;
-  s.max_smem_per_block = 227 * 1024;
-  return s;
+std::vector<SmLimits> published_sm_limits() {
+  return {SmLimits::t4(),  SmLimits::a100(), SmLimits::rtx3090(), SmLimits::l4(),
+          SmLimits::h100(), SmLimits::b200(), SmLimits::rtx5090()};
 }
 
 const char* to_string(Limiter limiter) {
@@ -53,7 +90,9 @@ Occupancy compute_occupancy(const KernelResources& k, const SmLimits& sm, SmemMo
   const int warps_per_block = (k.threads_per_block + sm.warp_size - 1) / sm.warp_size;
 
   // Warps (threads) and the block-slot limit.
-  occ.limit_warps = warps_per_block > 0 ? max_warps / warps_per_block : 0;
+  occ.limit_warps = warps_per_block > 0 && k.threads_per_block <= sm.max_threads_per_block
+                        ? max_warps / warps_per_block
+                        : 0;
   occ.limit_blocks = sm.max_blocks_per_sm;
 
   // Registers: each warp gets registers_per_thread*32 rounded up to 256; a sub-partition
@@ -104,12 +143,50 @@ Occupancy compute_occupancy(const KernelResources& k, const SmLimits& sm, SmemMo
   return occ;
 }
 
+std::string with_thousands(size_t value) {
+  std::string digits = std::to_string(value);
+  for (int i = int(digits.size()) - 3; i > 0; i -= 3) digits.insert(size_t(i), ",");
+  return digits;
+}
+
+std::string does_not_fit(const KernelResources& k, const SmLimits& sm) {
+  // "needs <need><unit> <what>; this GPU allows <allowed><unit>"
+  const auto needs = [](size_t need, const std::string& what, size_t allowed, const char* unit) {
+    return "needs " + with_thousands(need) + unit + " " + what + "; this GPU allows " +
+           with_thousands(allowed) + unit;
+  };
+  if (k.threads_per_block > sm.max_threads_per_block)
+    return needs(size_t(k.threads_per_block), "threads per block",
+                 size_t(sm.max_threads_per_block), "");
+  if (k.registers_per_thread > sm.max_registers_per_thread)
+    return needs(size_t(k.registers_per_thread), "registers per thread",
+                 size_t(sm.max_registers_per_thread), "");
+  if (k.registers_per_thread > 0) {
+    // As the hardware allocates them: per warp in units of 256, whole warps per quarter SM.
+    const int warps = (k.threads_per_block + sm.warp_size - 1) / sm.warp_size;
+    const int regs_per_warp =
+        round_up(k.registers_per_thread * sm.warp_size, sm.register_alloc_unit);
+    const int regs_per_block = regs_per_warp * round_up(warps, sm.sub_partitions);
+    if (regs_per_block > sm.max_registers_per_block)
+      return needs(size_t(regs_per_block),
+                   "registers per block (" + std::to_string(k.registers_per_thread) +
+                       " per thread, " + with_thousands(size_t(k.threads_per_block)) + " threads)",
+                   size_t(sm.max_registers_per_block), "");
+  }
+  if (k.smem_per_block > sm.max_smem_per_block)
+    return needs(k.smem_per_block, "of shared memory per block", sm.max_smem_per_block, " B");
+  return "";
+}
+
 SmLimits sm_limits_of_device(int device) {
   cudaDeviceProp p{};
   CUDA_CHECK(cudaGetDeviceProperties(&p, device));
   SmLimits s;
   s.name = p.name;
   s.compute_major = p.major;
+  s.compute_minor = p.minor;
+  s.sm_count = p.multiProcessorCount;
+  s.max_threads_per_block = p.maxThreadsPerBlock;
   s.max_threads_per_sm = p.maxThreadsPerMultiProcessor;
   s.max_blocks_per_sm = p.maxBlocksPerMultiProcessor;
   s.registers_per_sm = p.regsPerMultiprocessor;

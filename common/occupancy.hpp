@@ -8,16 +8,24 @@
 //     and the driver reserves 1 KB per block on top of what the kernel asks for.
 // SmemModel::Simple drops the reservation and the rounding: the arithmetic of the example in
 // chapter 5 of Hwu, Kirk and El Hajj, "Programming Massively Parallel Processors" (4th ed.).
+//
+// does_not_fit() is the check tutorial::launch makes before every launch: a block that asks
+// for more than this GPU allows one block to have is refused with the limit named, instead of
+// the runtime's "invalid argument" or "too many resources requested for launch".
 #pragma once
 
 #include <cstddef>
 #include <string>
+#include <vector>
 
 namespace tutorial {
 
 struct SmLimits {
-  std::string name;                 // for tables, e.g. "A100"
+  std::string name;                 // for tables, e.g. "A100 (sm_80)"
   int compute_major = 8;
+  int compute_minor = 0;
+  int sm_count = 0;                 // of the named product (not a limit of the architecture)
+  int max_threads_per_block = 1024;
   int max_threads_per_sm = 2048;
   int max_blocks_per_sm = 32;
   int registers_per_sm = 65536;
@@ -31,9 +39,18 @@ struct SmLimits {
   int smem_alloc_unit = 128;        // bytes, per block
   int sub_partitions = 4;
 
-  static SmLimits a100();  // compute capability 8.0
-  static SmLimits h100();  // compute capability 9.0 (H100 and H200 share the SM)
+  // NVIDIA's published limits of one GPU per architecture (occupancy.cpp cites the sources).
+  static SmLimits t4();       // compute capability 7.5 (Turing)
+  static SmLimits a100();     // 8.0 (Ampere, data center)
+  static SmLimits rtx3090();  // 8.6 (Ampere, GeForce RTX 30 and A10/A40)
+  static SmLimits l4();       // 8.9 (Ada: L4, GeForce RTX 40)
+  static SmLimits h100();     // 9.0 (Hopper: H100 and H200 share the SM)
+  static SmLimits b200();     // 10.0 (Blackwell, data center)
+  static SmLimits rtx5090();  // 12.0 (Blackwell, GeForce RTX 50)
 };
+
+// The seven above, oldest first: the GPUs a student is likely to have or rent.
+std::vector<SmLimits> published_sm_limits();
 
 struct KernelResources {
   int threads_per_block = 0;
@@ -62,6 +79,17 @@ struct Occupancy {
 
 Occupancy compute_occupancy(const KernelResources& kernel, const SmLimits& sm,
                             SmemModel model = SmemModel::Runtime);
+
+// Why one block of this kernel cannot run on this SM at all, naming the limit, e.g.
+// "needs 131,072 B of shared memory per block; this GPU allows 101,376 B"; empty when it
+// fits. The limits, in the order checked: threads per block, registers per thread, registers
+// per block (allocated per warp, as compute_occupancy counts them), and static + dynamic
+// shared memory per block with the opt-in (sharedMemPerBlockOptin). A kernel that fits has
+// compute_occupancy(...).blocks_per_sm >= 1, one that does not has 0 (Limiter::DoesNotFit).
+std::string does_not_fit(const KernelResources& kernel, const SmLimits& sm);
+
+// 131072 -> "131,072": the numbers in does_not_fit's messages.
+std::string with_thousands(size_t value);
 
 // GPU side (needs a device): the limits of a real device, a compiled kernel's resources,
 // and the CUDA runtime's own answer, for comparison.

@@ -47,6 +47,12 @@ function(tutorial_add_chapter name)
   add_executable(${name}_bench bench.cu)
   target_link_libraries(${name}_bench PRIVATE tutorial_common tutorial_bench_main)
   tutorial_target_defaults(${name}_bench)
+  # The benchmark names, listed with or without a GPU, so a student can pick a filter.
+  add_test(NAME "${name}/host: bench --benchmark_list_tests lists the names"
+           COMMAND ${name}_bench --benchmark_list_tests)
+  set_tests_properties("${name}/host: bench --benchmark_list_tests lists the names"
+                       PROPERTIES LABELS "${name}/host" TIMEOUT 60
+                                  PASS_REGULAR_EXPRESSION "${name}/[^\n]+/[0-9]+")
 
   add_custom_target(chapter_${name} DEPENDS ${name} ${name}_tests ${name}_bench)
 

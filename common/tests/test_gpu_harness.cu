@@ -7,7 +7,9 @@
 #include "common/device_buffer.hpp"
 #include "common/device_info.hpp"
 #include "common/gemm.hpp"
+#include "common/gemm_test.hpp"
 #include "common/launch.cuh"
+#include "common/launch_record.hpp"
 #include "common/occupancy.hpp"
 #include "common/reference.hpp"
 #include "common/timing.hpp"
@@ -109,7 +111,9 @@ TEST_CASE("occupancy calculator agrees with cudaOccupancyMaxActiveBlocksPerMulti
     size_t dynamic_smem;
     const char* what;
   };
-  allow_dynamic_smem(dynamic_smem_kernel, 100 * 1024);
+  // The largest block this GPU allows: all the shared memory one block may have (opt-in).
+  const size_t most = sm.max_smem_per_block;
+  allow_dynamic_smem(dynamic_smem_kernel, most);
   const Case cases[] = {
       {reinterpret_cast<const void*>(smem_kernel<8192>), 256, 0, "32 KB static, 256 threads"},
       {reinterpret_cast<const void*>(smem_kernel<8192>), 1024, 0, "32 KB static, 1024 threads"},
@@ -117,7 +121,7 @@ TEST_CASE("occupancy calculator agrees with cudaOccupancyMaxActiveBlocksPerMulti
       {reinterpret_cast<const void*>(smem_kernel<12000>), 128, 0, "48000 B static, 128 threads"},
       {reinterpret_cast<const void*>(dynamic_smem_kernel), 256, 0, "no shared memory"},
       {reinterpret_cast<const void*>(dynamic_smem_kernel), 256, 20000, "20000 B dynamic"},
-      {reinterpret_cast<const void*>(dynamic_smem_kernel), 512, 100 * 1024, "100 KB dynamic"},
+      {reinterpret_cast<const void*>(dynamic_smem_kernel), 512, most, "the opt-in maximum"},
       {reinterpret_cast<const void*>(dynamic_smem_kernel), 32, 1, "1 B dynamic, 32 threads"},
       {reinterpret_cast<const void*>(register_hungry_kernel), 256, 0, "register-hungry, 256"},
       {reinterpret_cast<const void*>(register_hungry_kernel), 96, 0, "register-hungry, 96"},
@@ -129,6 +133,7 @@ TEST_CASE("occupancy calculator agrees with cudaOccupancyMaxActiveBlocksPerMulti
     INFO(c.what << ": " << k.registers_per_thread << " registers, " << k.smem_per_block
                 << " B shared; ours " << ours.blocks_per_sm << " (" << to_string(ours.limiter)
                 << "), runtime " << runtime);
+    CHECK(ours.blocks_per_sm == blocks_by_the_rules(k, sm));
     CHECK(ours.blocks_per_sm == runtime);
   }
 }
@@ -171,6 +176,74 @@ TEST_CASE("launch point refuses empty grids and oversized blocks with a clear me
   launch(simple_gemm, dim3(1, 1), dim3(16, 16), 0, A.data(), B.data(), C.data(), 1, 1, 1);
   CHECK(last_launch().threads_per_block() == 256);
   CHECK(last_launch().kernel == reinterpret_cast<const void*>(simple_gemm));
+}
+
+TEST_CASE("a block needing more shared memory than this GPU allows is refused before launch",
+          "[gpu][launch][fit]") {
+  REQUIRE_GPU();  // the CPU backend checks the dynamic opt-in the same way
+  const SmLimits sm = sm_limits_of_device(0);
+  DeviceBuffer<float> out(1024);
+  const long launches = launch_count();
+  const size_t too_much = sm.max_smem_per_block + 128;
+  try {
+    launch(dynamic_smem_kernel, dim3(1), dim3(32), too_much, out.data());
+    FAIL("no exception for " << too_much << " B of shared memory");
+  } catch (const KernelDoesNotFit& e) {
+    const std::string what = e.what();
+    INFO(what);
+    CHECK(what.find("needs " + with_thousands(too_much) + " B") != std::string::npos);
+    CHECK(what.find("this GPU allows " + with_thousands(sm.max_smem_per_block) + " B") !=
+          std::string::npos);
+  }
+  CHECK(launch_count() == launches);          // refused, not launched
+  CHECK(cudaGetLastError() == cudaSuccess);   // and nothing left behind for the next launch
+  // Exactly the maximum is allowed (the launch opts in above 48 KB).
+  out.poison();
+  launch(dynamic_smem_kernel, dim3(1), dim3(32), sm.max_smem_per_block, out.data());
+  device_synchronize();
+  CHECK(out.download()[0] == 31.0f);
+}
+
+TEST_CASE("static and dynamic shared memory count together against the limit",
+          "[gpu][launch][fit]") {
+  REQUIRE_REAL_GPU();  // static shared memory sizes exist only in a GPU build
+  const SmLimits sm = sm_limits_of_device(0);
+  DeviceBuffer<float> out(1024);
+  // 48,000 B static + just enough dynamic to pass the maximum by 128 B.
+  const size_t dynamic = sm.max_smem_per_block - 48000 + 128;
+  try {
+    launch(smem_kernel<12000>, dim3(1), dim3(128), dynamic, out.data());
+    FAIL("no exception");
+  } catch (const KernelDoesNotFit& e) {
+    const std::string what = e.what();
+    INFO(what);
+    CHECK(what.find("needs " + with_thousands(sm.max_smem_per_block + 128) +
+                    " B of shared memory per block; this GPU allows " +
+                    with_thousands(sm.max_smem_per_block) + " B") != std::string::npos);
+  }
+  launch(smem_kernel<12000>, dim3(1), dim3(128), dynamic - 128, out.data());
+  device_synchronize();
+}
+
+TEST_CASE("the fit check's register arithmetic agrees with the runtime at every block size",
+          "[gpu][fit]") {
+  REQUIRE_REAL_GPU();
+  // cudaFuncAttributes::maxThreadsPerBlock is the runtime's own answer to "how many threads
+  // can one block of this compiled kernel have here", registers included.
+  const SmLimits sm = sm_limits_of_device(0);
+  const void* kernels[] = {reinterpret_cast<const void*>(register_hungry_kernel),
+                           reinterpret_cast<const void*>(simple_gemm),
+                           reinterpret_cast<const void*>(dynamic_smem_kernel)};
+  for (const void* kernel : kernels) {
+    cudaFuncAttributes a{};
+    CUDA_CHECK(cudaFuncGetAttributes(&a, kernel));
+    for (int threads = 32; threads <= sm.max_threads_per_block; threads += 32) {
+      const KernelResources k{threads, a.numRegs, a.sharedSizeBytes};
+      INFO(a.numRegs << " registers, " << threads << " threads: runtime allows "
+                     << a.maxThreadsPerBlock << "; " << does_not_fit(k, sm));
+      CHECK(does_not_fit(k, sm).empty() == (threads <= a.maxThreadsPerBlock));
+    }
+  }
 }
 
 TEST_CASE("out of GPU memory is a clear error, and the device stays usable", "[gpu][buffer]") {

@@ -2,8 +2,9 @@
 //
 // The CPU build puts common/cpu_backend/include first on the include path, so every
 // `#include "common/launch.cuh"` of a chapter lands here instead of on common/launch.cuh.
-// Same interface, same checks: validate the geometry, opt in to large dynamic shared memory,
-// run the kernel, check cudaGetLastError(), remember the configuration. "Run" means: the scheduler
+// Same interface, nearly the same checks: validate the geometry, refuse dynamic shared memory
+// above the opt-in maximum (the GPU edition's fuller fit check, require_fit, needs the compiled
+// kernel's registers and static shared memory, which the CPU does not have), run the kernel, check cudaGetLastError(), remember the configuration. "Run" means: the scheduler
 // (common/cpu_backend/scheduler.cpp) calls the kernel once per CUDA thread, each thread a
 // fiber, one block at a time, and returns when the grid is done.
 #pragma once
