@@ -1,6 +1,7 @@
 // Chapter 06: first the coalescing demo (one access pattern per row, the calculator's
 // prediction beside the measurement), then every transpose against its ceilings, a copy
-// kernel and cudaMemcpy device-to-device, timed in this same process.
+// kernel and cudaMemcpy device-to-device, timed in this same process (run_transpose_chapter,
+// common/chapter_main.hpp: the transpose twin of the GEMM chapters' run_gemm_chapter).
 #include <climits>
 #include <cstdint>
 #include <iomanip>
@@ -114,98 +115,6 @@ void run_coalescing_demo(std::ostream& out, const CliOptions& o) {
   print_demo(out, rows, n);
 }
 
-// ---- The transposes -----------------------------------------------------------------
-
-// Refuses what cannot run before anything is allocated (the demo included): more elements
-// than the kernels' int indices reach, then more than this GPU's free memory.
-void check_size(const CliOptions& o) {
-  const int64_t elements = int64_t(o.m) * o.n;
-  if (elements > INT_MAX)
-    throw tutorial::UnsupportedShape("06_transpose: " + std::to_string(elements) +
-                                     " elements; the kernels index with 32-bit int, so at most " +
-                                     std::to_string(INT_MAX));
-  tutorial::require_device_memory(2 * size_t(elements) * sizeof(float), "the input and output");
-}
-
-int run_transposes(const CliOptions& o, const DeviceInfo& device) {
-  const int rows = o.m, cols = o.n;
-  const double bytes = tutorial::transpose_bytes(rows, cols);
-  std::ostringstream shape;
-  shape << rows << "x" << cols << " floats (out " << cols << "x" << rows << "), "
-        << std::fixed << std::setprecision(1) << bytes / 1e6 << " MB moved";
-  std::cerr << "[06_transpose] " << device.name << ", " << shape.str() << "\n";
-  const tutorial::ReportHeader header = tutorial::make_header(device, shape.str());
-  const tutorial::TimingOptions timing{2, o.iters, true};
-
-  const tutorial::HostMatrix in = tutorial::random_matrix(rows, cols, o.seed);
-  tutorial::HostMatrix want;
-  if (o.check) {
-    want = tutorial::HostMatrix(cols, rows);
-    tutorial::cpu_transpose(in.data(), want.data(), rows, cols);
-  }
-  tutorial::DeviceBuffer<float> d_in(in.values);
-  tutorial::DeviceBuffer<float> d_out(size_t(rows) * cols);
-
-  // The ceiling: the driver's own device-to-device copy of the same bytes.
-  const tutorial::TimingStats memcpy_time = tutorial::time_gpu(
-      [&] { tutorial::copy_device_to_device(d_out.data(), d_in.data(), d_in.bytes()); }, timing);
-
-  auto make_row = [&](const std::string& chapter, const std::string& name,
-                      const tutorial::TimingStats& t) {
-    tutorial::ReportRow row;
-    row.chapter = chapter;
-    row.kernel = name;
-    row.median_ms = t.median_ms;
-    row.min_ms = t.min_ms;
-    row.max_ms = t.max_ms;
-    row.rate = bytes / (t.median_ms * 1e-3) / 1e9;
-    row.rate_unit = "GB/s";
-    row.pct_of_ceiling = 100.0 * memcpy_time.median_ms / t.median_ms;
-    row.ceiling = "cudaMemcpy D2D";
-    return row;
-  };
-  // `expected` is what d_out must hold afterwards: the input for a copy, its transpose else.
-  bool all_ok = true;
-  auto check = [&](const tutorial::HostMatrix& expected) -> std::string {
-    if (!o.check) return "not checked";
-    const std::vector<float> got = d_out.download();
-    const tutorial::CompareResult cmp = tutorial::compare(
-        got.data(), expected.data(), expected.rows, expected.cols, tutorial::Tolerance::exact());
-    all_ok = all_ok && cmp.ok();
-    return cmp.ok() ? "ok" : "WRONG: " + cmp.summary();
-  };
-
-  std::vector<tutorial::ReportRow> report;
-  d_out.poison();
-  tutorial::copy_device_to_device(d_out.data(), d_in.data(), d_in.bytes());
-  tutorial::ReportRow memcpy_row = make_row("ceiling", "cudaMemcpy D2D", memcpy_time);
-  memcpy_row.status = check(in);
-  report.push_back(memcpy_row);
-
-  auto run_kernel = [&](const std::string& chapter, const tutorial::TransposeKernel& kernel,
-                        const tutorial::HostMatrix& expected) {
-    std::cerr << "[06_transpose] " << kernel.name << "\n";
-    d_out.poison();
-    kernel.launch(d_in.data(), d_out.data(), rows, cols);
-    tutorial::device_synchronize();
-    const tutorial::Occupancy occ = tutorial::occupancy_of_last_launch(device);
-    const std::string status = check(expected);
-    const tutorial::TimingStats t = tutorial::time_gpu(
-        [&] { kernel.launch(d_in.data(), d_out.data(), rows, cols); }, timing);
-    tutorial::ReportRow row = make_row(chapter, kernel.name, t);
-    row.status = status;
-    row.occupancy = occ.occupancy;
-    row.limiter = tutorial::to_string(occ.limiter);
-    report.push_back(row);
-  };
-  run_kernel("ceiling", ch06::copy_kernel(), in);
-  for (const tutorial::TransposeKernel& kernel : ch06::chapter_kernels())
-    run_kernel("06_transpose", kernel, want);
-
-  tutorial::print_report(std::cout, header, report, o.format);
-  return all_ok ? tutorial::kExitOk : tutorial::kExitFailure;
-}
-
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -214,10 +123,11 @@ int main(int argc, char** argv) {
   defaults.m = defaults.n = defaults.k = 8192;
   defaults.iters = 20;
   return tutorial::guarded_main(argc, argv, defaults, [](const CliOptions& o, const DeviceInfo& d) {
-    check_size(o);
+    tutorial::check_transpose_size("06_transpose", o.m, o.n);  // before the demo allocates
     // The demo's table goes to stdout with the transpose table, or to stderr when stdout
     // must stay machine-readable (--csv, --json).
     run_coalescing_demo(o.format == tutorial::OutputFormat::Table ? std::cout : std::cerr, o);
-    return run_transposes(o, d);
+    return tutorial::run_transpose_chapter("06_transpose", {ch06::copy_kernel()},
+                                           ch06::chapter_kernels(), o, d);
   });
 }

@@ -1,14 +1,51 @@
 #include "common/chapter_main.hpp"
 
+#include <climits>
+#include <iomanip>
 #include <iostream>
+#include <sstream>
 
 #include "common/cuda_check.hpp"
 #include "common/gemm_shape.hpp"
+#include "common/host_matrix.hpp"
 #include "common/launch_record.hpp"
 #include "common/reference.hpp"
 #include "common/timing.hpp"
 
 namespace tutorial {
+
+namespace {
+
+// A timed row: `work` (FLOPs or bytes) per run, the rate in G`unit`, and the % of the
+// ceiling timed in the same process.
+ReportRow timed_row(const std::string& chapter, const std::string& name, const TimingStats& t,
+                    double work, const std::string& unit, const TimingStats& ceiling,
+                    const std::string& ceiling_name) {
+  ReportRow row;
+  row.chapter = chapter;
+  row.kernel = name;
+  row.median_ms = t.median_ms;
+  row.min_ms = t.min_ms;
+  row.max_ms = t.max_ms;
+  row.rate = work / (t.median_ms * 1e-3) / 1e9;
+  row.rate_unit = unit;
+  row.pct_of_ceiling = 100.0 * ceiling.median_ms / t.median_ms;
+  row.ceiling = ceiling_name;
+  return row;
+}
+
+// A kernel that refused the size, or a block this GPU cannot hold (KernelDoesNotFit: the
+// limit is named): a skipped row, and the other kernels still run.
+ReportRow skipped_row(const std::string& chapter, const std::string& name,
+                      const UnsupportedShape& why) {
+  ReportRow row;
+  row.chapter = chapter;
+  row.kernel = name;
+  row.status = std::string("skipped: ") + why.what();
+  return row;
+}
+
+}  // namespace
 
 int guarded_main(int argc, char** argv, const CliOptions& defaults,
                  const std::function<int(const CliOptions&, const DeviceInfo&)>& body) {
@@ -92,16 +129,7 @@ int run_gemm_chapter(const std::string& chapter, const std::vector<GemmKernel>& 
   const double compulsory_ai = flops / gemm_compulsory_bytes(M, N, K);
 
   auto make_row = [&](const std::string& name, const TimingStats& t, double intensity) {
-    ReportRow row;
-    row.chapter = chapter;
-    row.kernel = name;
-    row.median_ms = t.median_ms;
-    row.min_ms = t.min_ms;
-    row.max_ms = t.max_ms;
-    row.rate = flops / (t.median_ms * 1e-3) / 1e9;
-    row.rate_unit = "GFLOP/s";
-    row.pct_of_ceiling = 100.0 * cublas_time.median_ms / t.median_ms;
-    row.ceiling = "cuBLAS";
+    ReportRow row = timed_row(chapter, name, t, flops, "GFLOP/s", cublas_time, "cuBLAS");
     row.intensity = intensity;
     row.pct_of_roofline = 100.0 * row.rate /
         roofline_gflops(intensity, header.copy_bandwidth_gbs, header.fp32_peak_gflops);
@@ -121,11 +149,7 @@ int run_gemm_chapter(const std::string& chapter, const std::vector<GemmKernel>& 
     try {
       kernel.launch(p.dA.data(), p.dB.data(), p.dC.data(), M, N, K);
     } catch (const UnsupportedShape& e) {
-      ReportRow row;
-      row.chapter = chapter;
-      row.kernel = kernel.name;
-      row.status = std::string("skipped: ") + e.what();
-      rows.push_back(row);
+      rows.push_back(skipped_row(chapter, kernel.name, e));
       continue;
     }
     device_synchronize();
@@ -146,6 +170,91 @@ int run_gemm_chapter(const std::string& chapter, const std::vector<GemmKernel>& 
     rows.push_back(row);
   }
   print_report(std::cout, header, rows, o.format);
+  return all_ok ? kExitOk : kExitFailure;
+}
+
+void check_transpose_size(const std::string& chapter, int rows, int cols) {
+  const int64_t elements = int64_t(rows) * cols;
+  if (rows < 1 || cols < 1)
+    throw UnsupportedShape(chapter + ": rows and cols must be >= 1");
+  if (elements > INT_MAX)
+    throw UnsupportedShape(chapter + ": " + std::to_string(elements) +
+                           " elements; the kernels index with 32-bit int, so at most " +
+                           std::to_string(INT_MAX));
+  require_device_memory(2 * size_t(elements) * sizeof(float), "the input and output");
+}
+
+int run_transpose_chapter(const std::string& chapter, const std::vector<TransposeKernel>& copies,
+                          const std::vector<TransposeKernel>& kernels, const CliOptions& o,
+                          const DeviceInfo& device) {
+  const int rows = o.m, cols = o.n;
+  const double bytes = transpose_bytes(rows, cols);
+  std::ostringstream shape;
+  shape << rows << "x" << cols << " floats (out " << cols << "x" << rows << "), " << std::fixed
+        << std::setprecision(1) << bytes / 1e6 << " MB moved";
+  std::cerr << "[" << chapter << "] " << device.name << ", " << shape.str() << "\n";
+  check_transpose_size(chapter, rows, cols);
+  const ReportHeader header = make_header(device, shape.str());
+  const TimingOptions timing{2, o.iters, true};
+
+  const HostMatrix in = random_matrix(rows, cols, o.seed);
+  HostMatrix want;
+  if (o.check) {
+    want = HostMatrix(cols, rows);
+    cpu_transpose(in.data(), want.data(), rows, cols);
+  }
+  DeviceBuffer<float> dIn(in.values), dOut(size_t(rows) * cols);
+
+  // The ceiling: the driver's own device-to-device copy of the same bytes.
+  const TimingStats memcpy_time = time_gpu(
+      [&] { copy_device_to_device(dOut.data(), dIn.data(), dIn.bytes()); }, timing);
+  auto make_row = [&](const std::string& row_chapter, const std::string& name,
+                      const TimingStats& t) {
+    return timed_row(row_chapter, name, t, bytes, "GB/s", memcpy_time, "cudaMemcpy D2D");
+  };
+  // `expected` is what dOut must hold afterwards: the input for a copy, its transpose else.
+  bool all_ok = true;
+  auto check = [&](const HostMatrix& expected) -> std::string {
+    if (!o.check) return "not checked";
+    const std::vector<float> got = dOut.download();
+    const CompareResult cmp =
+        compare(got.data(), expected.data(), expected.rows, expected.cols, Tolerance::exact());
+    all_ok = all_ok && cmp.ok();
+    return cmp.ok() ? "ok" : "WRONG: " + cmp.summary();
+  };
+
+  std::vector<ReportRow> report;
+  dOut.poison();
+  copy_device_to_device(dOut.data(), dIn.data(), dIn.bytes());
+  ReportRow memcpy_row = make_row("ceiling", "cudaMemcpy D2D", memcpy_time);
+  memcpy_row.status = check(in);
+  report.push_back(memcpy_row);
+
+  auto run_kernel = [&](const std::string& row_chapter, const TransposeKernel& kernel,
+                        const HostMatrix& expected) {
+    std::cerr << "[" << chapter << "] " << kernel.name << "\n";
+    dOut.poison();
+    try {
+      kernel.launch(dIn.data(), dOut.data(), rows, cols);
+    } catch (const UnsupportedShape& e) {
+      report.push_back(skipped_row(row_chapter, kernel.name, e));
+      return;
+    }
+    device_synchronize();
+    const Occupancy occ = occupancy_of_last_launch(device);
+    const std::string status = check(expected);
+    const TimingStats t =
+        time_gpu([&] { kernel.launch(dIn.data(), dOut.data(), rows, cols); }, timing);
+    ReportRow row = make_row(row_chapter, kernel.name, t);
+    row.status = status;
+    row.occupancy = occ.occupancy;
+    row.limiter = to_string(occ.limiter);
+    report.push_back(row);
+  };
+  for (const TransposeKernel& copy : copies) run_kernel("ceiling", copy, in);
+  for (const TransposeKernel& kernel : kernels) run_kernel(chapter, kernel, want);
+
+  print_report(std::cout, header, report, o.format);
   return all_ok ? kExitOk : kExitFailure;
 }
 

@@ -9,6 +9,7 @@
 #include "common/device_info.hpp"
 #include "common/gemm.hpp"
 #include "common/report.hpp"
+#include "common/transpose.hpp"
 
 namespace tutorial {
 
@@ -30,6 +31,18 @@ ReportHeader make_header(const DeviceInfo& device, const std::string& shape);
 // each (median of --iters) and prints one table. Returns non-zero if any kernel is wrong.
 int run_gemm_chapter(const std::string& chapter, const std::vector<GemmKernel>& kernels,
                      const CliOptions& options, const DeviceInfo& device);
+
+// The same for a transpose chapter, rows x cols from --rows/--cols: cudaMemcpy device-to-device
+// of the same bytes is the ceiling every row is compared with; `copies` are more ceilings (a
+// copy kernel: checked against the input), `kernels` the transposes (checked against the CPU
+// transpose, exactly). Returns non-zero if any kernel is wrong.
+int run_transpose_chapter(const std::string& chapter, const std::vector<TransposeKernel>& copies,
+                          const std::vector<TransposeKernel>& kernels, const CliOptions& options,
+                          const DeviceInfo& device);
+
+// Refuses a transpose the kernels cannot index (more than INT_MAX elements) or this GPU cannot
+// hold (input and output), before anything is allocated.
+void check_transpose_size(const std::string& chapter, int rows, int cols);
 
 // Occupancy of the kernel most recently launched through tutorial::launch().
 Occupancy occupancy_of_last_launch(const DeviceInfo& device);
