@@ -41,7 +41,12 @@
 // (The build rewrites `__shared__ alignas(16) T x[..]` to `alignas(16) __shared__ T x[..]`,
 // since C++ wants the attribute first, and `extern __shared__ T x[];` to a pointer into the
 // launch's dynamic shared memory; see rewrite_shared.cmake.)
+#ifndef TUTORIAL_CPU_ANALYZE
 #define __shared__ static
+#else
+// The memory model's build also needs to know which statics are shared memory: one section.
+#define __shared__ static __attribute__((section("tutorial_shared")))
+#endif
 
 // ---------------------------------------------------------------------------------------
 // Built-in types and variables
@@ -93,7 +98,13 @@ TUTORIAL_CPU_VECTOR_TYPES_(unsigned short, ushort, 4, 8)
 TUTORIAL_CPU_VECTOR_TYPES_(int, int, 8, 16)
 TUTORIAL_CPU_VECTOR_TYPES_(long long, longlong, 16, 16)
 TUTORIAL_CPU_VECTOR_TYPES_(unsigned long long, ulonglong, 16, 16)
+#ifndef TUTORIAL_CPU_ANALYZE
 TUTORIAL_CPU_VECTOR_TYPES_(float, float, 8, 16)
+#else
+// The memory model's build (clang; README.md, "The memory model"): float2 and float4 as clang vector
+// types, so that a float4 load stays one 16-byte access instead of four 4-byte ones.
+#include "common/cpu_backend/analyze/vector_types.hpp"
+#endif
 TUTORIAL_CPU_VECTOR_TYPES_(double, double, 16, 16)
 #undef TUTORIAL_CPU_VECTOR_TYPES_
 // uint3 is the built-in above (it has no alignment requirement); the other unsigned ones:

@@ -95,13 +95,16 @@ bool guarded_free(void* ptr) {
   return true;
 }
 
-bool is_device_range(const void* ptr, size_t bytes) {
+uintptr_t device_allocation_start(const void* ptr, size_t bytes) {
   const uintptr_t p = reinterpret_cast<uintptr_t>(ptr);
   auto it = allocations().upper_bound(p);
-  if (it == allocations().begin()) return false;
+  if (it == allocations().begin()) return 0;
   --it;
-  return p - it->first <= it->second.bytes && bytes <= it->second.bytes - (p - it->first);
+  const bool inside = p - it->first <= it->second.bytes && bytes <= it->second.bytes - (p - it->first);
+  return inside ? it->first : 0;
 }
+
+bool is_device_range(const void* ptr, size_t bytes) { return device_allocation_start(ptr, bytes) != 0; }
 
 size_t device_bytes_in_use() {
   size_t total = 0;
@@ -146,6 +149,11 @@ void* dynamic_smem_region(size_t bytes) {
 
 void poison_dynamic_smem() {
   if (g_smem.padded) std::memset(g_smem.start, kPoison, g_smem.padded);
+}
+
+bool is_dynamic_smem_range(const void* ptr, size_t bytes) {
+  const char* p = static_cast<const char*>(ptr);
+  return g_smem.start && p >= g_smem.start && size_t(p - g_smem.start) + bytes <= g_smem.bytes;
 }
 
 char* map_stacks(size_t count, size_t bytes, size_t* stride) {

@@ -23,6 +23,9 @@ bool guarded_free(void* ptr);
 // Whether [ptr, ptr + bytes) lies inside one live allocation.
 bool is_device_range(const void* ptr, size_t bytes);
 size_t device_bytes_in_use();
+// The start of the live allocation that holds [ptr, ptr + bytes), or 0 when none does (the
+// memory model measures sectors from it: cudaMalloc's allocations start 256-byte aligned).
+uintptr_t device_allocation_start(const void* ptr, size_t bytes);
 
 // Checks the canaries of every allocation; returns a description of the first damaged one
 // ("" when none), and repairs them so the same damage is reported once.
@@ -32,6 +35,8 @@ std::string check_slack_canaries();
 // filled with 0xFF bytes (NaN as floats). The pointer stays valid until the next call.
 void* dynamic_smem_region(size_t bytes);
 void poison_dynamic_smem();
+// Whether [ptr, ptr + bytes) lies inside the current launch's dynamic shared memory.
+bool is_dynamic_smem_range(const void* ptr, size_t bytes);
 
 // A PROT_NONE page below each fiber stack catches stack overflow.
 struct StackRange {

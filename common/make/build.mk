@@ -8,9 +8,10 @@ JOBS        ?= $(shell nproc 2>/dev/null || echo 2)
 # Debian/Ubuntu packages the build needs besides the CUDA Toolkit (python3 and gnuplot-nox:
 # the results tables and plots of common/scripts/progression.py; libboost-context-dev: the
 # fibers of the CPU backend, common/cpu_backend/; bubblewrap and gnupg: the exercise grader's
-# sandbox and the sealed solutions, exercises/README.md).
+# sandbox and the sealed solutions, exercises/README.md; clang: the CPU backend's memory model,
+# `make analyze`, common/cpu_backend/README.md).
 DEPS_PACKAGES := cmake make g++ catch2 libbenchmark-dev python3 gnuplot-nox libboost-context-dev \
-                 bubblewrap gnupg
+                 bubblewrap gnupg clang
 
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 

@@ -5,6 +5,9 @@
 #                   build/profile/<chapter>.ncu-rep for the Nsight Compute UI
 #   make sass       the machine code of the kernels (build/sass/<chapter>.sass) and a count of
 #                   the instructions the lesson talks about; needs no GPU
+#   make analyze    the CPU backend's memory model: every kernel at a small shape, its warp
+#                   requests, sectors/request and shared-memory wavefronts counted on the CPU;
+#                   needs no GPU (clang++ and the CPU backend; build/analyze/<chapter>-analyze.md)
 # Inside a chapter folder they inspect that chapter; at the top every chapter (a chapter that is
 # not built yet is reported and skipped), and they fail if any chapter fails.
 # Variables:
@@ -16,6 +19,7 @@
 #   SANITIZE_FROM_LOGS=1     judge the sanitizer logs of the last run again, running nothing
 #   SASS_ARCH=sm_80          which machine code to dump when the binary holds several
 #   INSPECT_RESULTS_DIR=dir  also copy the digests there
+#   ANALYZE_ARGS="--size 256 --lines"  the analyzers' shape, and a table per source line
 
 # The chapters a command covers: the one this Makefile belongs to, or all of them.
 INSPECT_CHAPTERS = $(or $(CHAPTER),$(TUTORIAL_CHAPTERS))
@@ -36,3 +40,9 @@ profile: $(INSPECT_PREREQ)
 
 sass: $(INSPECT_PREREQ)
 	@$(INSPECT_ENV) bash $(TOP)/common/scripts/inspect_sass.sh $(INSPECT_CHAPTERS)
+
+# The memory model builds only its own analyzers (clang), not the whole tree.
+.PHONY: analyze
+analyze: configure
+	@$(INSPECT_ENV) ANALYZE_ARGS='$(ANALYZE_ARGS)' JOBS='$(JOBS)' NO_BUILD='$(NO_BUILD)' \
+	  bash $(TOP)/common/scripts/inspect_analyze.sh $(INSPECT_CHAPTERS)

@@ -10,10 +10,19 @@
 
 #include "common/cpu_backend/cuda_shim.hpp"
 
+#ifdef TUTORIAL_CPU_ANALYZE
+// The memory model's build (analyze/memory_model.cpp): the copy's global read is a load of
+// the kernel, counted at this call site.
+extern "C" void tutorial_analyze_async_copy(const void* src, size_t bytes);
+#endif
+
 // size_and_align: 4, 8 or 16 bytes, and both pointers aligned to it; the last zfill bytes of
 // the destination are zero-filled instead of copied.
 inline void __pipeline_memcpy_async(void* __restrict__ dst, const void* __restrict__ src,
                                     size_t size_and_align, size_t zfill = 0) {
+#ifdef TUTORIAL_CPU_ANALYZE
+  tutorial_analyze_async_copy(src, size_and_align - zfill);
+#endif
   ::tutorial::cpu::pipeline_memcpy_async(dst, src, size_and_align, zfill);
 }
 inline void __pipeline_commit() { ::tutorial::cpu::pipeline_commit(); }

@@ -1,0 +1,261 @@
+// The memory model's recorder: the sanitizer-coverage hooks, the grouping of accesses into
+// warp requests, and their cost by the rules of common/memory_access.hpp. Compiled by the
+// host compiler without the hooks (only the kernels' translation unit has them).
+#include "common/cpu_backend/analyze/memory_model.hpp"
+
+#include <dlfcn.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <map>
+#include <sstream>
+#include <tuple>
+
+#include "common/cpu_backend/guarded_memory.hpp"
+#include "common/memory_access.hpp"
+
+// Every static __shared__ array of the analysis build lives in this section (cuda_shim.hpp);
+// the linker defines its bounds. Weak: a program without shared arrays has no such section.
+extern "C" {
+extern char __start_tutorial_shared[] __attribute__((weak));
+extern char __stop_tutorial_shared[] __attribute__((weak));
+}
+
+namespace tutorial::analyze {
+
+OpStats& OpStats::operator+=(const OpStats& o) {
+  requests += o.requests;
+  sectors += o.sectors;
+  bytes_requested += o.bytes_requested;
+  wavefronts += o.wavefronts;
+  ideal_wavefronts += o.ideal_wavefronts;
+  return *this;
+}
+
+MemoryStats& MemoryStats::operator+=(const MemoryStats& o) {
+  global_ld += o.global_ld;
+  global_st += o.global_st;
+  shared_ld += o.shared_ld;
+  shared_st += o.shared_st;
+  return *this;
+}
+
+namespace {
+
+constexpr int kWarp = 32;
+constexpr unsigned kMaxThreads = 1024;
+
+// One lane's access to GPU memory.
+struct Access {
+  uint32_t warp;        // threads 0-31 of the block are warp 0, 32-63 warp 1, ...
+  uint32_t execution;   // this lane's n-th execution of `site`
+  uintptr_t site;       // the instruction: the hook's return address
+  bool shared;          // shared memory (else global)
+  bool store;
+  uint8_t bytes;        // 1, 2, 4, 8 or 16
+  uint8_t lane;         // 0..31
+  uintptr_t address;
+
+  auto request_key() const { return std::tie(warp, site, execution, shared, store); }
+};
+
+struct Recorder {
+  bool on = false;
+  bool have_block = false;
+  uint3 block{0, 0, 0};
+  std::vector<Access> accesses;  // the current block's, flushed when the block changes
+  // Per thread of the block: how often it has executed each site (few sites: a flat list).
+  std::vector<std::vector<std::pair<uintptr_t, uint32_t>>> executions =
+      std::vector<std::vector<std::pair<uintptr_t, uint32_t>>>(kMaxThreads);
+  MemoryStats totals;
+  std::map<uintptr_t, MemoryStats> per_site;
+};
+Recorder g;
+
+bool is_shared(uintptr_t address, size_t bytes) {
+  const uintptr_t begin = reinterpret_cast<uintptr_t>(__start_tutorial_shared);
+  const uintptr_t end = reinterpret_cast<uintptr_t>(__stop_tutorial_shared);
+  if (begin && address >= begin && address + bytes <= end) return true;
+  return cpu::is_dynamic_smem_range(reinterpret_cast<const void*>(address), bytes);
+}
+
+// The cost of one request: the accesses of one warp, one site, one execution.
+OpStats cost_of(const Access* first, const Access* last) {
+  OpStats cost;
+  cost.requests = 1;
+  const int bytes = first->bytes;
+  if (!first->shared) {
+    std::vector<uint64_t> addresses;
+    for (const Access* a = first; a != last; ++a) addresses.push_back(a->address);
+    const GlobalAccessCost c = global_access_cost(addresses, bytes);
+    cost.sectors = uint64_t(c.sectors);
+    cost.bytes_requested = c.requested_bytes;
+    return cost;
+  }
+  // Shared memory: a 4-byte (or narrower) access is served for the whole warp at once; an
+  // 8- or 16-byte one in phases of 16 or 8 consecutive lanes (memory_access.hpp). Each phase
+  // with an active lane needs at least one wavefront; conflicts add more.
+  const int words = bytes >= kBankWordBytes ? bytes / kBankWordBytes : 1;
+  const int phase_lanes = kWarp / words;
+  std::vector<std::vector<uint32_t>> phases(size_t(kWarp / phase_lanes));
+  for (const Access* a = first; a != last; ++a)
+    phases[size_t(a->lane / phase_lanes)].push_back(uint32_t(a->address / kBankWordBytes));
+  for (const std::vector<uint32_t>& phase : phases) {
+    if (phase.empty()) continue;
+    cost.wavefronts += uint64_t(shared_access_cost(phase, words).wavefronts);
+    cost.ideal_wavefronts += 1;
+  }
+  return cost;
+}
+
+OpStats& slot(MemoryStats& s, const Access& a) {
+  if (a.shared) return a.store ? s.shared_st : s.shared_ld;
+  return a.store ? s.global_st : s.global_ld;
+}
+
+// Turns the recorded accesses of one block into requests and adds up their costs.
+void flush_block() {
+  std::vector<Access>& acc = g.accesses;
+  std::sort(acc.begin(), acc.end(), [](const Access& a, const Access& b) {
+    return std::tie(a.warp, a.site, a.execution, a.shared, a.store, a.lane) <
+           std::tie(b.warp, b.site, b.execution, b.shared, b.store, b.lane);
+  });
+  for (size_t begin = 0; begin < acc.size();) {
+    size_t end = begin + 1;
+    while (end < acc.size() && acc[end].request_key() == acc[begin].request_key()) ++end;
+    const OpStats cost = cost_of(&acc[begin], &acc[end - 1] + 1);
+    slot(g.totals, acc[begin]) += cost;
+    slot(g.per_site[acc[begin].site], acc[begin]) += cost;
+    begin = end;
+  }
+  acc.clear();
+  for (auto& e : g.executions) e.clear();
+}
+
+void record(void* pointer, uint8_t bytes, bool store, void* return_address) {
+  if (!g.on) return;
+  uintptr_t address = reinterpret_cast<uintptr_t>(pointer);
+  const bool shared = is_shared(address, bytes);
+  if (!shared) {
+    // Only GPU memory counts: a kernel's locals live on its fiber's stack (registers or local
+    // memory on a GPU), threadIdx and the like in the backend's globals.
+    const uintptr_t start = cpu::device_allocation_start(pointer, bytes);
+    if (!start) return;
+    // The backend's allocations start 16-byte aligned, cudaMalloc's 256-byte aligned: place
+    // the buffer at a multiple of 256 (distinct for each buffer), so that sectors and lines
+    // fall where they would on the GPU.
+    address = (start << 8) + (address - start);
+  }
+  if (!g.have_block || blockIdx.x != g.block.x || blockIdx.y != g.block.y ||
+      blockIdx.z != g.block.z) {
+    if (g.have_block) flush_block();  // blocks run one after the other
+    g.block = blockIdx;
+    g.have_block = true;
+  }
+  const unsigned thread = threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z);
+  const uintptr_t site = reinterpret_cast<uintptr_t>(return_address);
+  uint32_t execution = 0;
+  auto& counts = g.executions[thread];
+  auto it = std::find_if(counts.begin(), counts.end(), [&](const auto& c) { return c.first == site; });
+  if (it == counts.end()) counts.emplace_back(site, 1);
+  else execution = it->second++;
+  g.accesses.push_back(Access{thread / kWarp, execution, site, shared, store, bytes,
+                              uint8_t(thread % kWarp), address});
+}
+
+}  // namespace
+
+void begin() {
+  g.accesses.clear();
+  for (auto& e : g.executions) e.clear();
+  g.have_block = false;
+  g.totals = MemoryStats{};
+  g.per_site.clear();
+  g.on = true;
+}
+
+MemoryStats end() {
+  if (g.have_block) flush_block();
+  g.have_block = false;
+  g.on = false;
+  return g.totals;
+}
+
+std::vector<SiteStats> sites() {
+  std::vector<SiteStats> result;
+  for (const auto& [site, stats] : g.per_site) result.push_back(SiteStats{site, stats});
+  auto weight = [](const SiteStats& s) {
+    return s.stats.global_ld.sectors + s.stats.global_st.sectors + s.stats.shared_ld.wavefronts +
+           s.stats.shared_st.wavefronts;
+  };
+  std::stable_sort(result.begin(), result.end(),
+                   [&](const SiteStats& a, const SiteStats& b) { return weight(a) > weight(b); });
+  return result;
+}
+
+std::vector<std::vector<std::string>> source_lines(const std::vector<uintptr_t>& sites) {
+  std::vector<std::vector<std::string>> lines(sites.size());
+  if (sites.empty()) return lines;
+  Dl_info info{};
+  if (!dladdr(reinterpret_cast<void*>(sites[0]), &info) || !info.dli_fname) return lines;
+  // A return address is the instruction after the call: one byte back is inside the call,
+  // whose line is the access's. Addresses relative to the executable's load address (PIE).
+  // -i: the chain of inlined functions, innermost first; -a: each chain after its address.
+  std::ostringstream command;
+#ifndef TUTORIAL_ANALYZE_ADDR2LINE
+#define TUTORIAL_ANALYZE_ADDR2LINE "addr2line"
+#endif
+  command << TUTORIAL_ANALYZE_ADDR2LINE << " -a -i -e '" << info.dli_fname << "'";
+  for (uintptr_t s : sites)
+    command << " 0x" << std::hex << (s - 1 - reinterpret_cast<uintptr_t>(info.dli_fbase));
+  command << " 2>/dev/null";
+  FILE* pipe = popen(command.str().c_str(), "r");
+  if (!pipe) return lines;
+  char buffer[4096];
+  long index = -1;
+  while (std::fgets(buffer, sizeof buffer, pipe)) {
+    std::string line(buffer);
+    while (!line.empty() && (line.back() == '\n' || line.back() == ' ')) line.pop_back();
+    if (line.rfind("0x", 0) == 0) {  // the next site's address
+      ++index;
+      continue;
+    }
+    const size_t discriminator = line.find(" (discriminator");
+    if (discriminator != std::string::npos) line.erase(discriminator);
+    if (index >= 0 && size_t(index) < lines.size() && line.rfind("??", 0) != 0)
+      lines[size_t(index)].push_back(line);
+  }
+  pclose(pipe);
+  return lines;
+}
+
+}  // namespace tutorial::analyze
+
+// ---------------------------------------------------------------------------------------
+// The hooks clang calls before every load and store of an instrumented translation unit
+// (-fsanitize-coverage=trace-loads,trace-stores): the argument is the address, the name
+// says the width. Their return address is the instruction that made the access.
+// ---------------------------------------------------------------------------------------
+
+#define TUTORIAL_ANALYZE_HOOKS_(bytes, type)                                               \
+  extern "C" void __sanitizer_cov_load##bytes(type* p) {                                   \
+    tutorial::analyze::record(p, bytes, false, __builtin_return_address(0));               \
+  }                                                                                        \
+  extern "C" void __sanitizer_cov_store##bytes(type* p) {                                  \
+    tutorial::analyze::record(p, bytes, true, __builtin_return_address(0));                \
+  }
+TUTORIAL_ANALYZE_HOOKS_(1, uint8_t)
+TUTORIAL_ANALYZE_HOOKS_(2, uint16_t)
+TUTORIAL_ANALYZE_HOOKS_(4, uint32_t)
+TUTORIAL_ANALYZE_HOOKS_(8, uint64_t)
+TUTORIAL_ANALYZE_HOOKS_(16, __int128)
+#undef TUTORIAL_ANALYZE_HOOKS_
+
+// cp.async (__pipeline_memcpy_async, include/cuda_pipeline.h in the analysis build): its read
+// of global memory counts as a global load of the copy's size; its write to shared memory is
+// not counted (the copy is performed later by the scheduler, outside the kernel's code).
+extern "C" void tutorial_analyze_async_copy(const void* src, size_t bytes) {
+  if (bytes == 0) return;  // a pure zero-fill reads nothing
+  tutorial::analyze::record(const_cast<void*>(src), uint8_t(bytes), false,
+                            __builtin_return_address(0));
+}

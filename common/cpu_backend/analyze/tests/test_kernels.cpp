@@ -1,0 +1,87 @@
+// The kernels of the memory model's tests, with the load/store hooks (clang; see
+// analyze/CMakeLists.txt). Chapter kernels come from their own headers, unchanged.
+#include "common/cpu_backend/analyze/tests/test_kernels.hpp"
+
+#include "01_naive/kernels.cuh"
+#include "06_transpose/kernels.cuh"
+#include "common/device_buffer.hpp"
+#include "common/launch.cuh"
+
+namespace memory_model_test {
+
+namespace an = tutorial::analyze;
+
+namespace {
+
+// Model of one launch: buffers zeroed (their values do not matter to the model).
+template <typename Launch>
+MemoryStats measure(Launch&& launch) {
+  an::begin();
+  launch();
+  return an::end();
+}
+
+// Every value loaded is stored, by the same lanes: a load whose value only some lanes use
+// would be moved under their branch by the compiler (nvcc's as well as clang's).
+__global__ void float4_copy_kernel(const float4* in, float4* out) {
+  out[threadIdx.x] = in[threadIdx.x];
+}
+
+__global__ void copy_kernel(const float* in, float* out) { out[threadIdx.x] = in[threadIdx.x]; }
+
+__global__ void even_lanes_kernel(const float* in, float* out) {
+  if (threadIdx.x % 2 == 0) out[threadIdx.x] = in[threadIdx.x];
+}
+
+__global__ void shared_float4_kernel(const float4* in, float4* out, int stride) {
+  __shared__ float4 s[32 * 2];
+  s[threadIdx.x * stride] = in[threadIdx.x];
+  __syncthreads();
+  out[threadIdx.x] = s[threadIdx.x * stride];
+}
+
+}  // namespace
+
+MemoryStats naive_gemm(int n) {
+  tutorial::DeviceBuffer<float> A(size_t(n) * n), B(size_t(n) * n), C(size_t(n) * n);
+  return measure([&] { ch01::launch_naive_gemm(A.data(), B.data(), C.data(), n, n, n); });
+}
+
+MemoryStats naive_gemm_swapped(int n) {
+  tutorial::DeviceBuffer<float> A(size_t(n) * n), B(size_t(n) * n), C(size_t(n) * n);
+  return measure([&] { ch01::launch_naive_gemm_swapped(A.data(), B.data(), C.data(), n, n, n); });
+}
+
+MemoryStats transpose_tiled(int n) {
+  tutorial::DeviceBuffer<float> in(size_t(n) * n), out(size_t(n) * n);
+  return measure([&] { ch06::launch_tiled<32, 8>(in.data(), out.data(), n, n); });
+}
+
+MemoryStats transpose_padded(int n) {
+  tutorial::DeviceBuffer<float> in(size_t(n) * n), out(size_t(n) * n);
+  return measure([&] { ch06::launch_padded<32, 8>(in.data(), out.data(), n, n); });
+}
+
+MemoryStats float4_copy() {
+  tutorial::DeviceBuffer<float4> in(32), out(32);
+  return measure([&] { tutorial::launch(float4_copy_kernel, dim3(1), dim3(32), 0, in.data(), out.data()); });
+}
+
+MemoryStats partial_warp_copy() {
+  tutorial::DeviceBuffer<float> in(48), out(48);
+  return measure([&] { tutorial::launch(copy_kernel, dim3(1), dim3(48), 0, in.data(), out.data()); });
+}
+
+MemoryStats even_lanes_copy() {
+  tutorial::DeviceBuffer<float> in(32), out(32);
+  return measure([&] { tutorial::launch(even_lanes_kernel, dim3(1), dim3(32), 0, in.data(), out.data()); });
+}
+
+MemoryStats shared_float4_copy(int stride) {
+  tutorial::DeviceBuffer<float4> in(32), out(32);
+  return measure([&] {
+    tutorial::launch(shared_float4_kernel, dim3(1), dim3(32), 0, in.data(), out.data(), stride);
+  });
+}
+
+}  // namespace memory_model_test

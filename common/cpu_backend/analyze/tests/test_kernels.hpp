@@ -1,0 +1,30 @@
+// The kernels the memory model's tests measure (test_kernels.cpp, compiled by clang with the
+// load/store hooks). Each function allocates its buffers, launches once with the model on and
+// returns what the model counted.
+#pragma once
+
+#include "common/cpu_backend/analyze/memory_model.hpp"
+
+namespace memory_model_test {
+
+using tutorial::analyze::MemoryStats;
+
+// Chapter 01's kernels, M = N = K = n.
+MemoryStats naive_gemm(int n);
+MemoryStats naive_gemm_swapped(int n);
+
+// Chapter 06's shared-memory transposes, n × n.
+MemoryStats transpose_tiled(int n);   // float tile[32][32]
+MemoryStats transpose_padded(int n);  // float tile[32][33]
+
+// One block of 32 threads, one float4 each: out4[lane] = in4[lane].
+MemoryStats float4_copy();
+// One block of 48 threads (a full warp and half of one): out[thread] = in[thread].
+MemoryStats partial_warp_copy();
+// One block of 32 threads; only the even lanes copy: if (lane % 2 == 0) out[lane] = in[lane].
+MemoryStats even_lanes_copy();
+// One block of 32 threads through a __shared__ float4 array: s[lane * stride] = in4[lane],
+// a barrier, out4[lane] = s[lane * stride].
+MemoryStats shared_float4_copy(int stride);
+
+}  // namespace memory_model_test
