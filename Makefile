@@ -6,13 +6,14 @@
 # make plots   roofline and progression charts from that JSON (gnuplot; any machine)
 # make readme-tables  refill the generated results tables of the READMEs from that JSON
 # make bench   run every chapter's Google Benchmark binary
+# make docs-test  try every command the READMEs show (common/scripts/docs_test.py; after a build)
 TOP := $(abspath $(dir $(lastword $(MAKEFILE_LIST))))
 include $(TOP)/common/make/build.mk
 include $(TOP)/common/make/inspect.mk
 
 CHAPTERS := $(TUTORIAL_CHAPTERS)
 
-.PHONY: all build check run plots readme-tables bench clean
+.PHONY: all build check run plots readme-tables bench docs-test clean
 all: build
 
 build: configure
@@ -41,6 +42,11 @@ bench: build
 	@set -e; for c in $(CHAPTERS); do \
 	  if [ -x $(BUILD_DIR)/bin/$${c}_bench ]; then echo "== $$c"; $(BUILD_DIR)/bin/$${c}_bench $(BENCH_ARGS); fi; \
 	done
+
+# Not a CTest test: it runs make and ctest itself, and a ctest inside `make check`'s ctest
+# would rewrite the log that check reads its skip reasons from.
+docs-test: build
+	python3 $(TOP)/common/scripts/docs_test.py --build-dir $(BUILD_DIR)
 
 clean:
 	rm -rf $(BUILD_DIR)
