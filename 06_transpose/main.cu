@@ -58,22 +58,7 @@ void print_demo(std::ostream& out, const std::vector<DemoRow>& rows, int n) {
                      percent(eff), percent(2.0 / (1.0 / eff + 1.0)), rate.str(),
                      percent(base_ms / r.ms)});
   }
-  std::vector<size_t> width(titles.size());
-  for (size_t c = 0; c < titles.size(); ++c) {
-    width[c] = titles[c].size();
-    for (const auto& row : cells) width[c] = std::max(width[c], row[c].size());
-  }
-  auto line = [&](const std::vector<std::string>& row) {
-    for (size_t c = 0; c < row.size(); ++c)
-      out << (c ? "  " : "") << (c == 0 ? std::left : std::right) << std::setw(int(width[c]))
-          << row[c];
-    out << std::right << "\n";
-  };
-  line(titles);
-  std::vector<std::string> rule;
-  for (size_t w : width) rule.push_back(std::string(w, '-'));
-  line(rule);
-  for (const auto& row : cells) line(row);
+  tutorial::print_aligned(out, titles, cells, {0});  // the pattern's name; numbers right
   out << "\n";
 }
 

@@ -1,5 +1,6 @@
 #include "common/report.hpp"
 
+#include <algorithm>
 #include <cstdio>
 #include <ctime>
 #include <iomanip>
@@ -77,6 +78,12 @@ void print_table(std::ostream& out, const ReportHeader& h, const std::vector<Rep
     cells.push_back({r.kernel, fixed(r.median_ms, 3), fixed(r.rate, 0, " ") + r.rate_unit, ceiling,
                      fixed(r.intensity, 2), fixed(r.pct_of_roofline, 1, "%"), occ, r.status});
   }
+  print_aligned(out, titles, cells, {0, titles.size() - 1});  // the kernel and its status
+}
+
+void print_aligned(std::ostream& out, const std::vector<std::string>& titles,
+                   const std::vector<std::vector<std::string>>& cells,
+                   const std::vector<size_t>& left) {
   std::vector<size_t> width(titles.size());
   for (size_t c = 0; c < titles.size(); ++c) {
     width[c] = titles[c].size();
@@ -84,8 +91,9 @@ void print_table(std::ostream& out, const ReportHeader& h, const std::vector<Rep
   }
   auto line = [&](const std::vector<std::string>& row) {
     for (size_t c = 0; c < row.size(); ++c) {
-      const bool left = c == 0 || c + 1 == row.size();
-      out << (c ? "  " : "") << (left ? std::left : std::right) << std::setw(int(width[c])) << row[c];
+      const bool is_left = std::find(left.begin(), left.end(), c) != left.end();
+      out << (c ? "  " : "") << (is_left ? std::left : std::right) << std::setw(int(width[c]))
+          << row[c];
     }
     out << std::right << "\n";
   };

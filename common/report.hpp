@@ -40,6 +40,12 @@ std::string utc_timestamp();
 void print_report(std::ostream& out, const ReportHeader& header, const std::vector<ReportRow>& rows,
                   OutputFormat format);
 void print_table(std::ostream& out, const ReportHeader& header, const std::vector<ReportRow>& rows);
+// Any table for a terminal: each column as wide as its widest cell, two spaces apart, a rule
+// under the titles; the columns listed in `left` (text) left-aligned, the others (numbers)
+// right-aligned.
+void print_aligned(std::ostream& out, const std::vector<std::string>& titles,
+                   const std::vector<std::vector<std::string>>& cells,
+                   const std::vector<size_t>& left);
 void print_csv(std::ostream& out, const ReportHeader& header, const std::vector<ReportRow>& rows);
 void print_json(std::ostream& out, const ReportHeader& header, const std::vector<ReportRow>& rows);
 
