@@ -21,13 +21,15 @@ def milliseconds(text):
 
 
 def dram_traffic(inspect_dir, chapter):
-    """(size, [(kernel, DRAM bytes read + written, time in ms)]) in launch order, from the
-    digest's "Where the traffic goes" table and the --size its command line shows; None when
-    the chapter has no digest or the digest has no such table."""
+    """(GPU, size, [(kernel, DRAM bytes read + written, time in ms)]) in launch order, from the
+    digest's "Where the traffic goes" table, the GPU its first line names and the --size its
+    command line shows; None when the chapter has no digest or the digest has no such table."""
     path = Path(inspect_dir) / f"{chapter}-profile.md"
     if not path.is_file():
         return None
     text = path.read_text()
+    lines = [l for l in text.splitlines() if l.strip() and not l.startswith("#")]
+    gpu = lines[0].split(";")[0].strip() if lines else ""
     size = re.search(r"--size (\d+)", text)
     parts = text.split("Where the traffic goes", 1)
     if not size or len(parts) < 2:
@@ -40,14 +42,26 @@ def dram_traffic(inspect_dir, chapter):
         read, written, ms = amount(cells[3]), amount(cells[4]), milliseconds(cells[6])
         if read is not None and written is not None:
             rows.append((cells[0].strip("`"), read + written, ms))
-    return int(size.group(1)), rows
+    return gpu, int(size.group(1)), rows
+
+
+def same_kernel(result_name, digest_name):
+    """A results row and a digest row name the same kernel: the same name, or (the chapters
+    that describe a configuration, `warp_tiled 128x128x8 w64x32 8x8`) the numbers of the row's
+    name are the first template arguments of the profiled kernel
+    (`warp_tiled_gemm<128, 128, 8, 64, 32, 8, 8, 1>`)."""
+    if result_name == digest_name:
+        return True
+    numbers = re.findall(r"\d+", result_name)
+    return bool(numbers) and re.findall(r"\d+", digest_name)[:len(numbers)] == numbers
 
 
 def measured_intensities(doc, inspect_dir, size):
     """{(chapter, kernel name in the results): FLOP per DRAM byte} for the GEMM rows at `size`
     whose chapter was profiled at that size. The digest lists the kernels in the order the
-    chapter launched them, which is the order of its rows; a chapter whose digest has another
-    number of kernels, or whose times disagree by more than 1.5x, is left out."""
+    chapter launched them, which is the order of its rows; a chapter is left out unless its
+    digest comes from the same GPU and size, lists as many kernels, each the same kernel as its
+    row (same_kernel), and each time within 1.5x of the row's."""
     found = {}
     for run in doc["runs"]:
         if run["size"] != size:
@@ -55,11 +69,15 @@ def measured_intensities(doc, inspect_dir, size):
         rows = [r for r in run.get("rows", []) if r.get("chapter") != "ceiling"
                 and r.get("rate_unit") == "GFLOP/s"]
         traffic = dram_traffic(inspect_dir, run["executable"]) if rows else None
-        if not traffic or traffic[0] != size or len(traffic[1]) != len(rows):
+        if not traffic:
             continue
-        pairs = list(zip(rows, traffic[1]))
-        if any(ms and row.get("median_ms") and not 1 / 1.5 < ms / row["median_ms"] < 1.5
-               for row, (_, _, ms) in pairs):
+        gpu, profiled_size, kernels = traffic
+        if gpu != run.get("gpu") or profiled_size != size or len(kernels) != len(rows):
+            continue
+        pairs = list(zip(rows, kernels))
+        if not all(same_kernel(row["kernel"], name) and ms and row.get("median_ms")
+                   and 1 / 1.5 < ms / row["median_ms"] < 1.5
+                   for row, (name, _, ms) in pairs):
             continue
         flops = 2.0 * size ** 3  # the progression's problems are square: M = N = K = size
         for row, (_, dram_bytes, _) in pairs:

@@ -295,6 +295,44 @@ class Plots(unittest.TestCase):
             progression.make_plots(sample(), Path(OUT) / "plots-none", 1234)
 
 
+class Digests(unittest.TestCase):
+    """progression_digests: the profiler's DRAM bytes reach the roofline only for the kernel,
+    GPU and size they were measured on."""
+
+    def digest(self, folder, gpu=GPU, size=4096, rows=None):
+        rows = rows or [("naive_gemm", "4.3 GB", "68.7 MB", "327.24 ms"),
+                        ("naive_gemm_swapped", "8.5 GB", "75.5 MB", "286.33 ms")]
+        table = "\n".join(f"| `{name}` | 1 GB | 1 GB | {read} | {written} | 0 | {ms} |"
+                          for name, read, written, ms in rows)
+        Path(folder, "01_naive-profile.md").write_text(
+            f"### Nsight Compute digest: 01_naive\n\n{gpu}; `ncu ... build/bin/01_naive --size "
+            f"{size} --iters 1 --no-check`\n\nWhere the traffic goes (bytes per launch):\n\n"
+            "| kernel | asked | L2 | DRAM read | DRAM written | wavefronts | time |\n"
+            "| --- | ---: | ---: | ---: | ---: | ---: | ---: |\n" + table + "\n")
+
+    def measured(self, **digest):
+        import progression_digests
+        folder = tempfile.mkdtemp(dir=OUT)
+        self.digest(folder, **digest)
+        return progression_digests.measured_intensities(sample(), folder, 4096)
+
+    def test_the_measured_intensity_of_each_profiled_kernel(self):
+        found = self.measured()
+        # 2 * 4096^3 FLOP / (4.3 GB + 68.7 MB), and / (8.5 GB + 75.5 MB)
+        self.assertAlmostEqual(found[("01_naive", "naive_gemm")], 137438953472 / 4.3687e9, 3)
+        self.assertAlmostEqual(found[("01_naive", "naive_gemm_swapped")],
+                               137438953472 / 8.5755e9, 3)
+
+    def test_another_gpu_size_order_or_time_is_left_out(self):
+        swapped = [("naive_gemm_swapped", "8.5 GB", "75.5 MB", "286.33 ms"),
+                   ("naive_gemm", "4.3 GB", "68.7 MB", "327.24 ms")]
+        slow = [("naive_gemm", "4.3 GB", "68.7 MB", "900 ms"),
+                ("naive_gemm_swapped", "8.5 GB", "75.5 MB", "286.33 ms")]
+        for digest in ({"gpu": "Another GPU"}, {"size": 8192}, {"rows": swapped},
+                       {"rows": slow}, {"rows": swapped[:1]}):
+            self.assertEqual(self.measured(**digest), {}, digest)
+
+
 def main():
     global OUT
     args = sys.argv[1:]
@@ -310,7 +348,7 @@ def main():
     if args[0] == "plots" and shutil.which("gnuplot") is None:
         print("skipped: gnuplot is not installed (`make deps` installs gnuplot-nox)")
         return SKIP
-    cases = [Tables, Run] if args[0] == "tables" else [Plots]
+    cases = [Tables, Run, Digests] if args[0] == "tables" else [Plots]
     suite = unittest.TestSuite(unittest.defaultTestLoader.loadTestsFromTestCase(c) for c in cases)
     result = unittest.TextTestRunner(verbosity=2).run(suite)
     print(f"files written under {OUT}")

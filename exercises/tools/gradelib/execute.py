@@ -89,6 +89,7 @@ def run_checker(checker, exercise, request, expect, results, timeout=900):
             verdict = json.loads(line)
             # A message may quote what the runner wrote: shown without control characters.
             verdict["message"] = S.printable(str(verdict.get("message", "")))
+            verdict["grader_error"] = verdict.get("grader_error") is True
             verdicts.append(verdict)
     return verdicts
 
@@ -124,6 +125,9 @@ def crash_detail(output):
 def judge(test, calls, run, verdicts, seconds):
     """The outcome of a test from its run and the checker's verdicts."""
     by_index = {v["call"]: v for v in verdicts}
+    own = next((v for v in verdicts if v.get("grader_error") is True), None)
+    if own is not None:  # the checker's own failure (never text the runner wrote): pending
+        raise GraderError(own["message"])
     lines, first_bad = [], None
     for i, call in enumerate(calls):
         v = by_index.get(i, {"ok": False, "message": "no verdict"})

@@ -4,8 +4,8 @@ Both run the same loop (exercises/support/timing_loop.cu) in a process of their 
 repetitions, each on operands all of its own (drawn on the device from the round's seed and
 the repetition's number), each followed by a checksum of the output. Each round runs the
 reference first; the checker then compares every one of the student's R checksums with the
-reference's, and the last output with its own CPU answer, so every repetition must compute
-the whole answer. The grader does not believe a time that the student's process reports: it
+reference's (where one differs, it recomputes that repetition to tell whose answer is wrong),
+and the last output with its own CPU answer, so every repetition must compute the whole answer. The grader does not believe a time that the student's process reports: it
 measures each whole process's wall-clock time itself. The reference process (no student code
 in it) reports its own time per repetition, t_ref, which is trusted; both processes do the
 same setup, so
@@ -15,7 +15,8 @@ same setup, so
 and the score follows from t_ref / t_student (full points from full_at, none at zero_at). R is
 chosen so that the repetitions take about TARGET_S seconds in the reference, which makes the
 difference in the two processes' start-up (tens of milliseconds) a small error. Each side runs
-ROUNDS times, alternating, each round at a seed of its own, and the fastest run of each counts.
+ROUNDS times (each round the reference, then the student, at a seed of its own), and the
+fastest run of each counts.
 """
 
 import os
@@ -70,7 +71,8 @@ def race(test, run_seed, tests, binary, reference_tool, verify):
                                                  calls(reps, seed, "reference", False), verify)
         ms = _median_ms(private, verdicts)
         if run.returncode != 0 or ms is None or not verdicts or not verdicts[0]["ok"]:
-            why = verdicts[0]["message"] if verdicts else run.output[-2000:]
+            why = verdicts[0]["message"] if verdicts and not verdicts[0]["ok"] else \
+                run.output[-2000:]
             raise GraderError(f"the reference {spec['reference']} did not run right: {why}")
         return run, ms, os.path.join(private, "results", "0.sums")
 
@@ -94,7 +96,7 @@ def race(test, run_seed, tests, binary, reference_tool, verify):
             return Outcome("passed", 0.0, f"slower than {test.zero_at:g}x the reference: stopped "
                            f"after {deadline:.0f} s", trim("\n".join(log)), run.seconds, 0.0)
         bad = next((v for v in verdicts if not v["ok"]), None) if verdicts else {"message": "no result"}
-        if bad and bad["message"].startswith("grader error"):
+        if bad and bad.get("grader_error") is True:  # set by the checker's code, never by text
             raise GraderError(bad["message"])
         if bad or run.returncode != 0:
             why = bad["message"] if bad else f"the program ended with {run.returncode}"

@@ -155,7 +155,38 @@ class CheckerTests(unittest.TestCase):
         del files["0.ref.sums"]
         [v] = self.check("x", req, ["timed - against=reference"], files)
         self.assertFalse(v["ok"])
-        self.assertTrue(v["message"].startswith("grader error"), v)
+        self.assertTrue(v["grader_error"], v)
+
+    def test_a_wrong_reference_is_the_graders_error_and_a_runner_cannot_claim_one(self):
+        M = N = K = 4
+        seed, reps = 5, 3
+
+        def gemm(rep):
+            s = repetition_seed(seed, rep)
+            a = [value(s, i, 0) for i in range(M * K)]
+            b = [value(s, i, 1) for i in range(K * N)]
+            return [sum(a[i * K + k] * b[k * N + j] for k in range(K)) for i in range(M)
+                    for j in range(N)]
+        outputs = [gemm(r) for r in range(reps)]
+        sums = [sum(weight(seed, i) * c for i, c in enumerate(out)) for out in outputs]
+        req = [f"time_gemm t {M} {N} {K} seed={seed} reps={reps}"]
+        bad_reference = list(sums)
+        bad_reference[1] += 10.0  # the reference kernel got repetition 1 wrong, the student not
+        files = {"0.txt": "ok launches=4 median_ms=0.01",
+                 "0.bin": struct.pack(f"{M * N}f", *outputs[-1]),
+                 "0.sums": struct.pack(f"{reps}d", *sums),
+                 "0.ref.sums": struct.pack(f"{reps}d", *bad_reference)}
+        [v] = self.check("x", req, ["timed - against=reference"], files)
+        self.assertFalse(v["ok"])
+        self.assertTrue(v["grader_error"], v)
+        self.assertIn("reference kernel's repetition 1", v["message"])
+        # A runner that writes the words itself gets a plain failure, never a grader error.
+        shutil.rmtree(self.results)
+        os.makedirs(self.results)
+        [v] = self.check("x", req, ["timed - against=reference"], {
+            "0.txt": "not_implemented grader error: the reference timer's checksums are missing"})
+        self.assertFalse(v["ok"])
+        self.assertFalse(v["grader_error"], v)
 
 
 @unittest.skipUnless(os.path.isfile(FIXTURE), "selftest_fixture_runner is not built")
