@@ -7,13 +7,14 @@
 # make readme-tables  refill the generated results tables of the READMEs from that JSON
 # make bench   run every chapter's Google Benchmark binary
 # make docs-test  try every command the READMEs show (common/scripts/docs_test.py; after a build)
+# make arch-check  every chapter compiled for sm_75 and sm_120 too, warnings checked (no GPU)
 TOP := $(abspath $(dir $(lastword $(MAKEFILE_LIST))))
 include $(TOP)/common/make/build.mk
 include $(TOP)/common/make/inspect.mk
 
 CHAPTERS := $(TUTORIAL_CHAPTERS)
 
-.PHONY: all build check run plots readme-tables bench docs-test clean
+.PHONY: all build check run plots readme-tables bench docs-test arch-check clean
 all: build
 
 build: configure
@@ -47,6 +48,9 @@ bench: build
 # would rewrite the log that check reads its skip reasons from.
 docs-test: build
 	python3 $(TOP)/common/scripts/docs_test.py --build-dir $(BUILD_DIR)
+
+arch-check:
+	python3 $(TOP)/common/scripts/arch_check.py -j $(JOBS)
 
 clean:
 	rm -rf $(BUILD_DIR)

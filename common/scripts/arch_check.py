@@ -1,0 +1,114 @@
+#!/usr/bin/env python3
+"""Every chapter's kernels compiled for the other GPUs a student may have, without a GPU.
+
+  arch_check.py [--arch 75 --arch 120 ...] [-j N]
+
+The build compiles for sm_80 and sm_90 (or this machine's GPU); this compiles each chapter's
+main.cu to machine code (-cubin) for the oldest and newest architectures of the README's
+"A smaller GPU" table, sm_75 and sm_120 by default, with the build's warning flags. It fails on
+any compiler warning except the ones common/scripts/arch_expected.txt lists, which the README's
+"GPU architectures" section explains: register spills (bytes must match) and ptxas ignoring a
+__launch_bounds__ minimum of resident blocks that such a GPU cannot hold. A kernel that starts
+(or stops) spilling must be fixed, or the list and the README updated.
+
+Python 3 standard library only; nvcc from the PATH or /usr/local/cuda/bin.
+"""
+import argparse
+import os
+import re
+import shutil
+import subprocess
+import sys
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[2]
+EXPECTED = Path(__file__).resolve().parent / "arch_expected.txt"
+SPILL = re.compile(r"Registers are spilled to local memory in function '([^']+)', "
+                   r"(\d+) bytes spill stores")
+MIN_BLOCKS = re.compile(r"Value of threads per SM for entry (\S+) is out of range")
+FLAGS = ["-std=c++17", "--expt-relaxed-constexpr", "-O3", "-lineinfo", "-Xptxas=--warn-on-spills",
+         "-Xcompiler=-Wall,-Wextra", f"-I{REPO}"]
+
+
+def chapters():
+    names = []
+    for line in (REPO / "common" / "chapters.txt").read_text().splitlines():
+        words = line.split("#", 1)[0].split()
+        if words:
+            names.append(words[0])
+    return names
+
+
+def nvcc():
+    found = shutil.which("nvcc") or "/usr/local/cuda/bin/nvcc"
+    if not os.access(found, os.X_OK):
+        sys.exit("error: nvcc not found (PATH, /usr/local/cuda/bin)")
+    return found
+
+
+def compile_one(compiler, chapter, arch):
+    """(spills: {kernel: bytes}, other warnings and errors: [lines], exit code)."""
+    proc = subprocess.run([compiler, "-cubin", f"-arch=sm_{arch}", *FLAGS, "-o", os.devnull,
+                           str(REPO / chapter / "main.cu")],
+                          stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    spills, other = {}, []
+    for line in proc.stdout.splitlines():
+        spill, min_blocks = SPILL.search(line), MIN_BLOCKS.search(line)
+        if spill:
+            spills[("spill", spill.group(1))] = int(spill.group(2))
+        elif min_blocks:
+            spills[("minblocks", min_blocks.group(1))] = 0
+        elif line.strip():
+            other.append(line.strip())
+    return spills, other, proc.returncode
+
+
+def expected_warnings(archs):
+    """{(arch, kind, kernel): bytes} from arch_expected.txt: "sm_XX spill <kernel> <bytes>" or
+    "sm_XX minblocks <kernel>" per line (mangled names, as ptxas prints them)."""
+    want = {}
+    for line in EXPECTED.read_text().splitlines():
+        words = line.split("#", 1)[0].split()
+        if words and words[0][3:] in archs:
+            want[(words[0][3:], words[1], words[2])] = int(words[3]) if len(words) > 3 else 0
+    return want
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--arch", action="append", help="compute capability, e.g. 75 (repeatable)")
+    parser.add_argument("-j", "--jobs", type=int, default=os.cpu_count() or 2)
+    args = parser.parse_args(argv)
+    archs = args.arch or ["75", "120"]
+    compiler = nvcc()
+    jobs = [(chapter, arch) for arch in archs for chapter in chapters()]
+    with ThreadPoolExecutor(max_workers=args.jobs) as pool:
+        results = list(pool.map(lambda job: compile_one(compiler, *job), jobs))
+    got, failures = {}, []
+    for (chapter, arch), (spills, other, code) in zip(jobs, results):
+        for (kind, kernel), size in spills.items():
+            got[(arch, kind, kernel)] = size  # a kernel several chapters compile warns alike
+        if code != 0 or other:
+            failures.append(f"{chapter} sm_{arch}: exit {code}\n    " + "\n    ".join(other[:20]))
+        print(f"{chapter:18} sm_{arch:4} {len(spills)} known warning(s)"
+              f"{'' if code == 0 and not other else '  OTHER WARNINGS OR ERRORS'}")
+    want = expected_warnings(archs)
+    for key in sorted(set(got) | set(want)):
+        if key not in got or key not in want or got[key] != want[key]:
+            def text(table):
+                if key not in table:
+                    return "nothing"
+                return f"{table[key]} B" if key[1] == "spill" else "a warning"
+            said, seen = text(want), text(got)
+            failures.append(f"sm_{key[0]} {key[1]} {key[2]}: the compiler says {seen}, "
+                            f"arch_expected.txt says {said}")
+    for failure in failures:
+        print("FAILED " + failure)
+    print(f"arch-check: sm_{', sm_'.join(archs)}: {len(jobs)} compilations, "
+          f"{len(failures)} problem(s)")
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
