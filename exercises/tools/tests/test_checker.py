@@ -45,6 +45,19 @@ def repetition_seed(seed, rep):
     return hash_(seed ^ 0x7E4E5EED, rep)
 
 
+def repetition_sums(M, N, K, seed, reps):
+    """The outputs of a timed GEMM's repetitions (each on operands of its own) and their
+    checksums, as the timing loop and the checker compute them."""
+    def gemm(rep):
+        s = repetition_seed(seed, rep)
+        a = [value(s, i, 0) for i in range(M * K)]
+        b = [value(s, i, 1) for i in range(K * N)]
+        return [sum(a[i * K + k] * b[k * N + j] for k in range(K)) for i in range(M)
+                for j in range(N)]
+    outputs = [gemm(r) for r in range(reps)]
+    return outputs, [sum(weight(seed, i) * c for i, c in enumerate(out)) for out in outputs]
+
+
 @unittest.skipUnless(os.path.isfile(CHECK), "exercise_check is not built")
 class CheckerTests(unittest.TestCase):
     def setUp(self):
@@ -121,15 +134,7 @@ class CheckerTests(unittest.TestCase):
         checksums is the grader's error."""
         M = N = K = 6
         seed, reps = 99, 6
-
-        def gemm(rep):
-            s = repetition_seed(seed, rep)
-            a = [value(s, i, 0) for i in range(M * K)]
-            b = [value(s, i, 1) for i in range(K * N)]
-            return [sum(a[i * K + k] * b[k * N + j] for k in range(K)) for i in range(M)
-                    for j in range(N)]
-        outputs = [gemm(r) for r in range(reps)]
-        sums = [sum(weight(seed, i) * c for i, c in enumerate(out)) for out in outputs]
+        outputs, sums = repetition_sums(M, N, K, seed, reps)
         req = [f"time_gemm t {M} {N} {K} seed={seed} reps={reps}"]
         files = {"0.txt": "ok launches=7 median_ms=0.01",
                  "0.bin": struct.pack(f"{M * N}f", *outputs[-1]),
@@ -160,15 +165,7 @@ class CheckerTests(unittest.TestCase):
     def test_a_wrong_reference_is_the_graders_error_and_a_runner_cannot_claim_one(self):
         M = N = K = 4
         seed, reps = 5, 3
-
-        def gemm(rep):
-            s = repetition_seed(seed, rep)
-            a = [value(s, i, 0) for i in range(M * K)]
-            b = [value(s, i, 1) for i in range(K * N)]
-            return [sum(a[i * K + k] * b[k * N + j] for k in range(K)) for i in range(M)
-                    for j in range(N)]
-        outputs = [gemm(r) for r in range(reps)]
-        sums = [sum(weight(seed, i) * c for i, c in enumerate(out)) for out in outputs]
+        outputs, sums = repetition_sums(M, N, K, seed, reps)
         req = [f"time_gemm t {M} {N} {K} seed={seed} reps={reps}"]
         bad_reference = list(sums)
         bad_reference[1] += 10.0  # the reference kernel got repetition 1 wrong, the student not
