@@ -13,15 +13,9 @@ using namespace tutorial;
 
 namespace {
 
-struct Tile {
-  int width;
-  GemmKernel kernel;
-};
-
 // Every shipped configuration, with its tile width for building shapes.
-const std::vector<Tile> kTiles = {
+const std::vector<TiledKernel> kTiles = {
     {8, ch02::tiled_kernel<8>()}, {16, ch02::tiled_kernel<16>()}, {32, ch02::tiled_kernel<32>()}};
-
 
 }  // namespace
 
@@ -97,7 +91,7 @@ TEST_CASE("chapter 02 ships TILE_WIDTH 8, 16 and 32", "[list]") {
 
 TEST_CASE("sizes that are not multiples of TILE_WIDTH are refused with a clear message",
           "[refusal]") {
-  for (const Tile& t : kTiles) {
+  for (const TiledKernel& t : kTiles) {
     const int T = t.width;
     const std::vector<TestShape> refused = {{1, 1, 1},         {T + 1, T, T},    {T, T + 1, T},
                                         {T, T, T + 1},     {T, T, T / 2},    {127, 33, 1025},
@@ -128,7 +122,7 @@ TEST_CASE("sizes that are not multiples of TILE_WIDTH are refused with a clear m
 TEST_CASE("tiled_gemm matches the CPU reference on multiples of each tile width",
           "[gpu][correctness]") {
   REQUIRE_GPU();
-  for (const Tile& t : kTiles) {
+  for (const TiledKernel& t : kTiles) {
     const int T = t.width;
     check_kernel_at(t.kernel, {{T, T, T},                       // one block, one phase
                             {T, 4 * T, 2 * T},               // one block row
@@ -141,5 +135,5 @@ TEST_CASE("tiled_gemm matches the CPU reference on multiples of each tile width"
 TEST_CASE("tiled_gemm matches cuBLAS at 1024^3 and on large non-square sizes",
           "[gpu][correctness]") {
   REQUIRE_GPU();
-  for (const Tile& t : kTiles) check_kernel_at(t.kernel, {{1024, 1024, 1024}, {1024, 3072, 640}});
+  for (const TiledKernel& t : kTiles) check_kernel_at(t.kernel, {{1024, 1024, 1024}, {1024, 3072, 640}});
 }

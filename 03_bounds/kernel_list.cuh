@@ -1,6 +1,5 @@
-// The kernels of chapter 03 as the harness sees them: table names, launchers, the lesson's
-// model of DRAM traffic for the roofline column, and the compiled kernels for the occupancy
-// table.
+// The kernels of chapter 03 as the harness sees them: table names, launchers, and the lesson's
+// model of DRAM traffic for the roofline column.
 #pragma once
 
 #include <string>
@@ -35,24 +34,5 @@ inline std::vector<tutorial::GemmKernel> chapter_kernels() {
 // The kernel the next chapter races against: the largest tile, the highest modelled
 // intensity (named with its namespace so that its rows stay apart from the next chapter's).
 inline tutorial::GemmKernel best_kernel() { return tiled_kernel<32>("ch03::"); }
-
-// A launcher's compiled kernel and the block it launches it with: what the occupancy
-// calculator and the CUDA runtime's occupancy API take.
-struct CompiledKernel {
-  std::string name;       // as in chapter_kernels()
-  const void* kernel;     // the __global__ function
-  int threads_per_block;  // the launcher's block: TILE_WIDTH x TILE_WIDTH
-  size_t dynamic_smem;    // this chapter's kernels use static shared memory only
-};
-
-template <int TILE_WIDTH>
-CompiledKernel compiled_tiled_kernel() {
-  return {tiled_kernel<TILE_WIDTH>().name, reinterpret_cast<const void*>(tiled_gemm<TILE_WIDTH>),
-          TILE_WIDTH * TILE_WIDTH, 0};
-}
-
-inline std::vector<CompiledKernel> compiled_kernels() {
-  return {compiled_tiled_kernel<8>(), compiled_tiled_kernel<16>(), compiled_tiled_kernel<32>()};
-}
 
 }  // namespace ch03

@@ -11,61 +11,28 @@
 #include "common/device_info.hpp"
 #include "common/gemm.hpp"
 #include "common/gemm_test.hpp"
-#include "common/launch_record.hpp"
 #include "common/occupancy.hpp"
 #include "common/reference.hpp"
 
 using namespace tutorial;
 
-namespace {
-
-void check_all_kernels_at(const std::vector<TestShape>& shapes) {
-  check_kernels_at(ch04::chapter_kernels(), shapes);
-}
-
-}  // namespace
-
 // ---------------------------------------------------------------------------------------
 // GPU: correctness
 // ---------------------------------------------------------------------------------------
 
-TEST_CASE("every kernel is correct at tiny, odd and edge-tile sizes", "[gpu][small]") {
-  REQUIRE_GPU();
-  check_all_kernels_at(kOddAndEdgeShapes);
-}
+namespace {
 
-TEST_CASE("every kernel is correct at prime and non-square sizes", "[gpu]") {
-  REQUIRE_GPU();
-  check_all_kernels_at(kPrimeShapes);
-}
+// 256x384x512 is a multiple of every shipped tile (64, 128, 32) and of BK; 1024^3 is checked
+// against cuBLAS.
+const std::vector<TestShape> kTileMultiples = {{256, 384, 512}, {1024, 1024, 1024}};
 
-TEST_CASE("every kernel is correct at multiples of its block tile (the fast path)", "[gpu]") {
-  REQUIRE_GPU();
-  // 256x384x512 is a multiple of every shipped tile (64, 128, 32) and of BK; 1024^3 is
-  // checked against cuBLAS.
-  check_all_kernels_at({{256, 384, 512}, {1024, 1024, 1024}});
-}
+}  // namespace
 
-// Rows of 16-byte multiples but a base pointer that is not 16-byte aligned: the launcher must
-// fall back to 4-byte accesses rather than issue misaligned float4 loads.
-TEST_CASE("vectorized launcher falls back to 4-byte accesses for unaligned pointers", "[gpu]") {
+TUTORIAL_GEMM_SHAPE_TEST_CASES(ch04::chapter_kernels(), kTileMultiples)
+
+TEST_CASE("launchers fall back to 4-byte accesses for unaligned pointers", "[gpu]") {
   REQUIRE_GPU();
-  const int M = 70, N = 68, K = 36;
-  GemmProblem p(M, N, K, 11);
-  DeviceBuffer<float> A(size_t(M) * K + 1), B(size_t(K) * N + 1), C(size_t(M) * N + 1),
-      ref(size_t(M) * N + 1);
-  copy_to_device(A.data() + 1, p.A.data(), size_t(M) * K * sizeof(float));
-  copy_to_device(B.data() + 1, p.B.data(), size_t(K) * N * sizeof(float));
-  CublasHandle handle;
-  cublas_sgemm(handle.get(), A.data() + 1, B.data() + 1, ref.data() + 1, M, N, K);
-  C.poison();
-  ch04::launch_vectorized_gemm<128, 128, 8, 8, 8>(A.data() + 1, B.data() + 1, C.data() + 1, M, N,
-                                                  K);
-  device_synchronize();
-  const std::vector<float> got = C.download(), want = ref.download();
-  const CompareResult r = compare(got.data() + 1, want.data() + 1, M, N, Tolerance::for_gemm(K));
-  INFO(r.summary());
-  CHECK(r.ok());
+  check_unaligned_pointers(ch04::chapter_kernels());
 }
 
 // ---------------------------------------------------------------------------------------
@@ -74,45 +41,19 @@ TEST_CASE("vectorized launcher falls back to 4-byte accesses for unaligned point
 
 TEST_CASE("the occupancy model agrees with the runtime for every shipped kernel", "[gpu]") {
   REQUIRE_REAL_GPU();
-  const SmLimits sm = sm_limits_of_device(0);
-  DeviceBuffer<float> A(64 * 64), B(64 * 64), C(64 * 64);
-  A.poison();  // the values do not matter here, but they are defined
-  B.poison();
-  for (const GemmKernel& kernel : ch04::chapter_kernels()) {
-    kernel.launch(A.data(), B.data(), C.data(), 64, 64, 64);  // records the configuration
-    const LaunchRecord& l = last_launch();
-    const KernelResources res = kernel_resources(l.kernel, l.threads_per_block(), l.dynamic_smem);
-    const Occupancy occ = compute_occupancy(res, sm);
-    const std::string name = kernel.name;
-    INFO(name << ": " << res.threads_per_block << " threads, " << res.registers_per_thread
-              << " registers, " << res.smem_per_block << " B shared -> " << occ.blocks_per_sm
-              << " blocks/SM (" << to_string(occ.limiter) << ")");
-    CHECK(occ.blocks_per_sm == blocks_by_the_rules(res, sm));
-    CHECK(occ.blocks_per_sm ==
-          runtime_blocks_per_sm(l.kernel, l.threads_per_block(), l.dynamic_smem));
-    // __launch_bounds__(threads, 2 or 3): at least two blocks per SM, so that one block's
-    // loads overlap another's math.
-    CHECK(occ.blocks_per_sm >= 2);
-  }
-  device_synchronize();
+  // __launch_bounds__(threads, 2 or 3): at least two blocks per SM, so that one block's loads
+  // overlap another's math.
+  KernelsThatDoNotFit unfit;
+  check_occupancy_rules(ch04::chapter_kernels(), unfit, 2);
+  unfit.skip_if_any();
 }
 
 // ---------------------------------------------------------------------------------------
 // Host: refusals and the README's arithmetic
 // ---------------------------------------------------------------------------------------
 
-TEST_CASE("launchers refuse empty shapes before touching the GPU", "[refusal]") {
-  for (const GemmKernel& kernel : ch04::chapter_kernels()) {
-    const std::string name = kernel.name;
-    CAPTURE(name);
-    try {
-      kernel.launch(nullptr, nullptr, nullptr, 0, 16, 16);
-      FAIL("no exception for M = 0");
-    } catch (const UnsupportedShape& e) {
-      CHECK(std::string(e.what()).find("must all be >= 1") != std::string::npos);
-    }
-    CHECK_THROWS_AS(kernel.launch(nullptr, nullptr, nullptr, 16, 16, -1), UnsupportedShape);
-  }
+TEST_CASE("launchers refuse only empty and int-overflowing shapes", "[refusal]") {
+  check_refuses_bad_shapes(ch04::chapter_kernels());
 }
 
 TEST_CASE("shared-memory loads per FMA fall with the register tile", "[model]") {

@@ -10,142 +10,75 @@
 #include "common/device_buffer.hpp"
 #include "common/gemm.hpp"
 #include "common/gemm_test.hpp"
-#include "common/launch_record.hpp"
 #include "common/occupancy.hpp"
 #include "common/reference.hpp"
 
 using namespace tutorial;
 
-namespace {
-
-void check_all_kernels_at(const std::vector<TestShape>& shapes) {
-  check_kernels_at(ch05::chapter_kernels(), shapes);
-}
-
-}  // namespace
-
 // ---------------------------------------------------------------------------------------
 // GPU: correctness
 // ---------------------------------------------------------------------------------------
 
-TEST_CASE("every kernel is correct at tiny, odd and edge-tile sizes", "[gpu][small]") {
-  REQUIRE_GPU();
-  check_all_kernels_at(kOddAndEdgeShapes);
-}
+namespace {
 
-TEST_CASE("every kernel is correct at prime and non-square sizes", "[gpu]") {
-  REQUIRE_GPU();
-  check_all_kernels_at(kPrimeShapes);
-}
+// 256x512x512 is a multiple of every shipped block tile (up to 128 x 256) and of every BK;
+// 1024^3 and a non-square 1536x512x2048 are checked against cuBLAS.
+const std::vector<TestShape> kTileMultiples = {
+    {256, 512, 512}, {1024, 1024, 1024}, {1536, 512, 2048}};
 
-TEST_CASE("every kernel is correct at multiples of its block tile (the fast path)", "[gpu]") {
-  REQUIRE_GPU();
-  // 256x512x512 is a multiple of every shipped block tile (up to 128 x 256) and of every BK;
-  // 1024^3 and a non-square 1536x512x2048 are checked against cuBLAS.
-  check_all_kernels_at({{256, 512, 512}, {1024, 1024, 1024}, {1536, 512, 2048}});
-}
+}  // namespace
+
+TUTORIAL_GEMM_SHAPE_TEST_CASES(ch05::chapter_kernels(), kTileMultiples)
 
 TEST_CASE("launchers fall back to 4-byte accesses for unaligned pointers", "[gpu]") {
   REQUIRE_GPU();
-  const int M = 70, N = 68, K = 36;
-  GemmProblem p(M, N, K, 11);
-  DeviceBuffer<float> A(size_t(M) * K + 1), B(size_t(K) * N + 1), C(size_t(M) * N + 1),
-      ref(size_t(M) * N + 1);
-  copy_to_device(A.data() + 1, p.A.data(), size_t(M) * K * sizeof(float));
-  copy_to_device(B.data() + 1, p.B.data(), size_t(K) * N * sizeof(float));
-  CublasHandle handle;
-  cublas_sgemm(handle.get(), A.data() + 1, B.data() + 1, ref.data() + 1, M, N, K);
-  const std::vector<float> want = ref.download();
-  KernelsThatDoNotFit unfit;
-  for (const GemmKernel& kernel : ch05::chapter_kernels()) {
-    const std::string name = kernel.name;
-    CAPTURE(name);
-    C.poison();
-    const bool fits =
-        unfit.run(name, [&] { kernel.launch(A.data() + 1, B.data() + 1, C.data() + 1, M, N, K); });
-    if (!fits) continue;
-    device_synchronize();
-    const std::vector<float> got = C.download();
-    const CompareResult r =
-        compare(got.data() + 1, want.data() + 1, M, N, Tolerance::for_gemm(K));
-    INFO(r.summary());
-    CHECK(r.ok());
-  }
-  unfit.skip_if_any();
+  check_unaligned_pointers(ch05::chapter_kernels());
 }
 
 // ---------------------------------------------------------------------------------------
 // GPU: resources of the compiled kernels
 // ---------------------------------------------------------------------------------------
 
-namespace {
-
-// Launches the kernel once (throws KernelDoesNotFit where it cannot run here), then checks
-// the calculator against the published rules (blocks_by_the_rules) and the CUDA runtime.
-Occupancy occupancy_of(const GemmKernel& kernel, const SmLimits& sm, DeviceBuffer<float>& A,
-                       DeviceBuffer<float>& B, DeviceBuffer<float>& C) {
-  kernel.launch(A.data(), B.data(), C.data(), 64, 64, 64);  // records the configuration
-  const LaunchRecord& l = last_launch();
-  const KernelResources res = kernel_resources(l.kernel, l.threads_per_block(), l.dynamic_smem);
-  const Occupancy occ = compute_occupancy(res, sm);
-  const std::string name = kernel.name;
-  INFO(name << " on " << sm.name << ": " << res.threads_per_block << " threads, "
-            << res.registers_per_thread << " registers, " << res.smem_per_block
-            << " B shared -> " << occ.blocks_per_sm << " blocks/SM (" << to_string(occ.limiter)
-            << ")");
-  CHECK(occ.blocks_per_sm == blocks_by_the_rules(res, sm));
-  CHECK(occ.blocks_per_sm ==
-        runtime_blocks_per_sm(l.kernel, l.threads_per_block(), l.dynamic_smem));
-  return occ;
-}
-
-}  // namespace
-
 TEST_CASE("the occupancy model agrees with the runtime for every shipped kernel", "[gpu]") {
   REQUIRE_REAL_GPU();
-  const SmLimits sm = sm_limits_of_device(0);
-  DeviceBuffer<float> A(64 * 64), B(64 * 64), C(64 * 64);
-  A.poison();
-  B.poison();
-  KernelsThatDoNotFit unfit;
-  for (const GemmKernel& kernel : ch05::chapter_kernels())
-    unfit.run(kernel.name, [&] { CHECK(occupancy_of(kernel, sm, A, B, C).blocks_per_sm >= 1); });
-  device_synchronize();
+  KernelsThatDoNotFit unfit;  // 128 KB of shared memory does not fit every GPU
+  check_occupancy_rules(ch05::chapter_kernels(), unfit);
   unfit.skip_if_any();
 }
 
 TEST_CASE("doubling the buffers costs blocks only where shared memory binds", "[gpu]") {
   REQUIRE_REAL_GPU();
-  const SmLimits sm = sm_limits_of_device(0);
-  DeviceBuffer<float> A(64 * 64), B(64 * 64), C(64 * 64);
-  A.poison();
-  B.poison();
-  const GemmKernel chapter04 = ch04::best_kernel();
-  const GemmKernel db8 = {"double_buffer 128x128x8",
-                          ch05::launch_double_buffer_gemm<128, 128, 8, 8, 8, 2>};
-  const GemmKernel sb64 = {"single_buffer 128x128x64",
-                           ch05::launch_double_buffer_gemm<128, 128, 64, 8, 8, 1>};
-  const GemmKernel db64 = {"double_buffer 128x128x64",
-                           ch05::launch_double_buffer_gemm<128, 128, 64, 8, 8, 2>};
+  KernelsThatDoNotFit unfit;
+  const std::vector<GemmResources> rows = check_occupancy_rules(
+      {ch04::best_kernel(),
+       {"double_buffer 128x128x8", ch05::launch_double_buffer_gemm<128, 128, 8, 8, 8, 2>},
+       {"single_buffer 128x128x64", ch05::launch_double_buffer_gemm<128, 128, 64, 8, 8, 1>},
+       {"double_buffer 128x128x64", ch05::launch_double_buffer_gemm<128, 128, 64, 8, 8, 2>}},
+      unfit);
+  // The row of a kernel that ran here; nullptr where this GPU cannot run it.
+  auto row = [&](const std::string& name) -> const GemmResources* {
+    for (const GemmResources& r : rows)
+      if (r.name == name) return &r;
+    return nullptr;
+  };
   // 8 KB -> 16 KB: registers bind either way (at 2 blocks on every GPU of the published
   // table: see the host test below), so the second buffer is free.
-  const Occupancy o4 = occupancy_of(chapter04, sm, A, B, C);
-  const Occupancy o8 = occupancy_of(db8, sm, A, B, C);
-  CHECK(o8.blocks_per_sm == o4.blocks_per_sm);
-  CHECK(o8.limiter == Limiter::Registers);
+  const GemmResources* o4 = row(ch04::best_kernel().name);
+  const GemmResources* o8 = row("double_buffer 128x128x8");
+  REQUIRE(o4 != nullptr);
+  REQUIRE(o8 != nullptr);
+  CHECK(o8->occupancy.blocks_per_sm == o4->occupancy.blocks_per_sm);
+  CHECK(o8->occupancy.limiter == Limiter::Registers);
   // 64 KB -> 128 KB: where 128 KB fits at all (not on sm_75, sm_86, sm_89, sm_120), shared
   // memory binds, at one block, fewer than the single buffer's.
-  KernelsThatDoNotFit unfit;
-  Occupancy s64, d64;
-  const bool single_fits = unfit.run(sb64.name, [&] { s64 = occupancy_of(sb64, sm, A, B, C); });
-  const bool double_fits = unfit.run(db64.name, [&] { d64 = occupancy_of(db64, sm, A, B, C); });
-  if (double_fits) {
-    REQUIRE(single_fits);
-    CHECK(d64.blocks_per_sm == 1);
-    CHECK(d64.limiter == Limiter::SharedMemory);
-    CHECK(d64.blocks_per_sm < s64.blocks_per_sm);
+  const GemmResources* s64 = row("single_buffer 128x128x64");
+  const GemmResources* d64 = row("double_buffer 128x128x64");
+  if (d64 != nullptr) {
+    REQUIRE(s64 != nullptr);
+    CHECK(d64->occupancy.blocks_per_sm == 1);
+    CHECK(d64->occupancy.limiter == Limiter::SharedMemory);
+    CHECK(d64->occupancy.blocks_per_sm < s64->occupancy.blocks_per_sm);
   }
-  device_synchronize();
   unfit.skip_if_any();
 }
 
@@ -153,17 +86,8 @@ TEST_CASE("doubling the buffers costs blocks only where shared memory binds", "[
 // Host: refusals, block order, and the README's arithmetic
 // ---------------------------------------------------------------------------------------
 
-TEST_CASE("launchers refuse empty shapes before touching the GPU", "[refusal]") {
-  for (const GemmKernel& kernel : ch05::chapter_kernels()) {
-    const std::string name = kernel.name;
-    CAPTURE(name);
-    try {
-      kernel.launch(nullptr, nullptr, nullptr, 16, 0, 16);
-      FAIL("no exception for N = 0");
-    } catch (const UnsupportedShape& e) {
-      CHECK(std::string(e.what()).find("must all be >= 1") != std::string::npos);
-    }
-  }
+TEST_CASE("launchers refuse only empty and int-overflowing shapes", "[refusal]") {
+  check_refuses_bad_shapes(ch05::chapter_kernels());
 }
 
 TEST_CASE("the grouped block order visits every tile exactly once", "[swizzle]") {

@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include "common/cuda_check.hpp"
+#include "common/gemm_resources.hpp"
 #include "common/gemm_shape.hpp"
 #include "common/host_matrix.hpp"
 #include "common/launch_record.hpp"
@@ -102,7 +103,7 @@ Occupancy occupancy_of_last_launch(const DeviceInfo& device) {
 }
 
 int run_gemm_chapter(const std::string& chapter, const std::vector<GemmKernel>& kernels,
-                     const CliOptions& o, const DeviceInfo& device) {
+                     const CliOptions& o, const DeviceInfo& device, ResourcesTable resources) {
   const int M = o.m, N = o.n, K = o.k;
   const std::string shape =
       "M=" + std::to_string(M) + " N=" + std::to_string(N) + " K=" + std::to_string(K);
@@ -112,6 +113,8 @@ int run_gemm_chapter(const std::string& chapter, const std::vector<GemmKernel>& 
   check_gemm_shape(chapter, M, N, K);
   require_device_memory((size_t(M) * K + size_t(K) * N + 2 * size_t(M) * N) * sizeof(float),
                         "A, B, C and cuBLAS's C");
+  if (resources == ResourcesTable::On)
+    print_gemm_resources(o.format == OutputFormat::Table ? std::cout : std::cerr, device, kernels);
   ReportHeader header = make_header(device, shape);
   const TimingOptions timing{2, o.iters, true};
   const double flops = gemm_flops(M, N, K);
@@ -259,9 +262,9 @@ int run_transpose_chapter(const std::string& chapter, const std::vector<Transpos
 }
 
 int gemm_chapter_main(int argc, char** argv, const std::string& chapter,
-                      const std::vector<GemmKernel>& kernels, const CliOptions& defaults) {
-  return guarded_main(argc, argv, defaults, [&](const CliOptions& o, const DeviceInfo& device) {
-    return run_gemm_chapter(chapter, kernels, o, device);
+                      const std::vector<GemmKernel>& kernels, ResourcesTable resources) {
+  return guarded_main(argc, argv, {}, [&](const CliOptions& o, const DeviceInfo& device) {
+    return run_gemm_chapter(chapter, kernels, o, device, resources);
   });
 }
 

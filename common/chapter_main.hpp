@@ -27,10 +27,16 @@ int guarded_main(int argc, char** argv, const CliOptions& defaults,
 // The report header for this device and run (measures the copy bandwidth once).
 ReportHeader make_header(const DeviceInfo& device, const std::string& shape);
 
+// Whether a GEMM chapter prints, before its timing table, each kernel's registers, shared
+// memory and occupancy (print_gemm_resources: the calculator beside the CUDA runtime). With
+// --csv or --json that table goes to stderr, so that stdout stays machine-readable.
+enum class ResourcesTable { Off, On };
+
 // Runs cuBLAS and each kernel at the requested size, checks each against cuBLAS, times
 // each (median of --iters) and prints one table. Returns non-zero if any kernel is wrong.
 int run_gemm_chapter(const std::string& chapter, const std::vector<GemmKernel>& kernels,
-                     const CliOptions& options, const DeviceInfo& device);
+                     const CliOptions& options, const DeviceInfo& device,
+                     ResourcesTable resources = ResourcesTable::Off);
 
 // The same for a transpose chapter, rows x cols from --rows/--cols: cudaMemcpy device-to-device
 // of the same bytes is the ceiling every row is compared with; `copies` are more ceilings (a
@@ -49,6 +55,7 @@ Occupancy occupancy_of_last_launch(const DeviceInfo& device);
 
 // main() of a GEMM chapter in one line.
 int gemm_chapter_main(int argc, char** argv, const std::string& chapter,
-                      const std::vector<GemmKernel>& kernels, const CliOptions& defaults = {});
+                      const std::vector<GemmKernel>& kernels,
+                      ResourcesTable resources = ResourcesTable::Off);
 
 }  // namespace tutorial

@@ -1,10 +1,11 @@
 #include "common/gemm_resources.hpp"
 
-#include <algorithm>
 #include <iomanip>
+#include <sstream>
 
 #include "common/device_buffer.hpp"
 #include "common/launch_record.hpp"
+#include "common/report.hpp"
 
 namespace tutorial {
 
@@ -39,30 +40,37 @@ std::vector<GemmResources> gemm_resources(const DeviceInfo& device,
 void print_gemm_resources(std::ostream& out, const DeviceInfo& device,
                           const std::vector<GemmKernel>& kernels) {
   const std::vector<GemmResources> rows = gemm_resources(device, kernels);
-  size_t width = 6;
-  for (const GemmResources& r : rows) width = std::max(width, r.name.size());
-  out << "Resources per block and occupancy on " << device.name << " ("
-      << device.sm.registers_per_sm << " registers, " << device.sm.smem_per_sm / 1024
-      << " KB shared memory per SM)\n";
-  out << std::left << std::setw(int(width)) << "kernel" << std::right << std::setw(9)
-      << "threads" << std::setw(7) << "regs" << std::setw(11) << "smem (B)" << std::setw(11)
-      << "blocks/SM" << std::setw(9) << "runtime" << std::setw(11) << "occupancy"
-      << "  limiter\n";
+  const SmLimits& sm = device.sm;
+  out << "Resources per block and occupancy on " << device.name << " (per SM: "
+      << sm.max_threads_per_sm << " threads, " << sm.registers_per_sm << " registers, "
+      << sm.smem_per_sm / 1024 << " KB shared memory, " << sm.reserved_smem_per_block
+      << " B of it reserved per block)\n";
+  // "smem (B)" is what the kernel asks for (static + dynamic); "+reserved" what a block takes
+  // from the SM (with the reservation, in allocation units); "runtime" is the CUDA runtime's
+  // own blocks/SM, which should equal the calculator's.
+  const std::vector<std::string> titles = {"kernel",    "threads", "regs",      "smem (B)",
+                                           "+reserved", "blocks/SM", "runtime", "occupancy",
+                                           "limiter"};
+  std::vector<std::vector<std::string>> cells;
+  std::vector<std::string> skipped;  // kernels this GPU cannot run, listed under the table
   for (const GemmResources& r : rows) {
     if (!r.does_not_fit.empty()) {
-      out << std::left << std::setw(int(width)) << r.name << "  skipped: " << r.does_not_fit
-          << "\n";
+      skipped.push_back(r.name + ": skipped, " + r.does_not_fit);
       continue;
     }
-    out << std::left << std::setw(int(width)) << r.name << std::right << std::setw(9)
-        << r.resources.threads_per_block << std::setw(7) << r.resources.registers_per_thread
-        << std::setw(11) << r.resources.smem_per_block << std::setw(11)
-        << r.occupancy.blocks_per_sm << std::setw(9) << r.runtime_blocks_per_sm << std::setw(10)
-        << std::fixed << std::setprecision(1) << 100 * r.occupancy.occupancy << "%  "
-        << to_string(r.occupancy.limiter)
-        << (r.runtime_blocks_per_sm == r.occupancy.blocks_per_sm ? "" : "  (runtime disagrees)")
-        << "\n";
+    std::ostringstream occupancy;
+    occupancy << std::fixed << std::setprecision(1) << 100 * r.occupancy.occupancy << "%";
+    std::string limiter = to_string(r.occupancy.limiter);
+    if (r.runtime_blocks_per_sm != r.occupancy.blocks_per_sm) limiter += " (runtime disagrees)";
+    cells.push_back({r.name, std::to_string(r.resources.threads_per_block),
+                     std::to_string(r.resources.registers_per_thread),
+                     std::to_string(r.resources.smem_per_block),
+                     std::to_string(r.occupancy.smem_allocated_per_block),
+                     std::to_string(r.occupancy.blocks_per_sm),
+                     std::to_string(r.runtime_blocks_per_sm), occupancy.str(), limiter});
   }
+  print_aligned(out, titles, cells, {0, 8});  // the name and the limiter left, numbers right
+  for (const std::string& line : skipped) out << line << "\n";
   out << "\n";
 }
 

@@ -11,13 +11,23 @@
 
 #include "common/catch_compat.hpp"
 #include "common/cuda_check.hpp"
+#include "common/device_buffer.hpp"
+#include "common/device_info.hpp"
 #include "common/gemm.hpp"
+#include "common/gemm_resources.hpp"
 #include "common/occupancy.hpp"
+#include "common/reference.hpp"
 
 namespace tutorial {
 
 struct TestShape {
   int M, N, K;
+};
+
+// A kernel of chapters 02 and 03 with its TILE_WIDTH, for building shapes around the tile.
+struct TiledKernel {
+  int width;
+  GemmKernel kernel;
 };
 
 inline void check_kernel_at(const GemmKernel& kernel, const std::vector<TestShape>& shapes) {
@@ -76,9 +86,12 @@ class KernelsThatDoNotFit {
       body();
       return true;
     } catch (const KernelDoesNotFit& e) {
-      reasons_ += (reasons_.empty() ? "" : "; ") + kernel + ": " + e.what();
+      add(kernel, e.what());
       return false;
     }
+  }
+  void add(const std::string& kernel, const std::string& reason) {
+    reasons_ += (reasons_.empty() ? "" : "; ") + kernel + ": " + reason;
   }
   // Skips the test case (Catch2 3: SKIP; 2.13: a warning, and CTest's skip code when it is
   // the only test case run) when a kernel did not fit. Failed checks still fail the test.
@@ -99,6 +112,106 @@ inline void check_kernels_at(const std::vector<GemmKernel>& kernels,
   for (const GemmKernel& kernel : kernels)
     unfit.run(kernel.name, [&] { check_kernel_at(kernel, shapes); });
   unfit.skip_if_any();
+}
+
+// The correctness test cases every GEMM chapter from 04 on runs over its kernel list
+// (KERNELS, an expression giving std::vector<GemmKernel>): the tiny, odd and edge-tile
+// shapes (tagged [small]: `make sanitize` runs these), the prime and non-square ones, and
+// TILE_MULTIPLES, the chapter's own std::vector<TestShape> of multiples of its block tiles.
+// Equivalent to writing, in the chapter's tests.cu,
+//   TEST_CASE("every kernel is correct at tiny, odd and edge-tile sizes", "[gpu][small]") {
+//     REQUIRE_GPU();
+//     check_kernels_at(KERNELS, kOddAndEdgeShapes);
+//   }
+// and the same for kPrimeShapes and TILE_MULTIPLES.
+#define TUTORIAL_GEMM_SHAPE_TEST_CASES(KERNELS, TILE_MULTIPLES)                                  \
+  TEST_CASE("every kernel is correct at tiny, odd and edge-tile sizes", "[gpu][small]") {       \
+    REQUIRE_GPU();                                                                              \
+    ::tutorial::check_kernels_at(KERNELS, ::tutorial::kOddAndEdgeShapes);                       \
+  }                                                                                             \
+  TEST_CASE("every kernel is correct at prime and non-square sizes", "[gpu]") {                 \
+    REQUIRE_GPU();                                                                              \
+    ::tutorial::check_kernels_at(KERNELS, ::tutorial::kPrimeShapes);                            \
+  }                                                                                             \
+  TEST_CASE("every kernel is correct at multiples of its block tile (the fast path)", "[gpu]") { \
+    REQUIRE_GPU();                                                                              \
+    ::tutorial::check_kernels_at(KERNELS, TILE_MULTIPLES);                                      \
+  }
+
+// Rows whose lengths are multiples of 16 bytes but base pointers one float past a 16-byte
+// boundary: a launcher must fall back to 4-byte accesses rather than issue misaligned float4
+// loads (which fault). Each kernel is compared with cuBLAS on the same offset operands.
+inline void check_unaligned_pointers(const std::vector<GemmKernel>& kernels) {
+  const int M = 70, N = 68, K = 36;
+  GemmProblem p(M, N, K, 11);
+  DeviceBuffer<float> A(size_t(M) * K + 1), B(size_t(K) * N + 1), C(size_t(M) * N + 1),
+      ref(size_t(M) * N + 1);
+  copy_to_device(A.data() + 1, p.A.data(), size_t(M) * K * sizeof(float));
+  copy_to_device(B.data() + 1, p.B.data(), size_t(K) * N * sizeof(float));
+  CublasHandle handle;
+  cublas_sgemm(handle.get(), A.data() + 1, B.data() + 1, ref.data() + 1, M, N, K);
+  const std::vector<float> want = ref.download();
+  KernelsThatDoNotFit unfit;
+  for (const GemmKernel& kernel : kernels) {
+    INFO(kernel.name);
+    C.poison();
+    const bool fits = unfit.run(
+        kernel.name, [&] { kernel.launch(A.data() + 1, B.data() + 1, C.data() + 1, M, N, K); });
+    if (!fits) continue;
+    device_synchronize();
+    const std::vector<float> got = C.download();
+    const CompareResult r = compare(got.data() + 1, want.data() + 1, M, N, Tolerance::for_gemm(K));
+    INFO(r.summary());
+    CHECK(r.ok());
+  }
+  unfit.skip_if_any();
+}
+
+// Every launcher from chapter 03 on refuses, before touching the GPU (the pointers here are
+// null), exactly the shapes it cannot compute: a side below 1, and a matrix of 2^31 or more
+// elements (its indices are 32-bit ints). Any other shape is the kernel's to get right.
+inline void check_refuses_bad_shapes(const std::vector<GemmKernel>& kernels) {
+  for (const GemmKernel& kernel : kernels) {
+    INFO(kernel.name);
+    try {
+      kernel.launch(nullptr, nullptr, nullptr, 16, 0, 16);
+      FAIL("no exception for N = 0");
+    } catch (const UnsupportedShape& e) {
+      CHECK(std::string(e.what()).find("must all be >= 1") != std::string::npos);
+    }
+    CHECK_THROWS_AS(kernel.launch(nullptr, nullptr, nullptr, 0, 16, 16), UnsupportedShape);
+    CHECK_THROWS_AS(kernel.launch(nullptr, nullptr, nullptr, 16, 16, -1), UnsupportedShape);
+    // B (K x N) would have 2^31 elements.
+    CHECK_THROWS_AS(kernel.launch(nullptr, nullptr, nullptr, 1, 65536, 32768), UnsupportedShape);
+  }
+}
+
+// Launches each kernel once (gemm_resources: the configuration its launcher really picks) and
+// holds the occupancy calculator to the published rules (blocks_by_the_rules) and to the CUDA
+// runtime, and checks that at least min_blocks_per_sm blocks are resident. Returns the rows of
+// the kernels that ran, for the chapter's own checks; a kernel this GPU cannot run is left out
+// and named in `unfit` (call unfit.skip_if_any() last).
+inline std::vector<GemmResources> check_occupancy_rules(const std::vector<GemmKernel>& kernels,
+                                                        KernelsThatDoNotFit& unfit,
+                                                        int min_blocks_per_sm = 1) {
+  const DeviceInfo device = query_device(0);
+  std::vector<GemmResources> fitted;
+  for (const GemmResources& r : gemm_resources(device, kernels)) {
+    if (!r.does_not_fit.empty()) {
+      unfit.add(r.name, r.does_not_fit);
+      continue;
+    }
+    INFO(r.name << " on " << device.sm.name << ": " << r.resources.threads_per_block
+                << " threads, " << r.resources.registers_per_thread << " registers, "
+                << r.resources.smem_per_block << " B shared -> " << r.occupancy.blocks_per_sm
+                << " blocks/SM (" << to_string(r.occupancy.limiter) << "), runtime "
+                << r.runtime_blocks_per_sm);
+    CHECK(r.occupancy.blocks_per_sm == blocks_by_the_rules(r.resources, device.sm));
+    CHECK(r.occupancy.blocks_per_sm == r.runtime_blocks_per_sm);
+    CHECK(r.occupancy.blocks_per_sm >= min_blocks_per_sm);
+    fitted.push_back(r);
+  }
+  return fitted;
 }
 
 }  // namespace tutorial

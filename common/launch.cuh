@@ -13,10 +13,13 @@
 //   * remembers the configuration (kernel, grid, block, dynamic shared memory) so the
 //     harness can compute occupancy for "the kernel that just ran" without each chapter
 //     repeating its launch geometry.
-// A CPU backend can replace this one header (and the runtime layer in common/) to run the
-// same kernel source on the host.
+// Without a GPU this file is not compiled: the CPU-backend build puts
+// common/cpu_backend/include first on the include path, so `#include "common/launch.cuh"`
+// finds common/cpu_backend/include/common/launch.cuh instead, the same launch() running the
+// grid on the CPU (common/cpu_backend/README.md lists everything that build replaces).
 #pragma once
 
+#include "common/ceil_div.hpp"
 #include "common/launch_record.hpp"
 
 namespace tutorial {
@@ -31,8 +34,5 @@ void launch(void (*kernel)(Params...), dim3 grid, dim3 block, size_t dynamic_sme
   CUDA_CHECK(cudaGetLastError());
   record_launch(LaunchRecord{reinterpret_cast<const void*>(kernel), grid, block, dynamic_smem});
 }
-
-// Rounds up a/b: the number of tiles of size b needed to cover a.
-constexpr int ceil_div(int a, int b) { return (a + b - 1) / b; }
 
 }  // namespace tutorial

@@ -14,6 +14,7 @@
 #include <utility>
 
 #include "common/cpu_backend/scheduler.hpp"
+#include "common/ceil_div.hpp"
 #include "common/launch_record.hpp"
 
 namespace tutorial {
@@ -32,8 +33,5 @@ void launch(void (*kernel)(Params...), dim3 grid, dim3 block, size_t dynamic_sme
   CUDA_CHECK(cudaGetLastError());
   record_launch(LaunchRecord{reinterpret_cast<const void*>(kernel), grid, block, dynamic_smem});
 }
-
-// Rounds up a/b: the number of tiles of size b needed to cover a.
-constexpr int ceil_div(int a, int b) { return (a + b - 1) / b; }
 
 }  // namespace tutorial

@@ -1,0 +1,9 @@
+// Rounds up a/b: the number of tiles of size b needed to cover a. Shared by both editions of
+// common/launch.cuh (the GPU's and the CPU backend's), through which every launcher sees it.
+#pragma once
+
+namespace tutorial {
+
+constexpr int ceil_div(int a, int b) { return (a + b - 1) / b; }
+
+}  // namespace tutorial
