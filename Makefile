@@ -7,7 +7,7 @@
 # make readme-tables  refill the generated results tables of the READMEs from that JSON
 # make bench   run every chapter's Google Benchmark binary
 # make docs-test  try every command the READMEs show (common/scripts/docs_test.py; after a build)
-# make arch-check  every chapter compiled for sm_75 and sm_120 too, warnings checked (no GPU)
+# make arch-check  every chapter compiled for sm_75 ... sm_120, warnings checked (no GPU)
 TOP := $(abspath $(dir $(lastword $(MAKEFILE_LIST))))
 include $(TOP)/common/make/build.mk
 include $(TOP)/common/make/inspect.mk

@@ -4,8 +4,8 @@
   arch_check.py [--arch 75 --arch 120 ...] [-j N]
 
 The build compiles for sm_80 and sm_90 (or this machine's GPU); this compiles each chapter's
-main.cu to machine code (-cubin) for the oldest and newest architectures of the README's
-"A smaller GPU" table, sm_75 and sm_120 by default, with the build's warning flags. It fails on
+main.cu to machine code (-cubin) for every architecture of the README's "A smaller GPU" table
+by default (sm_75, 80, 86, 89, 90, 100 and 120), with the build's warning flags. It fails on
 any compiler warning except the ones common/scripts/arch_expected.txt lists, which the README's
 "GPU architectures" section explains: register spills (bytes must match) and ptxas ignoring a
 __launch_bounds__ minimum of resident blocks that such a GPU cannot hold. A kernel that starts
@@ -80,7 +80,7 @@ def main(argv=None):
     parser.add_argument("--arch", action="append", help="compute capability, e.g. 75 (repeatable)")
     parser.add_argument("-j", "--jobs", type=int, default=os.cpu_count() or 2)
     args = parser.parse_args(argv)
-    archs = args.arch or ["75", "120"]
+    archs = args.arch or ["75", "80", "86", "89", "90", "100", "120"]
     compiler = nvcc()
     jobs = [(chapter, arch) for arch in archs for chapter in chapters()]
     with ThreadPoolExecutor(max_workers=args.jobs) as pool:
