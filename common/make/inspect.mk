@@ -8,6 +8,8 @@
 #   make analyze    the CPU backend's memory model: every kernel at a small shape, its warp
 #                   requests, sectors/request and shared-memory wavefronts counted on the CPU;
 #                   needs no GPU (clang++ and the CPU backend; build/analyze/<chapter>-analyze.md)
+#   make model-check  on a GPU: the memory model's counts (make analyze's CSV, made anywhere)
+#                   against Nsight Compute's, kernel by kernel; fails where they differ
 # Inside a chapter folder they inspect that chapter; at the top every chapter (a chapter that is
 # not built yet is reported and skipped), and they fail if any chapter fails.
 # Variables:
@@ -20,6 +22,7 @@
 #   SASS_ARCH=sm_80          which machine code to dump when the binary holds several
 #   INSPECT_RESULTS_DIR=dir  also copy the digests there
 #   ANALYZE_ARGS="--size 256 --lines"  the analyzers' shape, and a table per source line
+#   MODEL_DIR=dir            where model-check finds <chapter>-model.csv (default build/analyze)
 
 # The chapters a command covers: the one this Makefile belongs to, or all of them.
 INSPECT_CHAPTERS = $(or $(CHAPTER),$(TUTORIAL_CHAPTERS))
@@ -46,3 +49,14 @@ sass: $(INSPECT_PREREQ)
 analyze: configure
 	@$(INSPECT_ENV) ANALYZE_ARGS='$(ANALYZE_ARGS)' JOBS='$(JOBS)' NO_BUILD='$(NO_BUILD)' \
 	  bash $(TOP)/common/scripts/inspect_analyze.sh $(INSPECT_CHAPTERS)
+
+# The model against the hardware (common/scripts/model_vs_ncu.py): ncu runs each chapter at the
+# model's size; build/model-check/<chapter>.md holds the side-by-side table.
+.PHONY: model-check
+model-check: $(INSPECT_PREREQ)
+	@status=0; mkdir -p '$(BUILD_DIR)/model-check'; \
+	for chapter in $(INSPECT_CHAPTERS); do \
+	  python3 $(TOP)/common/scripts/model_vs_ncu.py \
+	    --model '$(or $(MODEL_DIR),$(BUILD_DIR)/analyze)'/$$chapter-model.csv \
+	    --exe '$(BUILD_DIR)'/bin/$$chapter --out '$(BUILD_DIR)'/model-check/$$chapter.md || status=1; \
+	done; exit $$status

@@ -7,7 +7,7 @@
 #
 # Builds bin/<chapter>_analyze (clang with load/store hooks, common/cpu_backend/README.md,
 # "The memory model") unless NO_BUILD is set, runs it with $ANALYZE_ARGS, and writes
-# build/analyze/<chapter>-analyze.md.
+# build/analyze/<chapter>-analyze.md, and the raw counts as build/analyze/<chapter>-model.csv.
 set -uo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/inspect_lib.sh"
 
@@ -35,7 +35,9 @@ for chapter in "$@"; do
     continue
   fi
   digest="$OUT_DIR/$chapter-analyze.md"
-  if "$exe" "${args[@]}" >"$digest" 2>"$digest.err"; then
+  # The same counts as CSV, for `make model-check` on a GPU machine (model_vs_ncu.py).
+  if "$exe" "${args[@]}" >"$digest" 2>"$digest.err" &&
+     "$exe" $(printf '%s\n' "${args[@]}" | grep -vx -- --lines) --csv >"$OUT_DIR/$chapter-model.csv" 2>>"$digest.err"; then
     cat "$digest"
     echo
     inspect_publish "$digest"

@@ -8,9 +8,11 @@
 // translation unit is the one compiled by clang with the load/store hooks: the kernels are
 // instantiated here.
 //
-// usage: <chapter>_analyze [--size N] [--lines]
+// usage: <chapter>_analyze [--size N] [--lines | --csv]
 //   --size N   GEMM: M = N = K = N; transpose: N×N (default TUTORIAL_ANALYZE_SIZE)
 //   --lines    also list each kernel's source lines with their requests
+//   --csv      the raw counts instead, one line per launch (common/scripts/model_vs_ncu.py
+//              compares them with Nsight Compute's counters on a GPU)
 #include <cxxabi.h>
 #include <dlfcn.h>
 
@@ -91,6 +93,7 @@ std::string percent(uint64_t a, uint64_t b) {
 struct Row {
   std::string kernel;  // as ncu names it
   std::string label;   // as the chapter's table names it
+  uint64_t blocks = 0, threads_per_block = 0;  // the launch's grid and block
   an::MemoryStats stats;
   std::vector<an::SiteStats> sites;
   std::string refused;  // the launcher's UnsupportedShape message, if any
@@ -110,6 +113,11 @@ Row measure(const std::string& label, Launch&& launch) {
   row.stats = an::end();
   row.sites = an::sites();
   row.kernel = row.refused.empty() ? kernel_name(tutorial::last_launch().kernel) : label;
+  if (row.refused.empty()) {
+    const tutorial::LaunchRecord& l = tutorial::last_launch();
+    row.blocks = uint64_t(l.grid.x) * l.grid.y * l.grid.z;
+    row.threads_per_block = uint64_t(l.threads_per_block());
+  }
   return row;
 }
 
@@ -217,6 +225,23 @@ void print(const std::vector<Row>& rows, const std::string& command, const std::
     for (const Row& r : rows) print_lines(r);
 }
 
+// The counts behind the digest, one line per launch, in the order the chapter runs them.
+void print_csv(const std::vector<Row>& rows, int size) {
+  std::cout << "chapter,size,kernel,label,blocks,threads_per_block,gld_requests,gld_sectors,"
+               "gst_requests,gst_sectors,sld_requests,sld_wavefronts,sld_ideal_wavefronts,"
+               "sst_requests,sst_wavefronts,sst_ideal_wavefronts\n";
+  for (const Row& r : rows) {
+    if (!r.refused.empty()) continue;
+    const an::MemoryStats& s = r.stats;
+    std::cout << TUTORIAL_ANALYZE_CHAPTER << "," << size << ",\"" << r.kernel << "\",\"" << r.label
+              << "\"," << r.blocks << "," << r.threads_per_block << "," << s.global_ld.requests
+              << "," << s.global_ld.sectors << "," << s.global_st.requests << ","
+              << s.global_st.sectors << "," << s.shared_ld.requests << "," << s.shared_ld.wavefronts
+              << "," << s.shared_ld.ideal_wavefronts << "," << s.shared_st.requests << ","
+              << s.shared_st.wavefronts << "," << s.shared_st.ideal_wavefronts << "\n";
+  }
+}
+
 // ---- GEMM chapters -------------------------------------------------------------------
 
 [[maybe_unused]] std::vector<Row> run(const std::vector<tutorial::GemmKernel>& kernels, int size) {
@@ -272,14 +297,16 @@ int main(int argc, char** argv) {
   constexpr bool transpose =
       std::is_same_v<std::decay_t<decltype(kernels)>, std::vector<tutorial::TransposeKernel>>;
   int size = TUTORIAL_ANALYZE_SIZE;
-  bool lines = false;
+  bool lines = false, csv = false;
   for (int i = 1; i < argc; ++i) {
     if (std::strcmp(argv[i], "--size") == 0 && i + 1 < argc) {
       size = std::atoi(argv[++i]);
     } else if (std::strcmp(argv[i], "--lines") == 0) {
       lines = true;
+    } else if (std::strcmp(argv[i], "--csv") == 0) {
+      csv = true;
     } else {
-      std::cerr << "usage: " << argv[0] << " [--size N] [--lines]\n";
+      std::cerr << "usage: " << argv[0] << " [--size N] [--lines | --csv]\n";
       return 2;
     }
   }
@@ -292,7 +319,8 @@ int main(int argc, char** argv) {
   if (transpose) shape << size << "x" << size << " floats";
   else shape << "M = N = K = " << size;
   try {
-    print(run(kernels, size), command.str(), shape.str(), lines);
+    if (csv) print_csv(run(kernels, size), size);
+    else print(run(kernels, size), command.str(), shape.str(), lines);
   } catch (const std::exception& e) {
     std::cerr << argv[0] << ": " << e.what() << "\n";
     return 1;

@@ -1,0 +1,207 @@
+#!/usr/bin/env python3
+"""The CPU backend's memory model against Nsight Compute, kernel by kernel (a GPU test).
+
+  model_vs_ncu.py --model MODEL.csv --exe build/bin/CHAPTER [--size N] [--out FILE.md]
+  model_vs_ncu.py --model MODEL.csv --ncu RAW.csv [--out FILE.md]
+
+MODEL.csv is what `bin/<chapter>_analyze --csv` prints (the model's counts, one line per launch,
+made without a GPU). With --exe the script runs the chapter's executable under ncu at the same
+size (`--size N --iters 1 --no-check`, the chapter's own kernels only) and reads the
+request-level counters; with --ncu it reads such a raw export (`ncu --csv --page raw`).
+
+Each model launch is paired with ncu's first unused launch of the same kernel on the same grid
+(the same work). Verdicts:
+  * global loads and stores: requests and 32-byte sectors must be equal, exactly: both count
+    what the source asks for, one warp-wide instruction per access of the source.
+  * shared memory: where nvcc issued as many shared instructions as the model counts, the
+    wavefronts must be equal too. Where it issued a different number (it may merge neighbouring
+    scalar accesses into one wider LDS/STS, which clang, compiling the model with vectorizers
+    off, does not), the row says so and its shared columns are not a verdict.
+  * a kernel that ran on another grid in the two runs (the transpose chapter's coalescing demo
+    always runs at 2^24 floats) is compared per request: sectors / request and
+    wavefronts / request equal within 1 %.
+Exit status 1 when any verdict fails, 2 on bad input. Python 3 standard library only.
+"""
+import argparse
+import csv
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import ncu_digest  # noqa: E402  (read_rows, short_name, number, grid_blocks)
+
+COUNTERS = {  # model column -> ncu metric
+    "gld_requests": "l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum",
+    "gld_sectors": "l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum",
+    "gst_requests": "l1tex__t_requests_pipe_lsu_mem_global_op_st.sum",
+    "gst_sectors": "l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum",
+    "sld_requests": "smsp__inst_executed_op_shared_ld.sum",
+    "sld_wavefronts": "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum",
+    "sst_requests": "smsp__inst_executed_op_shared_st.sum",
+    "sst_wavefronts": "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum",
+}
+
+
+def normalize(full):
+    """ncu's demangled name as the model writes it: 'void ch06::transpose_vec4<64, 256,
+    (ch06::BlockOrder)0>(float const*, ...)' -> 'transpose_vec4<64, 256, 0>'."""
+    name = ncu_digest.short_name(full)
+    name = re.sub(r"\([A-Za-z_:0-9]+\)(-?[0-9]+)", r"\1", name)
+    name = re.sub(r"\btrue\b", "1", name)
+    name = re.sub(r"\bfalse\b", "0", name)
+    return re.sub(r"\bch[0-9][0-9]::", "", name)
+
+
+def read_model(path):
+    with open(path, newline="", encoding="utf-8") as f:
+        rows = list(csv.DictReader(f))
+    for r in rows:
+        for key in list(COUNTERS) + ["blocks", "size"]:
+            r[key] = int(r[key])
+    return rows
+
+
+def run_ncu(exe, size, out_csv):
+    metrics = ",".join(COUNTERS.values())
+    command = ["ncu", "--csv", "--page", "raw", "--print-units", "base", "--metrics", metrics,
+               "--kernel-name-base", "demangled", "--kernel-name", "regex:ch[0-9][0-9]::",
+               exe, "--size", str(size), "--iters", "1", "--no-check"]
+    print("$ " + " ".join(command), file=sys.stderr)
+    with open(out_csv, "w", encoding="utf-8") as f:
+        done = subprocess.run(command, stdout=f, stderr=subprocess.PIPE, text=True, timeout=900)
+    if done.returncode != 0:
+        sys.exit(f"error: ncu exited with {done.returncode}: {done.stderr.strip()[-2000:]}")
+
+
+def read_ncu(path):
+    _, rows = ncu_digest.read_rows(path)
+    launches = []
+    for r in rows:
+        launch = {"kernel": normalize(r.get("Kernel Name", "")), "blocks": ncu_digest.grid_blocks(r)}
+        for key, metric in COUNTERS.items():
+            value = ncu_digest.number(r.get(metric))
+            launch[key] = None if value is None else int(round(value))
+        launches.append(launch)
+    return launches
+
+
+def per(a, b):
+    return None if not b else a / b
+
+
+def fmt(x, digits=1):
+    return "-" if x is None else f"{x:.{digits}f}"
+
+
+def compare(model_row, launch):
+    """(verdict, notes): verdict is 'exact', 'per request', 'differs'."""
+    notes, failed = [], False
+    same_grid = launch["blocks"] == model_row["blocks"]
+    for kind in ("gld", "gst"):
+        m_req, m_sec = model_row[f"{kind}_requests"], model_row[f"{kind}_sectors"]
+        n_req, n_sec = launch[f"{kind}_requests"], launch[f"{kind}_sectors"]
+        if n_req is None or n_sec is None:
+            notes.append(f"ncu has no {kind} counters")
+            failed = True
+        elif same_grid:
+            if (m_req, m_sec) != (n_req, n_sec):
+                notes.append(f"{kind}: model {m_req} requests / {m_sec} sectors, "
+                             f"ncu {n_req} / {n_sec}")
+                failed = True
+        else:
+            a, b = per(m_sec, m_req), per(n_sec, n_req)
+            if (a is None) != (b is None) or (a is not None and abs(a - b) > 0.01 * max(a, b)):
+                notes.append(f"{kind}: sectors/request model {fmt(a, 2)}, ncu {fmt(b, 2)}")
+                failed = True
+    for kind in ("sld", "sst"):
+        m_req, m_wf = model_row[f"{kind}_requests"], model_row[f"{kind}_wavefronts"]
+        n_req, n_wf = launch[f"{kind}_requests"], launch[f"{kind}_wavefronts"]
+        if n_req is None or n_wf is None:
+            notes.append(f"ncu has no {kind} counters")
+            failed = True
+            continue
+        if same_grid and m_req != n_req:
+            notes.append(f"{kind}: nvcc issued {n_req} shared instructions, the model counts "
+                         f"{m_req} (merged or split accesses): not compared")
+            continue
+        if same_grid:
+            if m_wf != n_wf:
+                notes.append(f"{kind}: model {m_wf} wavefronts, ncu {n_wf}")
+                failed = True
+        else:
+            a, b = per(m_wf, m_req), per(n_wf, n_req)
+            if (a is None) != (b is None) or (a is not None and abs(a - b) > 0.01 * max(a, b)):
+                notes.append(f"{kind}: wavefronts/request model {fmt(a, 2)}, ncu {fmt(b, 2)}")
+                failed = True
+    if failed:
+        return "differs", notes
+    return ("exact" if same_grid else "per request"), notes
+
+
+def table(pairs):
+    lines = ["| kernel | global ld requests (model / ncu) | sectors / request ld | "
+             "global st requests | sectors / request st | shared ld instructions | "
+             "wavefronts / instruction ld | shared st instructions | wavefronts / instruction st "
+             "| verdict |",
+             "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |"]
+    for m, n, verdict, notes in pairs:
+        if n is None:
+            lines.append(f"| `{m['kernel']}` | {m['gld_requests']} / - | | | | | | | | "
+                         "no ncu launch of this kernel |")
+            continue
+        cells = []
+        for kind, unit in (("gld", "sectors"), ("gst", "sectors"), ("sld", "wavefronts"),
+                           ("sst", "wavefronts")):
+            cells.append(f"{m[kind + '_requests']} / {n[kind + '_requests']}")
+            cells.append(f"{fmt(per(m[kind + '_' + unit], m[kind + '_requests']))} / "
+                         f"{fmt(per(n[kind + '_' + unit], n[kind + '_requests']))}")
+        text = verdict + ("" if not notes else ": " + "; ".join(notes))
+        lines.append(f"| `{m['kernel']}` | " + " | ".join(cells) + f" | {text} |")
+    return "\n".join(lines)
+
+
+def main(argv):
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--model", required=True, help="bin/<chapter>_analyze --csv output")
+    parser.add_argument("--exe", help="the chapter's executable, run under ncu")
+    parser.add_argument("--ncu", help="an ncu raw CSV export instead of --exe")
+    parser.add_argument("--size", type=int, help="default: the model's size")
+    parser.add_argument("--out", help="also write the table (markdown) here")
+    args = parser.parse_args(argv)
+    if bool(args.exe) == bool(args.ncu):
+        parser.error("give exactly one of --exe and --ncu")
+    model = read_model(args.model)
+    if not model:
+        sys.exit(f"error: {args.model} holds no launches")
+    chapter, size = model[0]["chapter"], args.size or model[0]["size"]
+    raw = args.ncu
+    if args.exe:
+        raw = os.path.splitext(args.out or args.model)[0] + "-ncu.csv"
+        run_ncu(args.exe, size, raw)
+    launches = read_ncu(raw)
+    used, pairs, failures = set(), [], 0
+    for m in model:
+        candidates = [i for i, n in enumerate(launches) if i not in used and n["kernel"] == m["kernel"]]
+        same = [i for i in candidates if launches[i]["blocks"] == m["blocks"]]
+        pick = (same or candidates or [None])[0]
+        if pick is None:
+            pairs.append((m, None, "differs", ["no ncu launch"]))
+            failures += 1
+            continue
+        used.add(pick)
+        verdict, notes = compare(m, launches[pick])
+        failures += verdict == "differs"
+        pairs.append((m, launches[pick], verdict, notes))
+    text = (f"### Memory model vs Nsight Compute: {chapter}, size {size}\n\n" + table(pairs) +
+            f"\n\n{len(pairs)} launches, {failures} differ.\n")
+    print(text)
+    if args.out:
+        Path(args.out).write_text(text, encoding="utf-8")
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
