@@ -1,0 +1,88 @@
+#!/usr/bin/env python3
+"""Chapter 05's issue-slot and stall table from an Nsight Compute export (a GPU measurement).
+
+  ncu --csv --page raw --metrics "$(stall_table.py --print-metrics)" \\
+      --kernel-name regex:'lean_gemm|pipelined_gemm|xmma|sgemm|cutlass' \\
+      build/bin/05_double_buffer --size 4096 --iters 1 --no-check > stalls.csv
+  stall_table.py stalls.csv [--gpu NAME]
+
+One column per kernel (its first launch on its largest grid: the chapter also launches each of
+its kernels once on a small problem for the resources table), one row per quantity. Stalls are
+in warp-cycles per issued instruction, as Nsight Compute's "Warp State Statistics" reports
+them. Python 3 standard library only.
+"""
+import argparse
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import ncu_digest  # noqa: E402
+
+STALL = "smsp__average_warps_issue_stalled_{}_per_issue_active.ratio"
+ROWS = [  # (label, metric, format)
+    ("warp instructions", "smsp__inst_executed.sum", "{:.3e}"),
+    ("FFMA share", None, "{:.1%}"),  # thread FFMAs / 32 / warp instructions
+    ("issue slots busy", "smsp__issue_active.avg.pct_of_peak_sustained_active", "{:.1f}%"),
+    ("warps per scheduler", "smsp__warps_active.avg.per_cycle_active", "{:.1f}"),
+    ("dispatch stall", STALL.format("dispatch_stall"), "{:.2f}"),
+    ("short scoreboard (shared-memory waits)", STALL.format("short_scoreboard"), "{:.2f}"),
+    ("long scoreboard (global-memory waits)", STALL.format("long_scoreboard"), "{:.2f}"),
+    ("barrier", STALL.format("barrier"), "{:.2f}"),
+    ("wait (fixed latency)", STALL.format("wait"), "{:.2f}"),
+    ("math pipe throttle", STALL.format("math_pipe_throttle"), "{:.2f}"),
+    ("not selected", STALL.format("not_selected"), "{:.2f}"),
+]
+FFMA = "smsp__sass_thread_inst_executed_op_ffma_pred_on.sum"
+INSTRUCTIONS = "smsp__inst_executed.sum"
+
+
+def metrics():
+    return [m for _, m, _ in ROWS if m] + [FFMA, ncu_digest.DEVICE]
+
+
+def label(full):
+    name = ncu_digest.short_name(full)
+    return name.replace("ch05::", "") if name.startswith("ch05::") else f"cuBLAS: {name}"
+
+
+def main(argv):
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("csv", nargs="?")
+    parser.add_argument("--print-metrics", action="store_true")
+    args = parser.parse_args(argv)
+    if args.print_metrics:
+        print(",".join(metrics()))
+        return 0
+    if not args.csv:
+        parser.error("give the ncu export")
+    _, rows = ncu_digest.read_rows(args.csv)
+    chosen = {}  # kernel -> its first launch on its largest grid
+    for r in rows:
+        name = label(r.get("Kernel Name", ""))
+        best = chosen.get(name)
+        if best is None or ncu_digest.grid_blocks(r) > ncu_digest.grid_blocks(best):
+            chosen[name] = r
+    if not chosen:
+        sys.exit(f"error: no launches in {args.csv}")
+    names = list(chosen)
+    gpu = next((r.get(ncu_digest.DEVICE) for r in rows if r.get(ncu_digest.DEVICE)), None)
+    if gpu:
+        print(f"Measured on {gpu}.\n")
+    print("| | " + " | ".join(f"`{n}`" for n in names) + " |")
+    print("| --- |" + " ---: |" * len(names))
+    for text, metric, form in ROWS:
+        cells = []
+        for n in names:
+            r = chosen[n]
+            if metric is None:
+                ffma, inst = ncu_digest.number(r.get(FFMA)), ncu_digest.number(r.get(INSTRUCTIONS))
+                value = None if not ffma or not inst else ffma / 32 / inst
+            else:
+                value = ncu_digest.number(r.get(metric))
+            cells.append("n/a" if value is None else form.format(value))
+        print(f"| {text} | " + " | ".join(cells) + " |")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
