@@ -24,6 +24,7 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "06_transpose/access_patterns.cuh"  // launch_copy, for a single row or column
 #include "common/launch.cuh"
 
 namespace ch06 {
@@ -231,10 +232,18 @@ inline bool float4_aligned(const float* in, const float* out, int rows, int cols
          reinterpret_cast<uintptr_t>(out) % 16 == 0;
 }
 
-// Where float4 is impossible (a shape not a multiple of 4, a misaligned pointer) the
-// launcher runs the scalar 64×64 padded kernel instead: same tile, one float per access.
+// A single row or a single column: its transpose holds the same floats in the same order, so
+// the launcher copies them (copy_vec4, access_patterns.cuh) instead of moving 64×64 tiles of
+// which one row or column is real. Where float4 is impossible (a shape not a multiple of 4,
+// a misaligned pointer) it runs the scalar 64×64 padded kernel: same tile, one float per access.
 template <int TILE = 64, int THREADS = 256, BlockOrder ORDER = BlockOrder::OutputRows>
 void launch_vec4(const float* in, float* out, int rows, int cols) {
+  const bool aligned_pointers =
+      reinterpret_cast<uintptr_t>(in) % 16 == 0 && reinterpret_cast<uintptr_t>(out) % 16 == 0;
+  if ((rows == 1 || cols == 1) && aligned_pointers) {
+    launch_copy(in, out, rows, cols);
+    return;
+  }
   if (!float4_aligned(in, out, rows, cols)) {
     launch_padded<64, 4>(in, out, rows, cols);
     return;

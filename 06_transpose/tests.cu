@@ -10,6 +10,7 @@
 #include "common/catch_compat.hpp"
 #include "common/device_buffer.hpp"
 #include "common/host_matrix.hpp"
+#include "common/launch_record.hpp"
 #include "common/memory_access.hpp"
 #include "common/transpose.hpp"
 
@@ -317,6 +318,19 @@ TEST_CASE("float4 kernels fall back to the scalar tile for misaligned pointers",
     const CompareResult r = compare(got.data() + 1, want.data(), cols, rows, Tolerance::exact());
     INFO(r.summary());
     CHECK(r.ok());
+  }
+}
+
+TEST_CASE("float4 kernels copy a single row or column: its transpose is the same floats",
+          "[gpu]") {
+  REQUIRE_GPU();
+  for (const Shape& s : {Shape{1, 1}, Shape{1, 5}, Shape{7, 1}, Shape{1, 4096}, Shape{4099, 1}}) {
+    const TransposeKernel kernel = ch06::best_kernel();
+    CAPTURE(kernel.name, s.rows, s.cols);
+    const CompareResult r = check_transpose(kernel.launch, s.rows, s.cols, 13);
+    INFO(r.summary());
+    CHECK(r.ok());
+    CHECK(last_launch().kernel == reinterpret_cast<const void*>(ch06::copy_vec4));
   }
 }
 

@@ -16,7 +16,7 @@
 # root, so `#include "05_double_buffer/kernels.cuh"` then finds the copy. Runs at every build
 # (it only reads a few dozen files): a copy is rewritten only when its content changes, and
 # removed when its original no longer needs it.
-cmake_minimum_required(VERSION 3.24)
+cmake_minimum_required(VERSION 3.22)
 
 if(NOT SOURCE_ROOT OR NOT SHADOW_ROOT)
   message(FATAL_ERROR "usage: cmake -DSOURCE_ROOT=... -DSHADOW_ROOT=... -P rewrite_shared.cmake")

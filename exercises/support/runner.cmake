@@ -16,6 +16,18 @@
 # only the members that define a symbol still missing, so a student file that defined, say,
 # the function writing results would silently replace that member. Linked whole, every member
 # is in, and a second definition is a link error.
+# Links <lib> whole into <target>: CMake 3.24's $<LINK_LIBRARY:WHOLE_ARCHIVE,...> where it exists;
+# on older CMake (Ubuntu 22.04 ships 3.22) the linker's own --whole-archive around it, which
+# is what that expression produces with the GNU toolchain.
+function(exercise_link_whole target lib)
+  if(CMAKE_VERSION VERSION_GREATER_EQUAL 3.24)
+    target_link_libraries(${target} PRIVATE "$<LINK_LIBRARY:WHOLE_ARCHIVE,${lib}>")
+  else()
+    target_link_libraries(${target} PRIVATE -Wl,--whole-archive ${lib}
+                                            -Wl,--no-whole-archive)
+  endif()
+endfunction()
+
 function(exercise_add_runner exercise)
   cmake_parse_arguments(ARG "CPU_TWIN" "ROOT;REL;KIND;INCLUDE;CPU_INCLUDE;GPU_LIB;CPU_LIB;HOST_LIB;SHADOW"
                         "" ${ARGN})
@@ -24,7 +36,7 @@ function(exercise_add_runner exercise)
     add_executable(${exercise}_runner "${dir}/entry.cpp")
     target_include_directories(${exercise}_runner PRIVATE "${ARG_ROOT}" "${ARG_INCLUDE}")
     target_compile_options(${exercise}_runner PRIVATE -Wall -Wextra)
-    target_link_libraries(${exercise}_runner PRIVATE "$<LINK_LIBRARY:WHOLE_ARCHIVE,${ARG_HOST_LIB}>")
+    exercise_link_whole(${exercise}_runner ${ARG_HOST_LIB})
     return()
   endif()
 
@@ -32,7 +44,7 @@ function(exercise_add_runner exercise)
   target_include_directories(${exercise}_runner PRIVATE "${ARG_ROOT}" "${ARG_INCLUDE}")
   target_compile_options(${exercise}_runner PRIVATE
     -lineinfo -Xcompiler=-Wall,-Wextra -Xptxas=--warn-on-spills --expt-relaxed-constexpr)
-  target_link_libraries(${exercise}_runner PRIVATE "$<LINK_LIBRARY:WHOLE_ARCHIVE,${ARG_GPU_LIB}>")
+  exercise_link_whole(${exercise}_runner ${ARG_GPU_LIB})
   if(NOT ARG_CPU_TWIN)
     return()
   endif()
@@ -58,5 +70,5 @@ function(exercise_add_runner exercise)
     "${ARG_CPU_INCLUDE}/first" "${ARG_SHADOW}" "${ARG_ROOT}" "${ARG_INCLUDE}" "${ARG_CPU_INCLUDE}")
   # Exported symbols let the CPU backend's fault handler name the kernel (dladdr).
   set_target_properties(${exercise}_runner_cpu PROPERTIES ENABLE_EXPORTS ON)
-  target_link_libraries(${exercise}_runner_cpu PRIVATE "$<LINK_LIBRARY:WHOLE_ARCHIVE,${ARG_CPU_LIB}>")
+  exercise_link_whole(${exercise}_runner_cpu ${ARG_CPU_LIB})
 endfunction()
