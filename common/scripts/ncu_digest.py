@@ -85,6 +85,10 @@ def pct(value):
 def read_rows(path):
     with open(path, newline="", encoding="utf-8", errors="replace") as f:
         lines = [line for line in f if not line.startswith("==")]  # ncu's own messages
+    # The profiled program's own output comes first when ncu printed to its stdout: the export
+    # starts at the header line.
+    header_at = next((i for i, line in enumerate(lines) if line.startswith('"ID"')), 0)
+    lines = lines[header_at:]
     rows = list(csv.reader(lines))
     if not rows:
         return [], []

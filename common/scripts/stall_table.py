@@ -41,8 +41,9 @@ def metrics():
 
 
 def label(full):
+    """'lean_gemm<...>' for the chapter's kernels; "cuBLAS's kernel" for the library's."""
     name = ncu_digest.short_name(full)
-    return name.replace("ch05::", "") if name.startswith("ch05::") else f"cuBLAS: {name}"
+    return name.replace("ch05::", "") if name.startswith("ch05::") else "cuBLAS's kernel"
 
 
 def main(argv):
@@ -57,6 +58,8 @@ def main(argv):
         parser.error("give the ncu export")
     _, rows = ncu_digest.read_rows(args.csv)
     chosen = {}  # kernel -> its first launch on its largest grid
+    library = sorted({ncu_digest.short_name(r.get("Kernel Name", "")) for r in rows
+                      if label(r.get("Kernel Name", "")) == "cuBLAS's kernel"})
     for r in rows:
         name = label(r.get("Kernel Name", ""))
         best = chosen.get(name)
@@ -81,6 +84,8 @@ def main(argv):
                 value = ncu_digest.number(r.get(metric))
             cells.append("n/a" if value is None else form.format(value))
         print(f"| {text} | " + " | ".join(cells) + " |")
+    if library:
+        print("\ncuBLAS's kernel: " + ", ".join(f"`{n}`" for n in library))
     return 0
 
 
