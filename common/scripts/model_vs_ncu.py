@@ -96,46 +96,35 @@ def fmt(x, digits=1):
     return "-" if x is None else f"{x:.{digits}f}"
 
 
+def ratios_differ(a, b):
+    """Two per-request figures (None where there were no requests) further apart than 1 %."""
+    return (a is None) != (b is None) or (a is not None and abs(a - b) > 0.01 * max(a, b))
+
+
 def compare(model_row, launch):
     """(verdict, notes): verdict is 'exact', 'per request', 'differs'."""
     notes, failed = [], False
     same_grid = launch["blocks"] == model_row["blocks"]
-    for kind in ("gld", "gst"):
-        m_req, m_sec = model_row[f"{kind}_requests"], model_row[f"{kind}_sectors"]
-        n_req, n_sec = launch[f"{kind}_requests"], launch[f"{kind}_sectors"]
-        if n_req is None or n_sec is None:
+    # (kind, the unit each request moves): global sectors, shared wavefronts.
+    for kind, unit in (("gld", "sectors"), ("gst", "sectors"), ("sld", "wavefronts"),
+                       ("sst", "wavefronts")):
+        m_req, m_units = model_row[f"{kind}_requests"], model_row[f"{kind}_{unit}"]
+        n_req, n_units = launch[f"{kind}_requests"], launch[f"{kind}_{unit}"]
+        if n_req is None or n_units is None:
             notes.append(f"ncu has no {kind} counters")
             failed = True
-        elif same_grid:
-            if (m_req, m_sec) != (n_req, n_sec):
-                notes.append(f"{kind}: model {m_req} requests / {m_sec} sectors, "
-                             f"ncu {n_req} / {n_sec}")
+        elif not same_grid:
+            a, b = per(m_units, m_req), per(n_units, n_req)
+            if ratios_differ(a, b):
+                notes.append(f"{kind}: {unit}/request model {fmt(a, 2)}, ncu {fmt(b, 2)}")
                 failed = True
-        else:
-            a, b = per(m_sec, m_req), per(n_sec, n_req)
-            if (a is None) != (b is None) or (a is not None and abs(a - b) > 0.01 * max(a, b)):
-                notes.append(f"{kind}: sectors/request model {fmt(a, 2)}, ncu {fmt(b, 2)}")
-                failed = True
-    for kind in ("sld", "sst"):
-        m_req, m_wf = model_row[f"{kind}_requests"], model_row[f"{kind}_wavefronts"]
-        n_req, n_wf = launch[f"{kind}_requests"], launch[f"{kind}_wavefronts"]
-        if n_req is None or n_wf is None:
-            notes.append(f"ncu has no {kind} counters")
-            failed = True
-            continue
-        if same_grid and m_req != n_req:
+        elif unit == "wavefronts" and m_req != n_req:
             notes.append(f"{kind}: nvcc issued {n_req} shared instructions, the model counts "
                          f"{m_req} (merged or split accesses): not compared")
-            continue
-        if same_grid:
-            if m_wf != n_wf:
-                notes.append(f"{kind}: model {m_wf} wavefronts, ncu {n_wf}")
-                failed = True
-        else:
-            a, b = per(m_wf, m_req), per(n_wf, n_req)
-            if (a is None) != (b is None) or (a is not None and abs(a - b) > 0.01 * max(a, b)):
-                notes.append(f"{kind}: wavefronts/request model {fmt(a, 2)}, ncu {fmt(b, 2)}")
-                failed = True
+        elif (m_req, m_units) != (n_req, n_units):
+            notes.append(f"{kind}: model {m_req} requests / {m_units} {unit}, "
+                         f"ncu {n_req} / {n_units}")
+            failed = True
     if failed:
         return "differs", notes
     return ("exact" if same_grid else "per request"), notes

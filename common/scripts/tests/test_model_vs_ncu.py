@@ -19,11 +19,13 @@ METRICS = list(model_vs_ncu.COUNTERS.values())
 
 
 def ncu_csv(launches):
-    """An export as `ncu --csv --page raw --print-units base` writes it: a header, a units row,
-    then one row per launch (name, grid, the counters in COUNTERS order)."""
+    """An export as `ncu --csv --page raw --print-units base` prints it to stdout: ncu's own
+    messages and the program's output first, then a header, a units row, then one row per
+    launch (name, grid, the counters in COUNTERS order)."""
     header = ['"ID"', '"Kernel Name"', '"Grid Size"'] + [f'"{m}"' for m in METRICS]
     units = ['""', '""', '""'] + ['""'] * len(METRICS)
-    lines = ["==PROF== Connected to process", ",".join(header), ",".join(units)]
+    lines = ["==PROF== Connected to process", "kernel  threads  regs", "naive_gemm, 1024, 32",
+             ",".join(header), ",".join(units)]
     for i, (name, grid, values) in enumerate(launches):
         cells = [f'"{i}"', f'"{name}"', f'"{grid}"'] + [f'"{v:,}"' for v in values]
         lines.append(",".join(cells))
