@@ -63,6 +63,7 @@ int guarded_main(int argc, char** argv, const CliOptions& defaults,
     std::cout << usage(program, defaults);
     return kExitOk;
   }
+  set_preferred_carveout(options.carveout);
   std::string why;
   if (cuda_device_count(&why) == 0) {
     std::cerr << "error: " << why << ".\n"
@@ -106,7 +107,8 @@ int run_gemm_chapter(const std::string& chapter, const std::vector<GemmKernel>& 
                      const CliOptions& o, const DeviceInfo& device, ResourcesTable resources) {
   const int M = o.m, N = o.n, K = o.k;
   const std::string shape =
-      "M=" + std::to_string(M) + " N=" + std::to_string(N) + " K=" + std::to_string(K);
+      "M=" + std::to_string(M) + " N=" + std::to_string(N) + " K=" + std::to_string(K) +
+      (o.carveout >= 0 ? ", carveout " + std::to_string(o.carveout) + "% shared" : "");
   std::cerr << "[" << chapter << "] " << device.name << ", " << shape << "\n";
   // Refuse what cannot run before allocating anything (at --size 100000 the host matrices
   // alone would be 80 GB): sizes the kernels cannot index, then this GPU's free memory.
@@ -195,6 +197,7 @@ int run_transpose_chapter(const std::string& chapter, const std::vector<Transpos
   std::ostringstream shape;
   shape << rows << "x" << cols << " floats (out " << cols << "x" << rows << "), " << std::fixed
         << std::setprecision(1) << bytes / 1e6 << " MB moved";
+  if (o.carveout >= 0) shape << ", carveout " << o.carveout << "% shared";
   std::cerr << "[" << chapter << "] " << device.name << ", " << shape.str() << "\n";
   check_transpose_size(chapter, rows, cols);
   const ReportHeader header = make_header(device, shape.str());

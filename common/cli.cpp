@@ -50,6 +50,8 @@ CliOptions parse_cli(int argc, const char* const* argv, const CliOptions& defaul
       o.seed = uint64_t(parse_integer(arg, value(), 0, LLONG_MAX));
     } else if (arg == "--no-check") {
       o.check = false;
+    } else if (arg == "--carveout") {
+      o.carveout = int(parse_integer(arg, value(), 0, 100));
     } else if (arg == "--csv" || arg == "--json") {
       const OutputFormat format = arg == "--csv" ? OutputFormat::Csv : OutputFormat::Json;
       if (o.format != OutputFormat::Table && o.format != format)
@@ -75,6 +77,8 @@ std::string usage(const std::string& program, const CliOptions& d) {
     << "  --iters R       timed repetitions, median reported (default " << d.iters << ")\n"
     << "  --seed S        seed of the random inputs (default " << d.seed << ")\n"
     << "  --no-check      skip the correctness check against the reference\n"
+    << "  --carveout P    prefer P% of each SM's L1/shared memory as shared memory (0-100;\n"
+    << "                  default: the driver's choice)\n"
     << "  --csv | --json  machine-readable output\n"
     << "  --help          this text\n";
   return u.str();

@@ -5,6 +5,9 @@
 //   --iters R         timed repetitions (median reported)
 //   --seed S          random inputs are reproducible from the seed
 //   --no-check        skip the correctness check
+//   --carveout P      ask for P% of each SM's unified L1/shared memory as shared memory for
+//                     every kernel (cudaFuncAttributePreferredSharedMemoryCarveout; a
+//                     preference the driver may override); default: the driver's choice
 //   --csv | --json    machine-readable output instead of the table
 //   --help
 #pragma once
@@ -27,6 +30,7 @@ struct CliOptions {
   int iters = 10;
   uint64_t seed = 2024;
   bool check = true;
+  int carveout = -1;  // --carveout P, 0..100; -1: not set
   OutputFormat format = OutputFormat::Table;
   bool help = false;
   Problem problem = Problem::Gemm;  // set by the chapter in its defaults

@@ -55,6 +55,19 @@ void validate_launch(dim3 grid, dim3 block) {
   if (!message.empty()) throw UnsupportedShape("cannot launch: " + message);
 }
 
+namespace {
+
+int preferred_carveout = -1;  // set_preferred_carveout; -1: the driver's choice
+
+// The carveout preference, on the kernel's first launch (require_fit's first check of it).
+void apply_carveout(const void* kernel) {
+  if (preferred_carveout >= 0)
+    CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributePreferredSharedMemoryCarveout,
+                                    preferred_carveout));
+}
+
+}  // namespace
+
 void require_fit(const void* kernel, dim3 block, size_t dynamic_smem) {
   static std::mutex mutex;
   static std::set<std::tuple<const void*, unsigned long long, size_t, int>> fits;
@@ -86,9 +99,12 @@ void require_fit(const void* kernel, dim3 block, size_t dynamic_smem) {
   // The opt-in above 48 KB counts static and dynamic shared memory together: a kernel with
   // 40 KB of static arrays needs it for 16 KB of dynamic memory too.
   ensure_dynamic_smem(kernel, dynamic_smem, attributes.sharedSizeBytes);
+  apply_carveout(kernel);
   std::lock_guard<std::mutex> lock(mutex);
   fits.insert(key);
 }
+
+void set_preferred_carveout(int percent) { preferred_carveout = percent; }
 
 void allow_dynamic_smem(const void* kernel, size_t bytes) {
   CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,

@@ -36,6 +36,13 @@ void validate_launch(dim3 grid, dim3 block);
 // size and device; later launches only look the answer up.
 void require_fit(const void* kernel, dim3 block, size_t dynamic_smem);
 
+// The L1/shared-memory split (`--carveout P`): from now on, before its first launch, every
+// kernel asks for P% of each SM's unified L1/shared memory as shared memory
+// (cudaFuncSetAttribute(kernel, cudaFuncAttributePreferredSharedMemoryCarveout, P); the rest
+// is L1). A preference: the driver still gives a kernel the shared memory it needs. -1 (the
+// default) leaves every kernel to the driver's choice.
+void set_preferred_carveout(int percent);
+
 // Above 48 KB of shared memory per block (static + dynamic) a kernel must opt in, once per
 // kernel, before launch: cudaFuncSetAttribute(kernel,
 // cudaFuncAttributeMaxDynamicSharedMemorySize, dynamic bytes). tutorial::launch does it for

@@ -34,6 +34,9 @@ TEST_CASE("individual sizes, flags and formats", "[cli]") {
   CHECK(o.format == OutputFormat::Json);
   CHECK(parse({"--rows", "5", "--cols", "6"}).n == 6);
   CHECK(parse({"--help"}).help);
+  CHECK(parse({}).carveout == -1);  // the driver's choice unless asked
+  CHECK(parse({"--carveout", "100"}).carveout == 100);
+  CHECK(parse({"--carveout", "0"}).carveout == 0);
 }
 
 TEST_CASE("bad values give an error that names the flag", "[cli]") {
@@ -50,6 +53,7 @@ TEST_CASE("bad values give an error that names the flag", "[cli]") {
   CHECK(message_of({"--m", "abc"}) == "--m expects an integer, got 'abc'");
   CHECK(message_of({"--k", "12x"}) == "--k expects an integer, got '12x'");
   CHECK(message_of({"--iters"}) == "--iters expects a value");
+  CHECK(message_of({"--carveout", "101"}) == "--carveout must be between 0 and 100, got 101");
   CHECK(message_of({"--fast"}) == "unknown option '--fast'");
   CHECK(message_of({"--size", "99999999999999999999"}).find("expects an integer") != std::string::npos);
 }
@@ -71,6 +75,7 @@ TEST_CASE("a transpose has no K, and one output format is chosen", "[cli]") {
 
 TEST_CASE("usage lists every flag", "[cli]") {
   const std::string u = usage("prog");
-  for (const char* flag : {"--size", "--m", "--iters", "--seed", "--no-check", "--csv", "--json"})
+  for (const char* flag : {"--size", "--m", "--iters", "--seed", "--no-check", "--carveout", "--csv",
+                           "--json"})
     CHECK(u.find(flag) != std::string::npos);
 }

@@ -54,6 +54,9 @@ __global__ void dynamic_smem_kernel(float* out) {
   out[threadIdx.x] = tile[blockDim.x - 1 - threadIdx.x];
 }
 
+// A kernel only the carveout test launches, so that the preference it sets stays its own.
+__global__ void carveout_kernel(float* out) { out[threadIdx.x] = float(threadIdx.x); }
+
 // Enough live values to need many registers.
 __global__ void register_hungry_kernel(const float* in, float* out) {
   float acc[64];
@@ -244,6 +247,18 @@ TEST_CASE("the fit check's register arithmetic agrees with the runtime at every 
       CHECK(does_not_fit(k, sm).empty() == (threads <= a.maxThreadsPerBlock));
     }
   }
+}
+
+TEST_CASE("the carveout preference (--carveout) reaches each kernel before its first launch", "[gpu][launch]") {
+  REQUIRE_REAL_GPU();
+  DeviceBuffer<float> out(32);
+  set_preferred_carveout(100);  // what `--carveout 100` asks for
+  tutorial::launch(carveout_kernel, dim3(1), dim3(32), 0, out.data());
+  set_preferred_carveout(-1);   // the other tests keep the driver's choice
+  device_synchronize();
+  cudaFuncAttributes attributes{};
+  CUDA_CHECK(cudaFuncGetAttributes(&attributes, carveout_kernel));
+  CHECK(attributes.preferredShmemCarveout == 100);
 }
 
 TEST_CASE("out of GPU memory is a clear error, and the device stays usable", "[gpu][buffer]") {

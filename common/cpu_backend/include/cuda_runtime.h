@@ -85,6 +85,7 @@ struct cudaFuncAttributes {
   int ptxVersion;
   int binaryVersion;
   int maxDynamicSharedSizeBytes;
+  int preferredShmemCarveout;
 };
 
 extern "C" {
