@@ -40,6 +40,15 @@ __global__ void shared_float4_kernel(const float4* in, float4* out, int stride) 
   out[threadIdx.x] = s[threadIdx.x * stride];
 }
 
+// s[lane % 8] for the first half warp, s[8 + lane % 16] for the second: the two quarters of
+// the first half read the same 8 float4, those of the second half different ones.
+__global__ void shared_float4_halves_kernel(const float4* in, float4* out) {
+  __shared__ float4 s[32];
+  s[threadIdx.x] = in[threadIdx.x];
+  __syncthreads();
+  out[threadIdx.x] = s[threadIdx.x < 16 ? threadIdx.x % 8 : 8 + threadIdx.x % 16];
+}
+
 }  // namespace
 
 MemoryStats naive_gemm(int n) {
@@ -81,6 +90,13 @@ MemoryStats shared_float4_copy(int stride) {
   tutorial::DeviceBuffer<float4> in(32), out(32);
   return measure([&] {
     tutorial::launch(shared_float4_kernel, dim3(1), dim3(32), 0, in.data(), out.data(), stride);
+  });
+}
+
+MemoryStats shared_float4_halves() {
+  tutorial::DeviceBuffer<float4> in(32), out(32);
+  return measure([&] {
+    tutorial::launch(shared_float4_halves_kernel, dim3(1), dim3(32), 0, in.data(), out.data());
   });
 }
 

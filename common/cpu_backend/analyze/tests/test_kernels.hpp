@@ -26,5 +26,6 @@ MemoryStats even_lanes_copy();
 // One block of 32 threads through a __shared__ float4 array: s[lane * stride] = in4[lane],
 // a barrier, out4[lane] = s[lane * stride].
 MemoryStats shared_float4_copy(int stride);
+MemoryStats shared_float4_halves();
 
 }  // namespace memory_model_test
