@@ -42,6 +42,9 @@ inline std::vector<tutorial::GemmKernel> chapter_kernels() {
       // and the FMA order that avoids register-bank conflicts: the chapter's final kernel.
       {"pipelined 128x128x16 w32x64 8x8", launch_pipelined_gemm<128, 128, 16, 32, 64, 8, 8>,
        block_tile_intensity<128, 128>},
+      // pipelined_gemm's loop, with the tile (128 x 128 or 64 x 64) and the slices of K
+      // chosen from the shape and the SM count; the slices' partial sums added in a fixed order.
+      {"any_shape 128x128|64x64 split-K", launch_any_shape_gemm},
   };
 }
 
