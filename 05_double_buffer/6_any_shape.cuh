@@ -19,6 +19,7 @@
 // 64 x 64 tile moves twice the shared memory per FMA of a 128 x 128 one.
 #pragma once
 
+#include <algorithm>
 #include <string>
 #include <type_traits>
 
@@ -196,17 +197,21 @@ __global__ void sum_slices(const T* __restrict__ partials, T* __restrict__ C, in
 //     blocks = ceil(M / BM) * ceil(N / BN) * S
 //     slots  = SMs * blocksPerSM                      (H100, 128 x 128: 132 * 2 = 264)
 //     waves  = ceil(blocks / slots)
-// and every wave takes as long as one block's K range, sliceK, plus a fixed cost (prologue,
-// epilogue). A problem of 4 blocks (256 x 256 x 65536) runs 1 wave of 65536 k's with 128 SMs
-// idle; split 64 ways it runs 1 wave of 1024 k's. Each slice adds M * N floats written and
-// read back, and sum_slices is one more launch, so more slices are not free.
-// plan_any_shape estimates, in SM clock cycles, for both tiles and every S up to kMaxSlices:
-//     waves * BM * BN * blocksPerSM * (sliceK + kFixedK) / (128 FMA per clock * efficiency)
-//     + (S > 1 ? (2 S + 1) * M * N * 4 bytes / kBytesPerClock + kLaunchClocks : 0)
-// and takes the cheapest (ties: the bigger tile, then fewer slices). The constants are
-// rough H100/H200 figures (README, section 4); only their ratios matter.
+// and a block that shares its SM with others gets a share of the SM's FMAs. A problem of 4
+// blocks (256 x 256 x 65536) runs 1 wave of 65536 k's with 128 SMs idle; split 64 ways it
+// runs 1 wave of 1024 k's. Each slice adds M * N floats written and read back, and
+// sum_slices is one more launch, so more slices are not free.
+// plan_any_shape estimates the time in SM clock cycles of the busiest SM, for both tiles and
+// every S up to kMaxSlices, and takes the cheapest (ties: the bigger tile, then fewer slices):
+//     load   = ceil(blocks / SMs)                 blocks on the busiest SM
+//     rounds = ceil(load / blocksPerSM)           times it fills up and drains
+//     rate   = efficiency * min(1, min(load, blocksPerSM) * warps / kBusyWarps)
+//              (fraction of its 128 FMA per clock: it takes kBusyWarps warps to hide latency)
+//     clocks = rounds * kBlockClocks + load * BM * BN * sliceK / (128 * rate)
+//              + (S > 1 ? (2 S + 1) * M * N * 4 bytes / kBytesPerClock + kLaunchClocks : 0)
+// The constants are rough H100/H200 figures (README, section 4); only their ratios matter.
 struct TileChoice {
-  int bm, bn, blocks_per_sm;  // blocks_per_sm: the kernel's __launch_bounds__ minimum
+  int bm, bn, warps, blocks_per_sm;  // blocks_per_sm: the kernel's __launch_bounds__ minimum
   double efficiency;          // fraction of the SM's FMA rate a full wave of these blocks gets
 };
 struct AnyShapePlan {
@@ -219,7 +224,8 @@ struct AnyShapePlan {
 
 constexpr int kMaxSlices = 64;
 constexpr int kSliceAlign = 16;           // BK of both tiles: every slice starts 16-byte aligned
-constexpr double kFixedK = 32.0;          // a block's prologue and store, in k steps
+constexpr double kBlockClocks = 3000.0;   // a block's first loads and its store (~1.5 us)
+constexpr double kBusyWarps = 16.0;       // the chapter's kernels run 2 blocks of 8 warps per SM
 constexpr double kBytesPerClock = 1500.0; // ~3 TB/s at ~2 GHz
 constexpr double kLaunchClocks = 6000.0;  // ~3 us for the second launch
 
@@ -240,6 +246,13 @@ inline void slice_k(int K, int wanted, int& slices, int& sliceK) {
 inline AnyShapePlan plan_any_shape(int M, int N, int K, int sms,
                                    const TileChoice (&tiles)[2]) {
   AnyShapePlan best;
+  // At least one full wave of 128 x 128 tiles: pipelined_gemm as it is. Blocks do not run in
+  // lockstep waves, so a partly filled last wave after several full ones costs less than the
+  // model below says; the remaining tail is stream-K's business (README, section 4).
+  const long long bigTiles =
+      (long long)tutorial::ceil_div(M, tiles[0].bm) * tutorial::ceil_div(N, tiles[0].bn);
+  const long long bigSlots = (long long)sms * tiles[0].blocks_per_sm;
+  if (bigTiles >= bigSlots) return {0, 1, K, bigTiles, double(bigTiles) / double(bigSlots)};
   double bestClocks = 0.0;
   for (int t = 0; t < 2; ++t) {
     const TileChoice& c = tiles[t];
@@ -253,9 +266,12 @@ inline AnyShapePlan plan_any_shape(int M, int N, int K, int sms,
       if (slices == lastSlices) continue;  // same cut as a smaller `wanted`
       lastSlices = slices;
       const long long blocks = tileCount * slices;
-      const long long waves = (blocks + slots - 1) / slots;
-      double clocks = double(waves) * c.bm * c.bn * c.blocks_per_sm * (sliceK + kFixedK) /
-                      (128.0 * c.efficiency);
+      const long long load = (blocks + sms - 1) / sms;
+      const long long rounds = (load + c.blocks_per_sm - 1) / c.blocks_per_sm;
+      const double warps = double(std::min<long long>(load, c.blocks_per_sm)) * c.warps;
+      const double rate = c.efficiency * std::min(1.0, warps / kBusyWarps);
+      double clocks = double(rounds) * kBlockClocks +
+                      double(load) * c.bm * c.bn * sliceK / (128.0 * rate);
       if (slices > 1)
         clocks += (2.0 * slices + 1.0) * M * N * 4.0 / kBytesPerClock + kLaunchClocks;
       if (best.blocks == 0 || clocks < bestClocks) {
@@ -274,8 +290,9 @@ using BigTile = WarpLayout<128, 128, 32, 64, 8, 8>;
 using SmallTile = WarpLayout<64, 64, 32, 64, 8, 8>;
 // The efficiency of the 64 x 64 tile relative to the 128 x 128 one is a guess (0.8), checked
 // by the sweep (README, section 4).
-constexpr TileChoice kAnyShapeTiles[2] = {{128, 128, BigTile::MIN_BLOCKS, 1.0},
-                                          {64, 64, SmallTile::MIN_BLOCKS, 0.8}};
+constexpr TileChoice kAnyShapeTiles[2] = {
+    {128, 128, BigTile::THREADS / 32, BigTile::MIN_BLOCKS, 1.0},
+    {64, 64, SmallTile::THREADS / 32, SmallTile::MIN_BLOCKS, 0.8}};
 
 // ---------------------------------------------------------------------------------------
 // Launchers
