@@ -86,8 +86,8 @@ const std::vector<TestShape> kSliceShapes = {
 
 const std::vector<GemmKernel> kSlicedKernels = {
     {"sliced 128x128 S=3", ch05::launch_sliced_gemm<128, 128, 16, 32, 64, 8, 8, 3>},
-    {"sliced 64x64 S=7", ch05::launch_sliced_gemm<64, 64, 16, 32, 64, 8, 8, 7>},
-    {"sliced 64x64 S=64", ch05::launch_sliced_gemm<64, 64, 16, 32, 64, 8, 8, 64>},
+    {"sliced 64x64 S=7", ch05::launch_sliced_gemm<64, 64, 16, 32, 32, 8, 4, 7>},
+    {"sliced 64x64 S=64", ch05::launch_sliced_gemm<64, 64, 16, 32, 32, 8, 4, 64>},
     {"any_shape", ch05::launch_any_shape_gemm}};
 
 }  // namespace
