@@ -11,8 +11,9 @@
 //   3_warp_tiled.cuh     warp_tiled_gemm     threads laid out by warp: no bank conflicts
 //   4_lean.cuh           lean_gemm           the load bookkeeping out of the main loop
 //   5_pipelined.cuh      pipelined_gemm      fragments pipelined across the barrier, two tiles
-//                                            per loop trip, FMAs by column: the final kernel,
-//                                            98-100% of cuBLAS at 4096 and 8192 (README)
+//                                            per loop trip, FMAs by column: the final kernel
+//                                            for large problems, 98-100% of cuBLAS at 4096
+//                                            and 8192 (README)
 //   6_any_shape.cuh      any_shape_gemm      the launch picks the tile (128 x 128 or 64 x 64)
 //                                            and splits K into slices summed in a fixed order
 //                                            when the tiles alone cannot fill the GPU
