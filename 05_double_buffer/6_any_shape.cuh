@@ -4,19 +4,21 @@
 // launcher chooses how to cut the problem:
 //   - sliced_gemm: block (x, y, z) computes tile (y, x) of C over the K range of slice z only,
 //     [z * sliceK, z * sliceK + sliceK), and stores that partial product in slice z of a
-//     workspace (S x M x N floats). With one slice it is exactly pipelined_gemm, storing to C;
+//     workspace (S x M x N floats). With one slice the launcher calls step 5's pipelined_gemm
+//     itself (sliced_gemm at S = 1, storing to C, measured 1-3% slower on large squares);
 //   - sum_slices: C = partial 0 + partial 1 + ... + partial S-1, in that order for every
 //     element: no atomics, so the result is the same bit for bit run after run;
-//   - launch_any_shape_gemm: picks the tile (128 x 128, or 64 x 64 when even split 128 x 128
-//     tiles cannot fill the GPU) and the slice count S from M, N, K and the GPU's SM count,
-//     with the wave arithmetic of plan_any_shape below (README, section 4).
+//   - launch_any_shape_gemm: picks the tile (128 x 128, or 64 x 64 where the estimate says it
+//     is faster: small M or N, tiny problems) and the slice count S from M, N, K and the GPU's
+//     SM count, with the wave arithmetic of plan_any_shape below (README, section 4).
 // Why it is faster: pipelined_gemm makes ceil(M/128) * ceil(N/128) blocks. The GPU runs
 // SMs x 2 of them at once (one wave: 264 on an H100); at 256 x 256 x 65536 that is 4 blocks,
 // each walking all of K, and 128 of the 132 SMs idle. Slicing K gives the idle SMs work.
 // What it still gets wrong: the partial products cost traffic (S x M x N floats written and
 // read again) and a second launch; a partly filled last wave still idles SMs (wave
-// quantization), which only an even division of the total work (stream-K) removes; and a
-// 64 x 64 tile moves twice the shared memory per FMA of a 128 x 128 one.
+// quantization), which only an even division of the total work (stream-K) removes; a 64 x 64
+// tile's lanes (8 x 4) load 1.5 times the shared memory per FMA of the 128 x 128 tile's (8 x 8);
+// and the choice comes from a model with round constants, measured on one H100.
 #pragma once
 
 #include <algorithm>
