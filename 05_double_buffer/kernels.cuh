@@ -11,8 +11,12 @@
 //   3_warp_tiled.cuh     warp_tiled_gemm     threads laid out by warp: no bank conflicts
 //   4_lean.cuh           lean_gemm           the load bookkeeping out of the main loop
 //   5_pipelined.cuh      pipelined_gemm      fragments pipelined across the barrier, two tiles
-//                                            per loop trip, FMAs by column: the final kernel,
-//                                            98-100% of cuBLAS at 4096 and 8192 (README)
+//                                            per loop trip, FMAs by column: the final kernel
+//                                            for large problems, 98-100% of cuBLAS at 4096
+//                                            and 8192 (README)
+//   6_any_shape.cuh      any_shape_gemm      the launch picks the tile (128 x 128 or 64 x 64)
+//                                            and splits K into slices summed in a fixed order
+//                                            when the tiles alone cannot fill the GPU
 //   appendix_async.cuh   async_gemm          cp.async, 3 stages: measured, no faster here
 //
 // Every kernel is correct for any M, N, K >= 1, as in chapter 04: out-of-range elements of A
@@ -26,4 +30,5 @@
 #include "05_double_buffer/3_warp_tiled.cuh"
 #include "05_double_buffer/4_lean.cuh"
 #include "05_double_buffer/5_pipelined.cuh"
+#include "05_double_buffer/6_any_shape.cuh"
 #include "05_double_buffer/appendix_async.cuh"

@@ -2,6 +2,7 @@
 // sizes (random inputs, poisoned output, CPU or cuBLAS reference), K shorter than the
 // pipeline, the 4-byte fallback, refusals, the grouped block order, and the README's
 // shared-memory and occupancy arithmetic.
+#include <cstring>
 #include <string>
 #include <vector>
 
@@ -33,6 +34,54 @@ TUTORIAL_GEMM_SHAPE_TEST_CASES(ch05::chapter_kernels(), kTileMultiples)
 TEST_CASE("launchers fall back to 4-byte accesses for unaligned pointers", "[gpu]") {
   REQUIRE_GPU();
   check_unaligned_pointers(ch05::chapter_kernels());
+}
+
+// Split-K (6_any_shape.cuh): fixed slice counts on both tiles, at shapes that make the slices
+// uneven (K = 100 in 3 slices: 48 + 48 + 4), ask for more slices than K has (K = 7), put
+// one row or column in C, and a long K with a tiny C; plus the dispatcher at long K.
+namespace {
+
+const std::vector<TestShape> kSliceShapes = {
+    {1, 1, 1},   {3, 5, 7},    {5, 7, 100},  {1, 37, 1000}, {33, 1, 517},
+    {8, 8, 2051}, {130, 68, 300}, {65, 129, 160}};
+
+const std::vector<GemmKernel> kSlicedKernels = {
+    {"sliced 128x128 S=3", ch05::launch_sliced_gemm<128, 128, 16, 32, 64, 8, 8, 3>},
+    {"sliced 64x64 S=7", ch05::launch_sliced_gemm<64, 64, 16, 32, 32, 8, 4, 7>},
+    {"sliced 64x64 S=64", ch05::launch_sliced_gemm<64, 64, 16, 32, 32, 8, 4, 64>},
+    {"any_shape", ch05::launch_any_shape_gemm}};
+
+}  // namespace
+
+TEST_CASE("split-K is correct with uneven slices, more slices than K, one row or column", "[gpu][small]") {
+  REQUIRE_GPU();
+  check_kernels_at(kSlicedKernels, kSliceShapes);
+}
+
+TEST_CASE("any_shape is correct at long K with a small C (split-K chosen)", "[gpu]") {
+  REQUIRE_GPU();
+  check_kernel_at({"any_shape", ch05::launch_any_shape_gemm},
+                  {{4, 4, 4096}, {16, 64, 4099}, {64, 64, 16384}});
+}
+
+TEST_CASE("split-K results are the same bit for bit run after run", "[gpu][small]") {
+  REQUIRE_GPU();
+  const int M = 37, N = 20, K = 3001;
+  GemmProblem p(M, N, K, 5);
+  for (const GemmKernel& kernel : kSlicedKernels) {
+    const std::string name = kernel.name;
+    CAPTURE(name);
+    p.dC.poison();
+    kernel.launch(p.dA.data(), p.dB.data(), p.dC.data(), M, N, K);
+    const std::vector<float> first = p.dC.download();
+    p.dC.poison();
+    kernel.launch(p.dA.data(), p.dB.data(), p.dC.data(), M, N, K);
+    const std::vector<float> second = p.dC.download();
+    int differ = 0;
+    for (size_t i = 0; i < first.size(); ++i)
+      differ += std::memcmp(&first[i], &second[i], sizeof(float)) != 0;
+    CHECK(differ == 0);
+  }
 }
 
 // ---------------------------------------------------------------------------------------
@@ -118,6 +167,43 @@ TEST_CASE("the grouped block order visits every tile exactly once", "[swizzle]")
   ch05::grouped_tile<128, 128, 1>(33, 4096, 4096, r, c);  // GROUP_M = 1: row-major order
   CHECK(r == 128);
   CHECK(c == 128);
+}
+
+TEST_CASE("slices of K: multiples of 16, none empty, at most the count asked", "[model]") {
+  const struct {
+    int K, wanted, slices, sliceK;
+  } cases[] = {{65536, 64, 64, 1024}, {100, 3, 3, 48}, {100, 8, 7, 16}, {7, 8, 1, 7},
+               {16, 2, 1, 16},        {17, 2, 2, 16}, {4097, 16, 16, 272}, {1000, 1, 1, 1000}};
+  for (const auto& c : cases) {
+    INFO("K=" << c.K << " wanted=" << c.wanted);
+    int slices = 0, sliceK = 0;
+    ch05::slice_k(c.K, c.wanted, slices, sliceK);
+    CHECK(slices == c.slices);
+    CHECK(sliceK == c.sliceK);
+    CHECK((slices - 1) * sliceK < c.K);  // the last slice is not empty
+    CHECK(slices * sliceK >= c.K);       // and the slices cover K
+  }
+}
+
+TEST_CASE("any_shape's plan on a 132-SM GPU (H100): waves", "[model]") {
+  auto plan = [](int M, int N, int K) {
+    return ch05::plan_any_shape(M, N, K, 132, ch05::kAnyShapeTiles);
+  };
+  // Full waves of 128 x 128 tiles: pipelined_gemm as it is (tile 0, one slice).
+  for (const TestShape s : {TestShape{2048, 2048, 2048}, {4096, 4096, 4096}, {8192, 8192, 8192},
+                            {2048, 11008, 4096}, {16384, 1024, 1024}, {4096, 4096, 128}}) {
+    INFO(s.M << "x" << s.N << "x" << s.K);
+    const ch05::AnyShapePlan p = plan(s.M, s.N, s.K);
+    CHECK(p.tile == 0);
+    CHECK(p.slices == 1);
+  }
+  // 4 tiles of 128 x 128 and a long K: sliced until about one wave.
+  const ch05::AnyShapePlan longK = plan(256, 256, 65536);
+  CHECK(longK.slices >= 32);
+  CHECK(longK.waves <= 1.0);
+  CHECK(longK.waves >= 0.5);
+  // Too short a K to slice: one slice.
+  CHECK(plan(64, 64, 16).slices == 1);
 }
 
 TEST_CASE("shared memory of the shipped configurations", "[model]") {
