@@ -259,7 +259,7 @@ void print_csv(const std::vector<Row>& rows, int size) {
   const int n = size * size;
 #ifdef TUTORIAL_ANALYZE_DEMO
   {
-    constexpr int max_stride = 32;  // as main.cu's coalescing demo
+    constexpr int max_stride = 32;  // as coalescing_demo.cuh
     tutorial::DeviceBuffer<float> in(size_t(n) * max_stride + 1), dst(n);
     tutorial::DeviceBuffer<TUTORIAL_ANALYZE_NAMESPACE::Point> points(n);
     tutorial::device_memset(in.data(), 0, in.bytes());
