@@ -1,12 +1,16 @@
 // Chapter 06 tests. Host: the access calculator and every number the README derives with it.
 // GPU: every transpose equals the CPU transpose exactly, for odd and non-square shapes, on
 // random data with a poisoned output; the copy and demo kernels do what they say.
+#include <algorithm>
 #include <cstdint>
+#include <numeric>
+#include <random>
 #include <string>
 #include <vector>
 
 #include "06_transpose/access_patterns.cuh"
 #include "06_transpose/kernel_list.cuh"
+#include "06_transpose/memory_system_demo.cuh"
 #include "common/catch_compat.hpp"
 #include "common/device_buffer.hpp"
 #include "common/host_matrix.hpp"
@@ -376,4 +380,69 @@ TEST_CASE("the demo kernels read what their names say", "[gpu]") {
   ch06::launch_x_of_points_soa(d_in.data(), d_out.data(), n);
   for (int i = 0; i < n; ++i) want[i] = host[i];
   CHECK(d_out.download() == want);
+}
+
+TEST_CASE("the memory-system kernels compute what they say", "[gpu]") {
+  REQUIRE_GPU();
+  // pointer_chase follows the chain: 32 lines of 128 bytes, 45 steps (more than one lap).
+  const std::vector<unsigned> chain = ch06::memsys::make_chain(4096, 5);
+  unsigned want_last = 0;
+  for (int s = 0; s < 45; ++s) want_last = chain[want_last];
+  std::vector<unsigned> visited;
+  for (unsigned i = 0, s = 0; s < 32; ++s, i = chain[i]) visited.push_back(i);
+  std::sort(visited.begin(), visited.end());
+  for (unsigned k = 0; k < 32; ++k) CHECK(visited[k] == 32 * k);  // one cycle through every line
+  DeviceBuffer<unsigned> d_chain(chain), d_last(1);
+  ch06::launch_pointer_chase(d_chain.data(), 45, d_last.data());
+  CHECK(d_last.download()[0] == want_last);
+
+  // read_in_flight reads every float4 once per pass, n4 not a multiple of anything.
+  const size_t n4 = 1000;
+  std::vector<float> values(4 * n4);
+  for (size_t i = 0; i < values.size(); ++i) values[i] = float(i % 7);  // sums stay exact
+  const double total = std::accumulate(values.begin(), values.end(), 0.0);
+  DeviceBuffer<float> d_values(values);
+  for (int loads : {1, 2, 4, 8}) {
+    DeviceBuffer<float> sink(3 * 64);
+    sink.poison();
+    const auto* in4 = reinterpret_cast<const float4*>(d_values.data());
+    if (loads == 1) ch06::launch_read_in_flight<1>(in4, n4, 3, sink.data(), 3, 64);
+    if (loads == 2) ch06::launch_read_in_flight<2>(in4, n4, 3, sink.data(), 3, 64);
+    if (loads == 4) ch06::launch_read_in_flight<4>(in4, n4, 3, sink.data(), 3, 64);
+    if (loads == 8) ch06::launch_read_in_flight<8>(in4, n4, 3, sink.data(), 3, 64);
+    const std::vector<float> sums = sink.download();
+    INFO("LOADS = " << loads);
+    CHECK(std::accumulate(sums.begin(), sums.end(), 0.0) == 3 * total);
+  }
+
+  // gather: a random permutation, a size that leaves a partial block.
+  const int n = 3001;
+  std::vector<float> in(n);
+  fill_random(in, 17);
+  std::vector<int> index(n);
+  std::iota(index.begin(), index.end(), 0);
+  std::shuffle(index.begin(), index.end(), std::mt19937(3));
+  DeviceBuffer<float> d_in(in), d_out(n);
+  DeviceBuffer<int> d_index(index);
+  d_out.poison();
+  ch06::launch_gather(d_in.data(), d_index.data(), d_out.data(), n);
+  const std::vector<float> gathered = d_out.download();
+  for (int i = 0; i < n; ++i) REQUIRE(gathered[i] == in[index[i]]);
+
+  // Both weighted sums equal the CPU's, and each other bit for bit (same operations, in order).
+  std::vector<float> x(n + ch06::kTaps - 1), w(ch06::kTaps);
+  fill_random(x, 19);
+  fill_random(w, 23);
+  DeviceBuffer<float> d_x(x), d_w(w), y_alias(n), y_restrict(n);
+  y_alias.poison();
+  y_restrict.poison();
+  ch06::launch_weighted_sum(false, d_x.data(), d_w.data(), y_alias.data(), n);
+  ch06::launch_weighted_sum(true, d_x.data(), d_w.data(), y_restrict.data(), n);
+  const std::vector<float> a = y_alias.download(), b = y_restrict.download();
+  for (int i = 0; i < n; ++i) {
+    float want = 0;
+    for (int t = 0; t < ch06::kTaps; ++t) want += w[t] * x[i + t];
+    REQUIRE(a[i] == Approx(want).margin(1e-5).epsilon(1e-5));
+    REQUIRE(a[i] == b[i]);
+  }
 }
