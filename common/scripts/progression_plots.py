@@ -110,6 +110,12 @@ def roofline_plot(doc, stem, size, inspect_dir=None):
                          "notitle")
         plots.append(f"$p{i} using 1:2 with points pt {shape} ps 1.6 lc rgb '{colour}' "
                      f"title {gp_string(title)}")
+    # The L2 roof (06_memory_system's measured L2 read bandwidth): the bound for FLOP per byte
+    # read from the L2; a kernel at its DRAM intensity may sit above it.
+    l2 = doc.get("l2_bandwidth_gbs")
+    l2_plot = ("" if not l2 else
+               f"     (x * {l2} < peak ? x * {l2} : 1/0) with lines lw 2 dt 2 lc rgb '#777777' "
+               f"title 'L2 roof: {l2:.0f} GB/s measured (06_memory_system), per L2 byte', \\\n")
     shape_text = next((r.get("shape") for r in shown if r.get("shape")), f"size {size}")
     point_plots = ", \\\n     ".join(plots)  # one plot element per line of the script
     xlabel = ("arithmetic intensity, FLOP per DRAM byte: filled = measured by Nsight Compute "
@@ -135,7 +141,7 @@ set label 1 sprintf('ridge %.1f FLOP/B', peak / bw) at {ridge}, {peak} * 1.35 ce
 set arrow 1 from {ridge}, {peak} * 1.25 to {ridge}, {peak} * 1.03 lc rgb '#555555'
 plot roof(x) with lines lw 2 lc rgb 'black' \\
        title sprintf('roofline: %.0f GB/s copy, %.0f GFLOP/s FP32', bw, peak), \\
-     {point_plots}
+{l2_plot}     {point_plots}
 """
     render(body, datablocks, stem, 1500, 760)
 

@@ -233,6 +233,31 @@ class Run(unittest.TestCase):
         self.assertTrue((results / "progression.csv").is_file())
         self.assertIn("tiled_gemm<16>", out)
 
+    def test_the_l2_roof_comes_from_06_memory_system(self):
+        build = self.fake_build(["02_tiled"])
+        results = Path(tempfile.mkdtemp(dir=OUT))
+        fake = build / "bin" / "06_memory_system"
+        fake.write_text(f"#!{sys.executable}\n" + textwrap.dedent("""\
+            import json, sys
+            assert "--json" in sys.argv and "--size" not in sys.argv
+            rows = [{"kernel": "read 16 MB x 64", "rate": 7000.0},
+                    {"kernel": "L2 read bandwidth (best working set <= half the L2)",
+                     "rate": 7485.5}]
+            print(json.dumps({"rows": rows}))
+            """))
+        fake.chmod(0o755)
+        code, _, err = quiet(progression.main, ["run", "--build-dir", str(build), "--results",
+                                                str(results), "--only", "02_tiled"])
+        self.assertEqual(code, 0, err)
+        doc = json.loads((results / "progression.json").read_text())
+        self.assertEqual(doc["l2_bandwidth_gbs"], 7485.5)
+        # Without the executable the document says so with null, and the plot has no L2 roof.
+        fake.unlink()
+        code, _, err = quiet(progression.main, ["run", "--build-dir", str(build), "--results",
+                                                str(results), "--only", "02_tiled"])
+        self.assertEqual(code, 0, err)
+        self.assertIsNone(json.loads((results / "progression.json").read_text())["l2_bandwidth_gbs"])
+
     def test_no_gpu_surfaces_the_message_and_writes_nothing(self):
         build = self.fake_build(["01_naive", "02_tiled"], body=textwrap.dedent("""\
             import sys
@@ -287,7 +312,14 @@ class Plots(unittest.TestCase):
                 self.assertIn(GPU, svg)
                 self.assertIn("double_buffer 128x128x8 8x8 (05_double_buffer)", svg)
         self.assertIn("ridge 25.0 FLOP/B", (out / "roofline.svg").read_text())
+        self.assertNotIn("L2 roof", (out / "roofline.svg").read_text())  # none measured
         self.assertIn("not run at 8192", (out / "progression.svg").read_text())
+
+    def test_the_l2_roof_is_drawn_when_measured(self):
+        doc = {**sample(), "l2_bandwidth_gbs": 5000.0}
+        progression.make_plots(doc, Path(OUT) / "plots-l2")
+        self.assertIn("L2 roof: 5000 GB/s measured (06_memory_system)",
+                      (Path(OUT) / "plots-l2" / "roofline.svg").read_text())
 
     def test_roofline_at_another_size(self):
         progression.make_plots(sample(), Path(OUT) / "plots-8192", 8192)
