@@ -24,18 +24,45 @@ tutorial::GlobalAccessCost warp_cost(const Args& a) {
       tutorial::warp_addresses(uint64_t(arg(a, 1)) * 4, int64_t(arg(a, 0)) * 4), 4);
 }
 
-// 02b: the textbook model (registers ignored, no reservation, no rounding).
-struct Textbook {
-  int blocks = 0;
-  int limiter = 0;  // ex02b::Limit: 0 DoesNotFit, 1 SharedMemory, 2 Threads, 3 Blocks
-};
-Textbook textbook_occupancy(int threads, int smem, int sm_threads, int sm_blocks, int sm_smem) {
-  if (threads < 1 || smem > sm_smem) return {0, 0};
-  const int by_smem = smem > 0 ? sm_smem / smem : INT_MAX;
-  const int by_threads = sm_threads / threads;
-  const int blocks = std::min({by_smem, by_threads, sm_blocks});
-  const int limiter = blocks == by_smem ? 1 : blocks == by_threads ? 2 : 3;
-  return {blocks, limiter};
+// 03b: the harness's calculator (common/occupancy.hpp, the runtime's model), for a block
+// (threads, registers per thread, shared memory) on an SM (max threads, max blocks,
+// registers, shared memory, reservation per block).
+tutorial::Occupancy runtime_occupancy(const Args& a) {
+  tutorial::SmLimits sm;
+  sm.max_threads_per_sm = arg(a, 3);
+  sm.max_blocks_per_sm = arg(a, 4);
+  sm.registers_per_sm = sm.max_registers_per_block = arg(a, 5);
+  sm.smem_per_sm = size_t(arg(a, 6));
+  sm.reserved_smem_per_block = size_t(arg(a, 7));
+  sm.max_smem_per_block = sm.smem_per_sm - sm.reserved_smem_per_block;
+  return tutorial::compute_occupancy({arg(a, 0), arg(a, 1), size_t(arg(a, 2))}, sm);
+}
+// ex03b::Limit: 0 DoesNotFit, 1 Threads, 2 Registers, 3 SharedMemory, 4 Blocks.
+int exercise_limit(tutorial::Limiter limiter) {
+  switch (limiter) {
+    case tutorial::Limiter::Warps: return 1;
+    case tutorial::Limiter::Registers: return 2;
+    case tutorial::Limiter::SharedMemory: return 3;
+    case tutorial::Limiter::Blocks: return 4;
+    default: return 0;
+  }
+}
+// The largest request in [0, smem] for which the calculator still fits `blocks` blocks (its
+// shared-memory limit alone), or -1: a binary search, the calculator being monotone.
+int largest_smem_for_blocks(int blocks, int max_threads, int max_blocks, int registers, int smem,
+                            int reserved) {
+  auto fits = [&](int request) {
+    const Args a{32, 1, double(request), double(max_threads), double(max_blocks),
+                 double(registers), double(smem), double(reserved)};
+    return runtime_occupancy(a).limit_smem >= blocks;
+  };
+  if (!fits(0)) return -1;
+  int lo = 0, hi = smem;  // fits(lo); the answer is at most smem
+  while (lo < hi) {
+    const int mid = lo + (hi - lo + 1) / 2;
+    if (fits(mid)) lo = mid; else hi = mid - 1;
+  }
+  return lo;
 }
 
 // 06b: lane t of the first warp of a d x d block reads tile[t % d][t / d], rows W words.
@@ -74,25 +101,36 @@ const std::map<std::string, Reference>& references() {
       {"01c_roofline/naive_global_loads", [](const Args& a) { return Args{2.0 * a[0] * a[1] * a[2]}; }},
       {"01c_roofline/tiled_global_loads",
        [](const Args& a) { return Args{2.0 * a[0] * a[1] * a[2] / a[3]}; }},
-      // 02b_occupancy: (threads, smem) of the block, then (max threads, max blocks, smem) of the SM.
-      {"02b_occupancy/blocks_per_sm",
+      // 03b_occupancy: the block (threads, registers, smem), then the SM (max threads, max
+      // blocks, registers, smem, reservation); largest_smem_for_blocks: (blocks, the SM).
+      {"03b_occupancy/smem_allocated",
+       [](const Args& a) { return Args{double(runtime_occupancy(a).smem_allocated_per_block)}; }},
+      {"03b_occupancy/blocks_by_registers",
+       [](const Args& a) { return Args{double(runtime_occupancy(a).limit_registers)}; }},
+      {"03b_occupancy/blocks_per_sm",
+       [](const Args& a) { return Args{double(runtime_occupancy(a).blocks_per_sm)}; }},
+      {"03b_occupancy/occupancy", [](const Args& a) { return Args{runtime_occupancy(a).occupancy}; }},
+      {"03b_occupancy/limiter",
+       [](const Args& a) { return Args{double(exercise_limit(runtime_occupancy(a).limiter))}; }},
+      {"03b_occupancy/largest_smem_for_blocks",
        [](const Args& a) {
-         return Args{double(textbook_occupancy(arg(a, 0), arg(a, 1), arg(a, 2), arg(a, 3), arg(a, 4)).blocks)};
+         return Args{double(largest_smem_for_blocks(arg(a, 0), arg(a, 1), arg(a, 2), arg(a, 3),
+                                                    arg(a, 4), arg(a, 5)))};
        }},
-      {"02b_occupancy/occupancy",
+      // 06c_predict: the lessons' formulas, written out again.
+      {"06c_predict/bytes_in_flight_per_sm", [](const Args& a) { return Args{a[0] * a[1] / a[2]}; }},
+      {"06c_predict/latency_seen_ns", [](const Args& a) { return Args{a[0] * a[1] / a[2]}; }},
+      {"06c_predict/dram_intensity", [](const Args& a) { return Args{a[0] / (a[1] + a[2])}; }},
+      {"06c_predict/percent_of_roofline",
+       [](const Args& a) { return Args{100.0 * a[0] / tutorial::roofline_gflops(a[1], a[2], a[3])}; }},
+      {"06c_predict/tiled_dram_read_bytes",
        [](const Args& a) {
-         const Textbook t = textbook_occupancy(arg(a, 0), arg(a, 1), arg(a, 2), arg(a, 3), arg(a, 4));
-         return Args{double(t.blocks) * a[0] / a[2]};
+         const double m = arg(a, 0), n = arg(a, 1), k = arg(a, 2), tile = arg(a, 3);
+         const double b = 4 * k * n;
+         return Args{4 * m * k + (b <= a[4] ? 1.0 : std::ceil(m / tile)) * b};
        }},
-      {"02b_occupancy/limiter",
-       [](const Args& a) {
-         return Args{double(textbook_occupancy(arg(a, 0), arg(a, 1), arg(a, 2), arg(a, 3), arg(a, 4)).limiter)};
-       }},
-      {"02b_occupancy/max_smem_for_full_occupancy",
-       [](const Args& a) {  // (threads, SM's max threads, max blocks, smem)
-         const int blocks = arg(a, 1) / arg(a, 0);
-         return Args{blocks > arg(a, 2) ? 0.0 : double(arg(a, 3) / blocks)};
-       }},
+      {"06c_predict/gather_useful_fraction", [](const Args& a) { return Args{12.0 / (8.0 + a[0])}; }},
+      {"06c_predict/strided_copy_fraction", [](const Args& a) { return Args{2.0 / (1.0 / a[0] + 1.0)}; }},
       // 06b_bank_conflicts
       {"06b_bank_conflicts/bank_of", [](const Args& a) { return Args{double(arg(a, 0) % 32)}; }},
       {"06b_bank_conflicts/strided_degree", [](const Args& a) { return Args{double(strided_degree(arg(a, 0)))}; }},
