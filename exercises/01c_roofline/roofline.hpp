@@ -54,7 +54,11 @@ inline double ridge_point(Gpu gpu) {
   return exercise::todo<double>("01c_roofline: ridge_point", gpu);
 }
 
-// The smallest tile_width whose tiled kernel is no longer memory bound in this model.
+// The smallest tile_width whose tiled kernel is no longer memory bound in this model. The
+// answer may be a tile chapter 02's kernel cannot build: with one thread per element of the
+// tile, TILE_WIDTH 51 (the A100's answer) is a block of 51 × 51 = 2,601 threads, above the
+// 1,024 a block may have. The model tells how far that kernel is from the ridge; chapter 04
+// closes the gap with several results per thread.
 inline int smallest_compute_bound_tile(Gpu gpu) {
   return exercise::todo<int>("01c_roofline: smallest_compute_bound_tile", gpu);
 }
