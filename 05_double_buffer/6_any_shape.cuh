@@ -8,16 +8,17 @@
 //     itself (sliced_gemm at S = 1, storing to C, measured 1-3% slower on large squares);
 //   - sum_slices: C = partial 0 + partial 1 + ... + partial S-1, in that order for every
 //     element: no atomics, so the result is the same bit for bit run after run;
-//   - launch_any_shape_gemm: picks the tile (128 x 128, or 64 x 64 where the estimate says it
-//     is faster: small M or N, tiny problems) and the slice count S from M, N, K and the GPU's
-//     SM count, with the wave arithmetic of plan_any_shape below (README, section 4).
+//   - launch_any_shape_gemm: picks the tile (128 x 128; 64 x 64 or 32 x 128 where the estimate
+//     says it is faster: small M or N, tiny problems) and the slice count S from M, N, K and the
+//     GPU's SM count, with the wave arithmetic of plan_any_shape below (README, section 4).
 // Why it is faster: pipelined_gemm makes ceil(M/128) * ceil(N/128) blocks. The GPU runs
 // SMs x 2 of them at once (one wave: 264 on an H100); at 256 x 256 x 65536 that is 4 blocks,
 // each walking all of K, and 128 of the 132 SMs idle. Slicing K gives the idle SMs work.
 // What it still gets wrong: the partial products cost traffic (S x M x N floats written and
 // read again) and a second launch; a partly filled last wave still idles SMs (wave
 // quantization), which only an even division of the total work (stream-K) removes; a 64 x 64
-// tile's lanes (8 x 4) load 1.5 times the shared memory per FMA of the 128 x 128 tile's (8 x 8);
+// and 32 x 128 tiles' lanes (8 x 4) load 1.5 times the shared memory per FMA of the 128 x 128
+// tile's (8 x 8);
 // and the choice comes from a model with round constants, measured on one H100.
 #pragma once
 
@@ -218,7 +219,7 @@ struct TileChoice {
   double efficiency;          // fraction of the SM's FMA rate a full wave of these blocks gets
 };
 struct AnyShapePlan {
-  int tile = 0;     // 0: 128 x 128, 1: 64 x 64
+  int tile = 0;     // index into the tile list: 0: 128 x 128, 1: 64 x 64, 2: 32 x 128
   int slices = 1;   // S
   int sliceK = 0;   // k's per slice, a multiple of 16 (BK) unless S == 1
   long long blocks = 0;
@@ -246,8 +247,8 @@ inline void slice_k(int K, int wanted, int& slices, int& sliceK) {
   if (slices == 1) sliceK = K;
 }
 
-inline AnyShapePlan plan_any_shape(int M, int N, int K, int sms,
-                                   const TileChoice (&tiles)[2]) {
+template <size_t TILES>
+AnyShapePlan plan_any_shape(int M, int N, int K, int sms, const TileChoice (&tiles)[TILES]) {
   AnyShapePlan best;
   // At least one full wave of 128 x 128 tiles: pipelined_gemm as it is. Blocks do not run in
   // lockstep waves, so a partly filled last wave after several full ones costs less than the
@@ -257,7 +258,7 @@ inline AnyShapePlan plan_any_shape(int M, int N, int K, int sms,
   const long long bigSlots = (long long)sms * tiles[0].blocks_per_sm;
   if (bigTiles >= bigSlots) return {0, 1, K, bigTiles, double(bigTiles) / double(bigSlots)};
   double bestClocks = 0.0;
-  for (int t = 0; t < 2; ++t) {
+  for (int t = 0; t < int(TILES); ++t) {
     const TileChoice& c = tiles[t];
     const long long tileCount =
         (long long)tutorial::ceil_div(M, c.bm) * tutorial::ceil_div(N, c.bn);
@@ -286,18 +287,21 @@ inline AnyShapePlan plan_any_shape(int M, int N, int K, int sms,
   return best;
 }
 
-// The two tiles, as template arguments: pipelined_gemm's 128 x 128 (8 warps of 32 x 64, 8 x 8
-// per lane, 2 blocks per SM) and 64 x 64 (4 warps of 32 x 32, 8 x 4 per lane, 5 blocks per
-// SM: each value loaded from shared memory feeds fewer FMAs). With 8 x 8 per lane a 64 x 64
-// block would have 2 warps, each thread 4 float4 loads of A and 4 of B in flight, and ptxas
-// spills under the 128-register cap.
+// The three tiles, as template arguments: pipelined_gemm's 128 x 128 (8 warps of 32 x 64, 8 x 8
+// per lane, 2 blocks per SM), 64 x 64 (4 warps of 32 x 32, 8 x 4 per lane, 5 blocks per SM:
+// each value loaded from shared memory feeds fewer FMAs) and 32 x 128 (the same 4 warps of
+// 32 x 32 side by side: for M <= 32, where a 64-row tile computes at least 32 rows of nothing).
+// With 8 x 8 per lane a 64 x 64 block would have 2 warps, each thread 4 float4 loads of A and 4
+// of B in flight, and ptxas spills under the 128-register cap.
 using BigTile = WarpLayout<128, 128, 32, 64, 8, 8>;
 using SmallTile = WarpLayout<64, 64, 32, 32, 8, 4>;
-// The efficiency of the 64 x 64 tile relative to the 128 x 128 one is a guess (0.7), checked
-// by the sweep (README, section 4).
-constexpr TileChoice kAnyShapeTiles[2] = {
+using SkinnyTile = WarpLayout<32, 128, 32, 32, 8, 4>;
+// The efficiency of the 8 x 4 lane tiles relative to the 128 x 128 one is a guess (0.7),
+// checked by the sweep (README, section 4).
+constexpr TileChoice kAnyShapeTiles[3] = {
     {128, 128, BigTile::THREADS / 32, BigTile::MIN_BLOCKS, 1.0},
-    {64, 64, SmallTile::THREADS / 32, SmallTile::MIN_BLOCKS, 0.7}};
+    {64, 64, SmallTile::THREADS / 32, SmallTile::MIN_BLOCKS, 0.7},
+    {32, 128, SkinnyTile::THREADS / 32, SkinnyTile::MIN_BLOCKS, 0.7}};
 
 // ---------------------------------------------------------------------------------------
 // Launchers
@@ -367,8 +371,10 @@ inline void launch_any_shape_gemm(const float* A, const float* B, float* C, int 
   const AnyShapePlan plan = plan_any_shape(M, N, K, sm_count(), kAnyShapeTiles);
   if (plan.tile == 0)
     run_sliced_gemm<128, 128, 16, 32, 64, 8, 8>(A, B, C, M, N, K, plan.slices);
-  else
+  else if (plan.tile == 1)
     run_sliced_gemm<64, 64, 16, 32, 32, 8, 4>(A, B, C, M, N, K, plan.slices);
+  else
+    run_sliced_gemm<32, 128, 16, 32, 32, 8, 4>(A, B, C, M, N, K, plan.slices);
 }
 
 }  // namespace ch05

@@ -44,7 +44,7 @@ inline std::vector<tutorial::GemmKernel> chapter_kernels() {
        block_tile_intensity<128, 128>},
       // pipelined_gemm's loop, with the tile (128 x 128 or 64 x 64) and the slices of K
       // chosen from the shape and the SM count; the slices' partial sums added in a fixed order.
-      {"any_shape 128x128|64x64 split-K", launch_any_shape_gemm},
+      {"any_shape 128x128|64x64|32x128 split-K", launch_any_shape_gemm},
   };
 }
 
@@ -53,7 +53,7 @@ inline std::vector<tutorial::GemmKernel> chapter_kernels() {
 // 64 x 64 tiles where they do not (README, section 4: 99.6% geometric mean over issue 18's 24
 // shapes, where pipelined_gemm alone reached 55%).
 inline tutorial::GemmKernel best_kernel() {
-  return {"ch05::any_shape 128x128|64x64 split-K", launch_any_shape_gemm};
+  return {"ch05::any_shape 128x128|64x64|32x128 split-K", launch_any_shape_gemm};
 }
 
 }  // namespace ch05

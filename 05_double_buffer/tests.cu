@@ -49,6 +49,8 @@ const std::vector<GemmKernel> kSlicedKernels = {
     {"sliced 128x128 S=3", ch05::launch_sliced_gemm<128, 128, 16, 32, 64, 8, 8, 3>},
     {"sliced 64x64 S=7", ch05::launch_sliced_gemm<64, 64, 16, 32, 32, 8, 4, 7>},
     {"sliced 64x64 S=64", ch05::launch_sliced_gemm<64, 64, 16, 32, 32, 8, 4, 64>},
+    {"sliced 32x128 S=5", ch05::launch_sliced_gemm<32, 128, 16, 32, 32, 8, 4, 5>},
+    {"pipelined 32x128", ch05::launch_sliced_gemm<32, 128, 16, 32, 32, 8, 4, 1>},
     {"any_shape", ch05::launch_any_shape_gemm}};
 
 }  // namespace
@@ -204,6 +206,9 @@ TEST_CASE("any_shape's plan on a 132-SM GPU (H100): waves", "[model]") {
   CHECK(longK.waves >= 0.5);
   // Too short a K to slice: one slice.
   CHECK(plan(64, 64, 16).slices == 1);
+  // At most 32 rows: the 32 x 128 tile, which computes no empty rows.
+  CHECK(plan(32, 4096, 4096).tile == 2);
+  CHECK(plan(17, 8192, 2048).tile == 2);
 }
 
 TEST_CASE("shared memory of the shipped configurations", "[model]") {

@@ -17,6 +17,9 @@
 //                      16-byte shared-memory accesses conflict-free. Its BlockOrder decides
 //                      which side streams through DRAM: with OutputRows the blocks resident
 //                      together write whole output rows, the last few percent.
+//   transpose_sector_aligned  for shapes float4 cannot take: cuts each output row at 32-byte
+//                      sector boundaries, so no store writes part of a sector (odd row counts
+//                      lose a third of the bandwidth to partial-sector writes otherwise).
 // What none of them can fix: a transpose must read every byte and write every byte once,
 // so it can at best tie with a copy.
 #pragma once
@@ -111,6 +114,50 @@ __global__ void transpose_padded(const float* __restrict__ in, float* __restrict
   for (int j = 0; j < TILE; j += BLOCK_ROWS)
     if (row + j < cols && col < rows)
       out[size_t(row + j) * rows + col] = tile[threadIdx.x][threadIdx.y + j];  // (TILE, TILE + 1)
+}
+
+// 5. Sector-aligned stores, for output rows that do not start on a 32-byte sector (rows not a
+// multiple of 8 floats, or a misaligned `out`). The padded kernel then writes each 64-float
+// piece of an output row across 9 sectors, the first and the last partly; their other parts
+// come from a neighbouring block, and those partial writes cost a third of the bandwidth
+// (README, section 6). Here output row c is cut at sector boundaries instead: block b writes
+// out[c][TILE·b − s .. TILE·b − s + TILE), with s = (float index of out[c][TILE·b]) mod 8 the
+// same for every b (TILE is a multiple of 8), so each warp stores 128 bytes that start a sector.
+// The segment moves back by up to SHIFT = 7 floats, so the block stages input rows
+// TILE·b − 7 .. TILE·b + TILE − 1 (7 more than the padded kernel, read again by the block
+// above: 11% more reads, mostly L2 hits), and the grid has a block for the last 7 columns.
+template <int TILE, int BLOCK_ROWS>
+__global__ void transpose_sector_aligned(const float* __restrict__ in, float* __restrict__ out,
+                                         int rows, int cols) {
+  static_assert(TILE % 32 == 0,
+                "TILE must be a multiple of 32 so that a warp stores whole 32-byte sectors");
+  static_assert(TILE % BLOCK_ROWS == 0,
+                "TILE must be a multiple of BLOCK_ROWS: each thread moves TILE/BLOCK_ROWS rows");
+  static_assert(TILE * BLOCK_ROWS <= 1024, "a block has at most 1024 threads");
+  constexpr int SHIFT = 7;  // a 32-byte sector holds 8 floats: segments move back 0..7
+  constexpr int ROWS = TILE + SHIFT;
+  __shared__ float tile[ROWS][TILE + 1];
+  const int firstRow = blockIdx.y * TILE - SHIFT;  // input row of tile row 0 (may be < 0)
+  int col = blockIdx.x * TILE + threadIdx.x;
+  for (int j = threadIdx.y; j < ROWS; j += BLOCK_ROWS) {
+    const int row = firstRow + j;
+    if (row >= 0 && row < rows && col < cols)
+      tile[j][threadIdx.x] = in[size_t(row) * cols + col];  // (TILE + 7, TILE + 1)
+  }
+  // Every thread reads elements that other threads wrote.
+  __syncthreads();
+#pragma unroll
+  for (int j = 0; j < TILE; j += BLOCK_ROWS) {
+    const int outRow = blockIdx.x * TILE + threadIdx.y + j;  // an input column
+    if (outRow >= cols) continue;
+    float* dst = out + size_t(outRow) * rows;
+    // s: how far out[outRow][TILE·b] lies past the start of its sector, in floats.
+    const int s = int((reinterpret_cast<uintptr_t>(dst) / sizeof(float) +
+                       size_t(blockIdx.y) * TILE) % 8);
+    const int outCol = blockIdx.y * TILE - s + threadIdx.x;  // an input row
+    if (outCol >= 0 && outCol < rows)
+      dst[outCol] = tile[SHIFT - s + threadIdx.x][threadIdx.y + j];  // (TILE + 7, TILE + 1)
+  }
 }
 
 // The 16-byte accesses of the float4 kernels. `p` must be 16-byte aligned.
@@ -225,6 +272,15 @@ void launch_padded(const float* in, float* out, int rows, int cols) {
                    rows, cols);
 }
 
+// One more block row than the padded kernel: the last segments move back by up to 7 floats,
+// so the rows of the grid cover rows + 7 output columns.
+template <int TILE = 64, int BLOCK_ROWS = 4>
+void launch_sector_aligned(const float* in, float* out, int rows, int cols) {
+  const dim3 grid(tutorial::ceil_div(cols, TILE), tutorial::ceil_div(rows + 7, TILE));
+  tutorial::launch(transpose_sector_aligned<TILE, BLOCK_ROWS>, grid, dim3(TILE, BLOCK_ROWS), 0,
+                   in, out, rows, cols);
+}
+
 // float4 needs every row start of `in` and `out` on a 16-byte boundary: both pointers
 // aligned and both row lengths (cols for in, rows for out) multiples of 4 floats.
 inline bool float4_aligned(const float* in, const float* out, int rows, int cols) {
@@ -235,7 +291,8 @@ inline bool float4_aligned(const float* in, const float* out, int rows, int cols
 // A single row or a single column: its transpose holds the same floats in the same order, so
 // the launcher copies them (copy_vec4, access_patterns.cuh) instead of moving 64×64 tiles of
 // which one row or column is real. Where float4 is impossible (a shape not a multiple of 4,
-// a misaligned pointer) it runs the scalar 64×64 padded kernel: same tile, one float per access.
+// a misaligned pointer) it runs the scalar sector-aligned kernel: the same 64-wide tile, one
+// float per access, every store starting a 32-byte sector.
 template <int TILE = 64, int THREADS = 256, BlockOrder ORDER = BlockOrder::OutputRows>
 void launch_vec4(const float* in, float* out, int rows, int cols) {
   const bool aligned_pointers =
@@ -245,7 +302,7 @@ void launch_vec4(const float* in, float* out, int rows, int cols) {
     return;
   }
   if (!float4_aligned(in, out, rows, cols)) {
-    launch_padded<64, 4>(in, out, rows, cols);
+    launch_sector_aligned<64, 4>(in, out, rows, cols);
     return;
   }
   const int tilesAcross = tutorial::ceil_div(cols, TILE), tilesDown = tutorial::ceil_div(rows, TILE);

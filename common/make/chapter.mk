@@ -22,12 +22,13 @@ run: build
 bench: build
 	$(BUILD_DIR)/bin/$(CHAPTER)_bench $(BENCH_ARGS)
 
-# make sweep   (GPU; a chapter with a sweep_shapes.txt) every shape of that list, SWEEP_KERNELS
-#              against cuBLAS in the same process: % per shape, geometric mean, worst
-SWEEP_KERNELS ?= pipelined any_shape
+# make sweep   (GPU; a chapter with a sweep_shapes.txt) every shape of that list, the chapter's
+#              kernels (SWEEP_KERNEL_FLAGS, set in its Makefile: --kernel NAME-PREFIX ...)
+#              against its ceiling (cuBLAS, or cudaMemcpy for a transpose) in the same
+#              process: % per shape, geometric mean, worst
 SWEEP_ITERS ?= 9
 .PHONY: sweep
 sweep: build
-	python3 $(TOP)/common/scripts/gemm_sweep.py --exe $(BUILD_DIR)/bin/$(CHAPTER) \
+	python3 $(TOP)/common/scripts/sweep.py --exe $(BUILD_DIR)/bin/$(CHAPTER) \
 	  --shapes $(TOP)/$(CHAPTER)/sweep_shapes.txt --iters $(SWEEP_ITERS) \
-	  $(foreach k,$(SWEEP_KERNELS),--kernel $(k)) $(if $(SWEEP_OUT),--out $(SWEEP_OUT))
+	  $(SWEEP_KERNEL_FLAGS) $(if $(SWEEP_OUT),--out $(SWEEP_OUT))

@@ -1,11 +1,15 @@
 #!/usr/bin/env python3
-"""Runs a GEMM chapter's executable once per shape of a list and prints, per shape, cuBLAS's
-GFLOP/s and each chosen kernel's GFLOP/s and % of cuBLAS (both timed in the same process, the
-executable's own pct_of_ceiling), then the geometric mean and the worst shape per kernel.
+"""Runs a chapter's executable once per shape of a list and prints, per shape, the ceiling's
+rate (cuBLAS's GFLOP/s for a GEMM, cudaMemcpy device-to-device's GB/s for a transpose) and each
+chosen kernel's rate and % of the ceiling (both timed in the same process: the executable's own
+pct_of_ceiling), then the geometric mean and the worst shape per kernel.
 
-    gemm_sweep.py --exe build/bin/05_double_buffer --shapes 05_double_buffer/sweep_shapes.txt \
+    sweep.py --exe build/bin/05_double_buffer --shapes 05_double_buffer/sweep_shapes.txt \
         --kernel pipelined --kernel any_shape [--iters 9] [--out table.md]
+    sweep.py --exe build/bin/06_transpose --shapes 06_transpose/sweep_shapes.txt \
+        --kernel "vec4 64x64, blocks along output rows"
 
+A shape line holds M N K (a GEMM: --m --n --k) or ROWS COLS (a transpose: --rows --cols).
 --kernel picks rows whose kernel name starts with the text. A kernel whose result is WRONG
 makes the exit status 1 (the table is still printed). Python 3, standard library only.
 """
@@ -28,8 +32,13 @@ def read_shapes(path):
 
 
 def run_shape(exe, shape, iters):
-    m, n, k = shape
-    cmd = [exe, "--m", str(m), "--n", str(n), "--k", str(k), "--iters", str(iters), "--csv"]
+    if len(shape) == 3:
+        flags = ["--m", str(shape[0]), "--n", str(shape[1]), "--k", str(shape[2])]
+    elif len(shape) == 2:
+        flags = ["--rows", str(shape[0]), "--cols", str(shape[1])]
+    else:
+        sys.exit("error: a shape line holds M N K or ROWS COLS, got %s" % (shape,))
+    cmd = [exe, *flags, "--iters", str(iters), "--csv"]
     done = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     if done.returncode not in (0, 1):  # 1: a kernel was wrong; its row says so
         sys.exit("error: %s failed (exit %d):\n%s" % (" ".join(cmd), done.returncode,
@@ -46,19 +55,25 @@ def main():
     ap.add_argument("--out", help="also write the table (Markdown) to this file")
     args = ap.parse_args()
 
+    shapes = read_shapes(args.shapes)
+    if not shapes:
+        sys.exit("error: no shapes in %s" % args.shapes)
+    gemm = len(shapes[0]) == 3
+    unit, ceiling_name, shape_title = (("GFLOP/s", "cuBLAS", "M × N × K") if gemm else
+                                       ("GB/s", "cudaMemcpy", "rows × cols"))
     lines, pct, wrong, header = [], {k: [] for k in args.kernel}, [], None
-    cols = ["M × N × K", "cuBLAS GFLOP/s"]
+    cols = [shape_title, "%s %s" % (ceiling_name, unit)]
     for k in args.kernel:
-        cols += ["%s GFLOP/s" % k, "% of cuBLAS"]
+        cols += ["%s %s" % (k, unit), "%% of %s" % ceiling_name]
     lines.append("| " + " | ".join(cols) + " |")
     lines.append("|---|" + "--:|" * (len(cols) - 1))
-    for shape in read_shapes(args.shapes):
+    for shape in shapes:
         rows = run_shape(args.exe, shape, args.iters)
         if not rows:
             sys.exit("error: no rows for %s" % (shape,))
         header = rows[0]
-        cublas = next(r for r in rows if r["chapter"] == "ceiling")
-        cells = ["%d×%d×%d" % shape, "{:,.0f}".format(float(cublas["rate"]))]
+        ceiling = next(r for r in rows if r["chapter"] == "ceiling")
+        cells = ["×".join(map(str, shape)), "{:,.0f}".format(float(ceiling["rate"]))]
         for k in args.kernel:
             r = next((r for r in rows if r["kernel"].startswith(k)), None)
             if r is None or r["status"].startswith("skipped"):
@@ -78,8 +93,9 @@ def main():
             continue
         geo = math.exp(sum(math.log(p) for p, _ in pct[k]) / len(pct[k]))
         worst = min(pct[k])
-        summary.append("%s: geometric mean %.1f%% of cuBLAS over %d shapes, worst %.1f%% (%s)"
-                       % (k, geo, len(pct[k]), worst[0], "×".join(map(str, worst[1]))))
+        summary.append("%s: geometric mean %.1f%% of %s over %d shapes, worst %.1f%% (%s)"
+                       % (k, geo, ceiling_name, len(pct[k]), worst[0],
+                          "×".join(map(str, worst[1]))))
     stamp = "%s, driver %s, CUDA runtime %s, %s, --iters %d" % (
         header["gpu"], header["driver"], header["runtime"], header["date"], args.iters)
     text = "\n".join(["Measured on " + stamp + ":", ""] + lines + [""] +
