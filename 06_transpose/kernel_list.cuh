@@ -15,7 +15,7 @@ inline std::vector<tutorial::TransposeKernel> chapter_kernels() {
       {"tiled 32x32 (bank conflicts)", launch_tiled<32, 8>},
       {"padded 32x(32+1)", launch_padded<32, 8>},
       {"padded 64x(64+1), 64x4 threads", launch_padded<64, 4>},
-      {"sector-aligned stores 64x(64+7+1), 64x4 threads", launch_sector_aligned<64, 4>},
+      {"sector-aligned stores 128x32, 32x8 threads", launch_sector_aligned<128, 32, 8>},
       {"vec4 64x64, blocks along input rows", launch_vec4<64, 256, BlockOrder::InputRows>},
       {"vec4 64x64, blocks along output rows", launch_vec4<64, 256, BlockOrder::OutputRows>},
   };

@@ -20,14 +20,21 @@
 //   transpose_sector_aligned  for shapes float4 cannot take: cuts each output row at 32-byte
 //                      sector boundaries, so no store writes part of a sector (odd row counts
 //                      lose a third of the bandwidth to partial-sector writes otherwise).
+//   transpose_thin     fewer than 8 rows or columns: a chunk of whole rows (or columns) is
+//                      one contiguous range on one side, a few on the other; copied through
+//                      shared memory in the order that keeps both sides contiguous.
+// launch_vec4 (the chapter's best) picks: a copy for one row or column, transpose_vec4 where
+// float4 fits, else transpose_thin, transpose_sector_aligned or transpose_padded.
 // What none of them can fix: a transpose must read every byte and write every byte once,
 // so it can at best tie with a copy.
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
+#include <string>
 
 #include "06_transpose/access_patterns.cuh"  // launch_copy, for a single row or column
+#include "common/cuda_check.hpp"
 #include "common/launch.cuh"
 
 namespace ch06 {
@@ -121,42 +128,90 @@ __global__ void transpose_padded(const float* __restrict__ in, float* __restrict
 // piece of an output row across 9 sectors, the first and the last partly; their other parts
 // come from a neighbouring block, and those partial writes cost a third of the bandwidth
 // (README, section 6). Here output row c is cut at sector boundaries instead: block b writes
-// out[c][TILE·b − s .. TILE·b − s + TILE), with s = (float index of out[c][TILE·b]) mod 8 the
-// same for every b (TILE is a multiple of 8), so each warp stores 128 bytes that start a sector.
-// The segment moves back by up to SHIFT = 7 floats, so the block stages input rows
-// TILE·b − 7 .. TILE·b + TILE − 1 (7 more than the padded kernel, read again by the block
-// above: 11% more reads, mostly L2 hits), and the grid has a block for the last 7 columns.
-template <int TILE, int BLOCK_ROWS>
+// out[c][SPAN·b − s .. SPAN·b − s + SPAN), SPAN = TILE_ROWS, with s = (float index of
+// out[c][SPAN·b]) mod 8 the same for every b (SPAN is a multiple of 8), so every warp's store
+// starts a sector. The segment moves back by up to SHIFT = 7 floats, so the block stages input
+// rows SPAN·b − 7 .. SPAN·b + SPAN − 1 (7 more than it writes, read again by the block above:
+// 7 / SPAN more reads, mostly L2 hits), and the grid has a block for the last 7 columns.
+// TILE_ROWS input rows (output columns) by TILE_COLS input columns, TILE_COLS × BLOCK_ROWS
+// threads. Measured on the H100 at odd shapes (README, section 6): 128 × 32 tiles with 32 × 8
+// threads beat 64 × 64, 64 × 32, 96 × 32 and 128 × 64 (7 extra rows are 5.5% of 128).
+template <int TILE_ROWS, int TILE_COLS, int BLOCK_ROWS>
 __global__ void transpose_sector_aligned(const float* __restrict__ in, float* __restrict__ out,
                                          int rows, int cols) {
-  static_assert(TILE % 32 == 0,
-                "TILE must be a multiple of 32 so that a warp stores whole 32-byte sectors");
-  static_assert(TILE % BLOCK_ROWS == 0,
-                "TILE must be a multiple of BLOCK_ROWS: each thread moves TILE/BLOCK_ROWS rows");
-  static_assert(TILE * BLOCK_ROWS <= 1024, "a block has at most 1024 threads");
+  static_assert(TILE_COLS % 32 == 0 && TILE_ROWS % TILE_COLS == 0,
+                "a warp moves 32 floats of a row: TILE_COLS a multiple of 32, TILE_ROWS of "
+                "TILE_COLS");
+  static_assert(TILE_COLS % BLOCK_ROWS == 0,
+                "each thread moves TILE_COLS / BLOCK_ROWS output rows");
+  static_assert(TILE_COLS * BLOCK_ROWS <= 1024, "a block has at most 1024 threads");
   constexpr int SHIFT = 7;  // a 32-byte sector holds 8 floats: segments move back 0..7
-  constexpr int ROWS = TILE + SHIFT;
-  __shared__ float tile[ROWS][TILE + 1];
-  const int firstRow = blockIdx.y * TILE - SHIFT;  // input row of tile row 0 (may be < 0)
-  int col = blockIdx.x * TILE + threadIdx.x;
+  constexpr int ROWS = TILE_ROWS + SHIFT;
+  __shared__ float tile[ROWS][TILE_COLS + 1];
+  const int firstRow = blockIdx.y * TILE_ROWS - SHIFT;  // input row of tile row 0 (may be < 0)
+  const int col = blockIdx.x * TILE_COLS + threadIdx.x;
   for (int j = threadIdx.y; j < ROWS; j += BLOCK_ROWS) {
     const int row = firstRow + j;
     if (row >= 0 && row < rows && col < cols)
-      tile[j][threadIdx.x] = in[size_t(row) * cols + col];  // (TILE + 7, TILE + 1)
+      tile[j][threadIdx.x] = in[size_t(row) * cols + col];  // (TILE_ROWS + 7, TILE_COLS + 1)
   }
   // Every thread reads elements that other threads wrote.
   __syncthreads();
 #pragma unroll
-  for (int j = 0; j < TILE; j += BLOCK_ROWS) {
-    const int outRow = blockIdx.x * TILE + threadIdx.y + j;  // an input column
+  for (int j = 0; j < TILE_COLS; j += BLOCK_ROWS) {
+    const int outRow = blockIdx.x * TILE_COLS + threadIdx.y + j;  // an input column
     if (outRow >= cols) continue;
     float* dst = out + size_t(outRow) * rows;
-    // s: how far out[outRow][TILE·b] lies past the start of its sector, in floats.
+    // s: how far out[outRow][SPAN·b] lies past the start of its sector, in floats.
     const int s = int((reinterpret_cast<uintptr_t>(dst) / sizeof(float) +
-                       size_t(blockIdx.y) * TILE) % 8);
-    const int outCol = blockIdx.y * TILE - s + threadIdx.x;  // an input row
-    if (outCol >= 0 && outCol < rows)
-      dst[outCol] = tile[SHIFT - s + threadIdx.x][threadIdx.y + j];  // (TILE + 7, TILE + 1)
+                       size_t(blockIdx.y) * TILE_ROWS) % 8);
+#pragma unroll
+    for (int h = 0; h < TILE_ROWS; h += TILE_COLS) {
+      const int outCol = blockIdx.y * TILE_ROWS - s + h + threadIdx.x;  // an input row
+      if (outCol >= 0 && outCol < rows)
+        dst[outCol] = tile[SHIFT - s + h + threadIdx.x][threadIdx.y + j];  // (TILE_ROWS + 7, ..)
+    }
+  }
+}
+
+// 6. Thin matrices: fewer than 8 rows or 8 columns. A 64 × 64 tile holds only a few of them,
+// and each output row (or input row) piece is a few floats: stores of 12 bytes per warp.
+// Seen as flat arrays, though, a chunk of SPAN input rows (tall: `cols` small) is one
+// contiguous range of `in`, and its transpose is `cols` contiguous ranges of `out`; a chunk of
+// SPAN input columns (wide: `rows` small) is `rows` contiguous ranges of `in` and one
+// contiguous range of `out`. The block copies its chunk through shared memory in the order
+// that makes both sides contiguous. SMALL is the thin side's bound (rows or cols < SMALL).
+template <int THREADS, int SPAN, int SMALL>
+__global__ void transpose_thin(const float* __restrict__ in, float* __restrict__ out, int rows,
+                               int cols) {
+  __shared__ float chunk[SMALL * (SPAN + 1)];  // (thin, SPAN + 1): + 1 against bank conflicts
+  const bool tall = cols < SMALL;              // else wide: rows < SMALL
+  const int thin = tall ? cols : rows;
+  const int first = blockIdx.x * SPAN;         // first input row (tall) or column (wide)
+  const int span = min(SPAN, (tall ? rows : cols) - first);
+  const int count = thin * span;
+  if (tall) {
+    // in[first .. first + span)[0 .. cols): contiguous; element k is (row k / cols, col k % cols)
+    const float* src = in + size_t(first) * cols;
+    for (int k = threadIdx.x; k < count; k += THREADS)
+      chunk[(k % cols) * (SPAN + 1) + k / cols] = src[k];
+    __syncthreads();
+    // out[c][first .. first + span) for each c: `cols` contiguous pieces
+    for (int k = threadIdx.x; k < count; k += THREADS) {
+      const int c = k / span, j = k - c * span;
+      out[size_t(c) * rows + first + j] = chunk[c * (SPAN + 1) + j];
+    }
+  } else {
+    // in[r][first .. first + span) for each r: `rows` contiguous pieces
+    for (int k = threadIdx.x; k < count; k += THREADS) {
+      const int r = k / span, j = k - r * span;
+      chunk[r * (SPAN + 1) + j] = in[size_t(r) * cols + first + j];
+    }
+    __syncthreads();
+    // out[first .. first + span)[0 .. rows): contiguous; element k is (col k / rows, row k % rows)
+    float* dst = out + size_t(first) * rows;
+    for (int k = threadIdx.x; k < count; k += THREADS)
+      dst[k] = chunk[(k % rows) * (SPAN + 1) + k / rows];
   }
 }
 
@@ -272,13 +327,24 @@ void launch_padded(const float* in, float* out, int rows, int cols) {
                    rows, cols);
 }
 
-// One more block row than the padded kernel: the last segments move back by up to 7 floats,
-// so the rows of the grid cover rows + 7 output columns.
-template <int TILE = 64, int BLOCK_ROWS = 4>
+// The grid's rows cover rows + 7 output columns: the last segments move back by up to 7.
+template <int TILE_ROWS = 128, int TILE_COLS = 32, int BLOCK_ROWS = 8>
 void launch_sector_aligned(const float* in, float* out, int rows, int cols) {
-  const dim3 grid(tutorial::ceil_div(cols, TILE), tutorial::ceil_div(rows + 7, TILE));
-  tutorial::launch(transpose_sector_aligned<TILE, BLOCK_ROWS>, grid, dim3(TILE, BLOCK_ROWS), 0,
-                   in, out, rows, cols);
+  const dim3 grid(tutorial::ceil_div(cols, TILE_COLS), tutorial::ceil_div(rows + 7, TILE_ROWS));
+  tutorial::launch(transpose_sector_aligned<TILE_ROWS, TILE_COLS, BLOCK_ROWS>, grid,
+                   dim3(TILE_COLS, BLOCK_ROWS), 0, in, out, rows, cols);
+}
+
+// One block per SPAN rows (tall) or columns (wide). Needs rows < SMALL or cols < SMALL.
+constexpr int kThinThreads = 256, kThinSpan = 1024, kThinSmall = 8;
+inline void launch_thin(const float* in, float* out, int rows, int cols) {
+  if (rows >= kThinSmall && cols >= kThinSmall)
+    throw tutorial::UnsupportedShape("transpose_thin: needs fewer than 8 rows or 8 columns, got " +
+                                     std::to_string(rows) + "x" + std::to_string(cols));
+  const int along = cols < kThinSmall ? rows : cols;
+  tutorial::launch(transpose_thin<kThinThreads, kThinSpan, kThinSmall>,
+                   dim3(tutorial::ceil_div(along, kThinSpan)), dim3(kThinThreads), 0, in, out,
+                   rows, cols);
 }
 
 // float4 needs every row start of `in` and `out` on a 16-byte boundary: both pointers
@@ -302,7 +368,12 @@ void launch_vec4(const float* in, float* out, int rows, int cols) {
     return;
   }
   if (!float4_aligned(in, out, rows, cols)) {
-    launch_sector_aligned<64, 4>(in, out, rows, cols);
+    if (rows < kThinSmall || cols < kThinSmall)
+      launch_thin(in, out, rows, cols);
+    else if (rows % 8 != 0 || reinterpret_cast<uintptr_t>(out) % 32 != 0)
+      launch_sector_aligned<128, 32, 8>(in, out, rows, cols);  // output rows off the sectors
+    else
+      launch_padded<64, 4>(in, out, rows, cols);  // only the input rows are: measured cheaper
     return;
   }
   const int tilesAcross = tutorial::ceil_div(cols, TILE), tilesDown = tutorial::ceil_div(rows, TILE);

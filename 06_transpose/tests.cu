@@ -286,11 +286,32 @@ TEST_CASE("every transpose equals the CPU transpose for every shape", "[gpu]") {
   }
 }
 
+TEST_CASE("the thin kernel: fewer than 8 rows or columns, chunks longer than its span", "[gpu]") {
+  REQUIRE_GPU();
+  const TransposeKernel thin{"thin", ch06::launch_thin};
+  for (const Shape& s : std::vector<Shape>{{1, 1}, {1, 9}, {9, 1}, {3, 5000}, {5000, 3},
+                                           {7, 3000}, {2049, 7}, {2, 2049}, {7, 7}, {5, 1024}}) {
+    CAPTURE(s.rows, s.cols);
+    const CompareResult r = check_transpose(thin.launch, s.rows, s.cols, 11);
+    INFO(r.summary());
+    CHECK(r.ok());
+  }
+  // Not thin: refused with the reason.
+  std::string message;
+  try {
+    ch06::launch_thin(nullptr, nullptr, 8, 8);
+  } catch (const UnsupportedShape& e) {
+    message = e.what();
+  }
+  CHECK(message.find("fewer than 8 rows or 8 columns") != std::string::npos);
+}
+
 // Small odd shapes only, so that compute-sanitizer (memcheck, racecheck) finishes quickly:
 //   compute-sanitizer --tool racecheck build/bin/06_transpose_tests "[sanitize]"
 TEST_CASE("small odd shapes for the sanitizers", "[gpu][sanitize]") {
   REQUIRE_GPU();
-  const Shape shapes[] = {{1, 1}, {3, 5}, {33, 65}, {65, 33}, {4, 8}, {100, 36}, {127, 129}, {68, 132}};
+  const Shape shapes[] = {{1, 1}, {3, 5}, {33, 65}, {65, 33}, {4, 8}, {100, 36}, {127, 129}, {68, 132},
+                          {3, 1500}, {1500, 5}};
   for (const TransposeKernel& kernel : ch06::chapter_kernels()) {
     for (const Shape& s : shapes) {
       CAPTURE(kernel.name, s.rows, s.cols);
