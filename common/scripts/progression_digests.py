@@ -60,8 +60,11 @@ def measured_intensities(doc, inspect_dir, size):
     """{(chapter, kernel name in the results): FLOP per DRAM byte} for the GEMM rows at `size`
     whose chapter was profiled at that size. The digest lists the kernels in the order the
     chapter launched them, which is the order of its rows; a chapter is left out unless its
-    digest comes from the same GPU and size, lists as many kernels, each the same kernel as its
-    row (same_kernel), and each time within 1.5x of the row's."""
+    digest comes from the same GPU and size, lists as many kernels, and each time is within 1.5x
+    of the row's, each the same kernel as its row (same_kernel). Two exceptions: launches of
+    under 1% of the chapter's fastest row are probes at tiny shapes (the resources table's), not
+    rows; and a last row left without a digest kernel is a launcher that ran one already
+    listed (chapter 05's any_shape runs pipelined_gemm at these sizes): it gets no point."""
     found = {}
     for run in doc["runs"]:
         if run["size"] != size:
@@ -72,7 +75,13 @@ def measured_intensities(doc, inspect_dir, size):
         if not traffic:
             continue
         gpu, profiled_size, kernels = traffic
-        if gpu != run.get("gpu") or profiled_size != size or len(kernels) != len(rows):
+        if gpu != run.get("gpu") or profiled_size != size:
+            continue
+        fastest = min((r["median_ms"] for r in rows if r.get("median_ms")), default=0)
+        kernels = [k for k in kernels if not (k[2] is not None and k[2] < 0.01 * fastest)]
+        if len(kernels) == len(rows) - 1:
+            rows = rows[:-1]
+        if len(kernels) != len(rows):
             continue
         pairs = list(zip(rows, kernels))
         if not all(same_kernel(row["kernel"], name) and ms and row.get("median_ms")

@@ -93,7 +93,11 @@ def roofline_plot(doc, stem, size, inspect_dir=None):
         colour = chapter_colour(chapter)
         nth = per_chapter.get(chapter, 0)
         per_chapter[chapter] = nth + 1
-        shape = 3 if chapter == "ceiling" else POINT_TYPES[nth % len(POINT_TYPES)]  # 3: a star
+        # Each chapter starts 3 shapes further along the list, so that chapters whose kernels
+        # measure the same (02 and 03: the same tiles, with and without bounds checks) do not
+        # hide each other behind identical markers.
+        first = 3 * [c for c, _ in SCHEDULE].index(chapter) if chapter in dict(SCHEDULE) else 0
+        shape = 3 if chapter == "ceiling" else POINT_TYPES[(first + nth) % len(POINT_TYPES)]
         x = measured.get((row["executable"], row["kernel"]))
         title = row["kernel"] + " (" + chapter + ")"
         if x is None:

@@ -355,6 +355,14 @@ class Digests(unittest.TestCase):
         self.assertAlmostEqual(found[("01_naive", "naive_gemm_swapped")],
                                137438953472 / 8.5755e9, 3)
 
+    def test_probe_launches_and_a_last_launcher_row_are_skipped(self):
+        probe = ("sliced_gemm<64, 64, 16, 32, 32, 8, 4, 1>", "87 KB", "0 B", "0.00 ms")
+        rows = [probe, ("naive_gemm", "4.3 GB", "68.7 MB", "327.24 ms")]
+        # The sample's last row (naive_gemm_swapped) has no digest kernel of its own here: it
+        # stands for a launcher that ran a kernel already listed.
+        found = self.measured(rows=rows)
+        self.assertEqual(list(found), [("01_naive", "naive_gemm")])
+
     def test_another_gpu_size_order_or_time_is_left_out(self):
         swapped = [("naive_gemm_swapped", "8.5 GB", "75.5 MB", "286.33 ms"),
                    ("naive_gemm", "4.3 GB", "68.7 MB", "327.24 ms")]
