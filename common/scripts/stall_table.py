@@ -4,7 +4,8 @@
   ncu --csv --page raw --metrics "$(stall_table.py --print-metrics)" \\
       --kernel-name regex:'lean_gemm|pipelined_gemm|xmma|sgemm|cutlass' \\
       build/bin/05_double_buffer --size 4096 --iters 1 --no-check > stalls.csv
-  stall_table.py stalls.csv [--gpu NAME]
+  stall_table.py stalls.csv [--chart stalls]   (--chart: also stalls.svg and stalls.png, a bar
+                                               chart of the stall rows; needs gnuplot)
 
 One column per kernel (its first launch on its largest grid: the chapter also launches each of
 its kernels once on a small problem for the resources table), one row per quantity. Stalls are
@@ -12,6 +13,7 @@ in warp-cycles per issued instruction, as Nsight Compute's "Warp State Statistic
 them. Python 3 standard library only.
 """
 import argparse
+import subprocess
 import sys
 from pathlib import Path
 
@@ -46,10 +48,44 @@ def label(full):
     return name.replace("ch05::", "") if name.startswith("ch05::") else "cuBLAS's kernel"
 
 
+def chart(stem, names, values, gpu):
+    """Grouped horizontal bars: one group per stall reason, one bar per kernel (warp-cycles per
+    issued instruction). values[name][label] -> float or None. Drawn by gnuplot."""
+    stalls = [(text, metric) for text, metric, _ in ROWS if metric and metric.startswith("smsp__average")]
+    data = "\n".join(" ".join([f'"{text.split(" (")[0]}"'] +
+                              [str(values[n].get(text) or 0) for n in names])
+                     for text, _ in stalls)
+    colours = ["#0072B2", "#E69F00", "#009E73", "#CC79A7", "#56B4E9"]
+    plots = ", ".join(f'$d using {i + 2}:xtic(1) title "{n}" lc rgb "{colours[i % len(colours)]}"'
+                      for i, n in enumerate(names))
+    body = f"""
+set title 'Where the warps wait: stalls per issued instruction, 4096^3' . "\\n" . '{gpu or ""}'
+set style data histograms
+set style histogram clustered gap 1
+set style fill solid 0.9 border -1
+set boxwidth 0.9
+set xtics rotate by -20
+set ylabel 'warp-cycles per issued instruction (Nsight Compute)'
+set grid ytics lc rgb '#dddddd'
+set key top right
+set yrange [0:*]
+plot {plots}
+"""
+    script = f"$d << EOD\n{data}\nEOD\n"
+    for terminal, ext in [("pngcairo", "png"), ("svg dynamic", "svg")]:
+        script += (f"set terminal {terminal} size 1100,520 font 'sans,11' noenhanced "
+                   f"background rgb 'white'\nset output '{stem}.{ext}'\n{body}\nunset output\n")
+    result = subprocess.run(["gnuplot"], input=script, capture_output=True, text=True)
+    if result.returncode != 0:
+        sys.exit(f"error: gnuplot failed:\n{result.stderr}")
+    print(f"wrote {stem}.svg and {stem}.png", file=sys.stderr)
+
+
 def main(argv):
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("csv", nargs="?")
     parser.add_argument("--print-metrics", action="store_true")
+    parser.add_argument("--chart", metavar="STEM", help="also draw STEM.svg and STEM.png")
     args = parser.parse_args(argv)
     if args.print_metrics:
         print(",".join(metrics()))
@@ -73,6 +109,7 @@ def main(argv):
         print(f"Measured on {gpu}.\n")
     print("| | " + " | ".join(f"`{n}`" for n in names) + " |")
     print("| --- |" + " ---: |" * len(names))
+    values = {n: {} for n in names}
     for text, metric, form in ROWS:
         cells = []
         for n in names:
@@ -82,10 +119,13 @@ def main(argv):
                 value = None if not ffma or not inst else ffma / 32 / inst
             else:
                 value = ncu_digest.number(r.get(metric))
+            values[n][text] = value
             cells.append("n/a" if value is None else form.format(value))
         print(f"| {text} | " + " | ".join(cells) + " |")
     if library:
         print("\ncuBLAS's kernel: " + ", ".join(f"`{n}`" for n in library))
+    if args.chart:
+        chart(args.chart, names, values, gpu)
     return 0
 
 

@@ -34,6 +34,8 @@ const Reference kReferences[] = {
     {"ch03::tiled_gemm<32>", ch03::launch_tiled_gemm<32>, nullptr},
     {"ch04::register_2d_gemm<128,128,8,8,8>", ch04::launch_register_2d_gemm<128, 128, 8, 8, 8>,
      nullptr},
+    {"ch04::vectorized_gemm<128,128,8,8,8>", ch04::launch_vectorized_gemm<128, 128, 8, 8, 8>,
+     nullptr},
     {"ch05::prefetch_gemm<128,128,8,8,8>", ch05::launch_prefetch_gemm<128, 128, 8, 8, 8>, nullptr},
     {"ch06::transpose_padded<32,8>", nullptr, ch06::launch_padded<32, 8>},
 };

@@ -1,6 +1,7 @@
 """From tests.json to calls: validation, reproducible random draws, the CPU backend's shrink."""
 import json
 import os
+import re
 import tempfile
 import unittest
 
@@ -16,7 +17,11 @@ def gemm_test(**call):
 class SpecTests(unittest.TestCase):
     def test_the_real_manifests_load(self):
         m = load_manifest(os.path.join(ROOT, "exercises", "manifest.json"), ROOT)
-        self.assertEqual(m.max_points, 100)
+        # The course's total is what exercises/README.md tells students (`grade.py readme`).
+        with open(os.path.join(ROOT, "exercises", "README.md")) as f:
+            total = re.search(r"\| \*\*total\*\* \|.*\*\*(\d+)\*\* \|", f.read())
+        self.assertIsNotNone(total)
+        self.assertEqual(m.max_points, int(total.group(1)))
         self.assertTrue(all(e.tests for e in m.exercises))
 
     def test_same_seed_same_calls_other_seed_other_shapes(self):
