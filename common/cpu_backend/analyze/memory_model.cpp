@@ -96,22 +96,41 @@ OpStats cost_of(const Access* first, const Access* last) {
   // Shared memory: a 4-byte (or narrower) access is served for the whole warp at once; an
   // 8- or 16-byte one in phases of 16 or 8 consecutive lanes (memory_access.hpp). Each phase
   // with an active lane needs at least one wavefront; conflicts add more. For 16-byte
-  // accesses, the second quarter of a half warp that reads exactly the words of the first
-  // costs nothing more: Nsight Compute on an H100 counts 3.0 and 5.0 wavefronts per LDS.128
-  // of chapter 05's kernels where quarters alone give 4.0 and 6.0, and this rule matches every
-  // such kernel (common/INSPECT.md, make model-check).
+  // accesses the two quarters of a half warp share one wavefront when together they ask for
+  // at most four distinct 16-byte chunks (a chunk counted once per quarter that asks for it)
+  // and their words meet in no bank: an empirical rule, fitted to Nsight Compute's wavefronts
+  // per LDS.128/STS.128 instruction (its source view) on an H100 for chapters 04 and 05
+  // (common/INSPECT.md): 1 + 1 chunks or 2 + 2 chunks share, 4 + 4 and 8 + 8 do not, even
+  // when both quarters read the same chunks.
   const int words = bytes >= kBankWordBytes ? bytes / kBankWordBytes : 1;
   const int phase_lanes = kWarp / words;
   std::vector<std::vector<uint32_t>> phases(size_t(kWarp / phase_lanes));
   for (const Access* a = first; a != last; ++a)
     phases[size_t(a->lane / phase_lanes)].push_back(uint32_t(a->address / kBankWordBytes));
-  std::set<uint32_t> previous;  // the words of the phase before, within the same half warp
+  auto chunks = [](const std::vector<uint32_t>& phase) {  // distinct 16-byte chunks asked for
+    return std::set<uint32_t>(phase.begin(), phase.end()).size();
+  };
   for (size_t p = 0; p < phases.size(); ++p) {
     const std::vector<uint32_t>& phase = phases[p];
-    const std::set<uint32_t> words_of_phase(phase.begin(), phase.end());
-    const bool same_as_partner = p % 2 == 1 && !phase.empty() && words_of_phase == previous;
-    previous = words_of_phase;
-    if (phase.empty() || same_as_partner) continue;
+    if (words == 4 && p % 2 == 0 && p + 1 < phases.size() && !phase.empty() &&
+        !phases[p + 1].empty() && chunks(phase) + chunks(phases[p + 1]) <= 4) {
+      std::vector<uint32_t> both(phase);
+      both.insert(both.end(), phases[p + 1].begin(), phases[p + 1].end());
+      // One pass if no bank holds two different words of the pair.
+      std::vector<uint32_t> all_words;
+      for (uint32_t w : both)
+        for (int i = 0; i < words; ++i) all_words.push_back(w + uint32_t(i));
+      std::set<uint32_t> distinct(all_words.begin(), all_words.end());
+      std::set<uint32_t> banks;
+      for (uint32_t w : distinct) banks.insert(w % 32);
+      if (banks.size() == distinct.size()) {
+        cost.wavefronts += 1;
+        cost.ideal_wavefronts += 1;
+        ++p;  // the partner quarter is served by the same wavefront
+        continue;
+      }
+    }
+    if (phase.empty()) continue;
     cost.wavefronts += uint64_t(shared_access_cost(phase, words).wavefronts);
     cost.ideal_wavefronts += 1;
   }

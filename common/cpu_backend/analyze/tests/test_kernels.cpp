@@ -40,13 +40,13 @@ __global__ void shared_float4_kernel(const float4* in, float4* out, int stride) 
   out[threadIdx.x] = s[threadIdx.x * stride];
 }
 
-// s[lane % 8] for the first half warp, s[8 + lane % 16] for the second: the two quarters of
-// the first half read the same 8 float4, those of the second half different ones.
+// First half warp: each quarter reads one float4 (all 8 lanes the same), s[0] and s[2];
+// second half: both quarters read the same 8 float4, s[lane % 8].
 __global__ void shared_float4_halves_kernel(const float4* in, float4* out) {
   __shared__ float4 s[32];
   s[threadIdx.x] = in[threadIdx.x];
   __syncthreads();
-  out[threadIdx.x] = s[threadIdx.x < 16 ? threadIdx.x % 8 : 8 + threadIdx.x % 16];
+  out[threadIdx.x] = s[threadIdx.x < 16 ? threadIdx.x / 8 * 2 : threadIdx.x % 8];
 }
 
 }  // namespace

@@ -129,12 +129,13 @@ TEST_CASE("memory model: 16-byte shared accesses are served a quarter warp at a 
   CHECK(strided.shared_ld.bank_conflicts() == 4);
 }
 
-TEST_CASE("memory model: the two quarters of a half warp that read the same words share a "
-          "wavefront", "[analyze]") {
-  // Measured with Nsight Compute on an H100 (make model-check): chapter 05's 128x128 kernels
-  // read their fragments with LDS.128 in 3.0 or 5.0 wavefronts per request where quarter-warp
-  // phases alone give 4.0 or 6.0. Here: lanes 0-15 read s[0..7] (both quarters the same 8
-  // float4, 1 wavefront), lanes 16-31 read s[8..23] (two quarters, 2 wavefronts): 3.
+TEST_CASE("memory model: two quarters of a half warp share a wavefront when they ask for at "
+          "most four 16-byte chunks", "[analyze]") {
+  // Nsight Compute on an H100, per LDS.128 instruction (source view): chapter 04's one-warp
+  // kernel reads its A fragment (one float4 per quarter, four different ones) in 2 wavefronts
+  // and its B fragment (the same 8 float4 in every quarter) in 4. Here: lanes 0-15 read s[0]
+  // and s[2] (1 + 1 chunks, no bank twice: 1 wavefront), lanes 16-31 the same 8 float4 in
+  // both quarters (8 + 8 chunks: 2 wavefronts, although the words are the same): 3.
   const t::MemoryStats s = t::shared_float4_halves();
   CHECK(s.shared_ld.requests == 1);
   CHECK(s.shared_ld.wavefronts == 3);
