@@ -11,6 +11,7 @@
 // early, crashes, prints fake lines or writes fake files gains nothing.
 #include <cmath>
 #include <cstdio>
+#include <cstdint>
 #include <cstring>
 #include <fstream>
 #include <iostream>
@@ -251,6 +252,93 @@ Verdict check_timed(const Call& call, const Call& expect, const std::string& res
                                        : std::string("its checksum"))};
 }
 
+// Model calls: the answer must be right (as for a plain call), the loads must have touched
+// every byte of the inputs and the stores every byte of the output (an access the model did
+// not see cannot have produced it), and at every instruction of a kind the expectation
+// limits (global=<x>: sectors, shared=<x>: wavefronts), the requests must cost at most x
+// times the fewest that would serve them. The worst instruction decides: extra accesses that
+// are cheap cannot average an expensive one away.
+struct Figure {
+  bool present = false;
+  uint64_t requests = 0, cost = 0, ideal = 0;
+  std::string where;
+};
+
+Figure figure_of(const std::string& result, const std::string& key) {
+  Figure f;
+  const size_t at = result.find(" " + key + "=");
+  if (at == std::string::npos) return f;
+  std::istringstream in(result.substr(at + key.size() + 2));
+  std::string word;
+  in >> word;
+  std::vector<std::string> parts;
+  std::istringstream split(word);
+  std::string part;
+  while (std::getline(split, part, ',')) parts.push_back(part);
+  if (parts.size() < 3) return f;
+  f.requests = std::strtoull(parts[0].c_str(), nullptr, 10);
+  f.cost = std::strtoull(parts[1].c_str(), nullptr, 10);
+  f.ideal = std::strtoull(parts[2].c_str(), nullptr, 10);
+  f.where = parts.size() > 3 ? parts[3] : "?";
+  f.present = true;
+  return f;
+}
+
+std::string per_request(uint64_t amount, uint64_t requests) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.1f", requests ? double(amount) / double(requests) : 0.0);
+  return text;
+}
+
+Verdict check_model(const Call& call, const Call& expect, const std::string& result,
+                    const std::string& prefix) {
+  Verdict answer = check_matrix(call, result, prefix);
+  if (!answer.ok) return answer;
+  const std::string covered = word(result.substr(std::min(result.size(), result.find(" covered="))), 0);
+  const std::string want_covered = call.is_gemm() ? "covered=1,1,1" : "covered=1,1";
+  if (covered != want_covered)
+    return {false, "the memory model did not see every access: the loads it counted must "
+                   "touch every element of the input" + std::string(call.is_gemm() ? "s" : "") +
+                   " and the stores every element of the output (" +
+                   (covered.empty() ? "no figures" : covered) + ")"};
+  struct Limit {
+    const char* option;  // the expectation's key
+    const char* key;     // the runner's figure
+    const char* what;
+    const char* unit;
+  };
+  const Limit limits[] = {{"global", "gld", "global loads", "sectors"},
+                          {"global", "gst", "global stores", "sectors"},
+                          {"shared", "sld", "shared loads", "wavefronts"},
+                          {"shared", "sst", "shared stores", "wavefronts"}};
+  std::string summary;
+  bool ok = true;
+  for (const Limit& l : limits) {
+    const auto it = expect.options.find(l.option);
+    if (it == expect.options.end()) continue;
+    const double limit = std::strtod(it->second.c_str(), nullptr);
+    const Figure total = figure_of(result, l.key);
+    const Figure worst = figure_of(result, std::string("worst_") + l.key);
+    if (!total.present) return {false, std::string("no memory-model figures for ") + l.what};
+    if (total.requests == 0) continue;  // none of this kind: nothing to judge
+    if (!worst.present || worst.requests == 0 || worst.requests > total.requests ||
+        worst.cost > total.cost || worst.ideal > total.ideal || total.cost < total.ideal ||
+        worst.cost < worst.ideal)
+      return {false, std::string("malformed memory-model figures for ") + l.what};
+    const bool fine = double(worst.cost) <= limit * double(worst.ideal) + 1e-9;
+    ok = ok && fine;
+    std::string line = std::string(l.what) + ": " + per_request(total.cost, total.requests) +
+                       " " + l.unit + " per request where " +
+                       per_request(total.ideal, total.requests) + " would do; worst at " +
+                       worst.where + ": " + per_request(worst.cost, worst.requests) + " where " +
+                       per_request(worst.ideal, worst.requests) + " would do";
+    if (!fine) line += " (the limit is " + it->second + "x what would do)";
+    summary += (summary.empty() ? "" : "; ") + line;
+  }
+  if (summary.empty()) return {true, "right, every access seen (nothing to limit)"};
+  return {ok, (ok ? "right, and within the limits: " : "right, but over the limit: ") + summary};
+}
+
 bool close(double got, double want, double rel, double abs) {
   if (!std::isfinite(got)) return false;
   return std::fabs(got - want) <= abs + rel * std::fabs(want);
@@ -341,6 +429,8 @@ int main(int argc, char** argv) {
       verdict = check_timed(call, expect, result, prefix);
     } else if (call.kind == "gemm" || call.kind == "transpose") {
       verdict = check_matrix(call, result, prefix);
+    } else if (call.is_model()) {
+      verdict = check_model(call, expect, result, prefix);
     } else {
       verdict = grader_error("unknown call " + call.kind);
     }

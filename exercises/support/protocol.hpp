@@ -9,16 +9,25 @@
 //   call <entry> <numbers...>                              a host function
 //   time_gemm <entry> <M> <N> <K> seed=<S> reps=<R>        R timed repetitions (GPU only)
 //   time_transpose <entry> <rows> <cols> seed=<S> reps=<R>
+//   model_gemm <entry> <M> <N> <K> seed=<S>                as gemm, counted by the memory model
+//   model_transpose <entry> <rows> <cols> seed=<S>         as transpose, counted likewise
 // guard=1 puts the output inside a poisoned guard band (kGuardBefore floats in front,
 // guard_after() floats behind) and the runner returns the whole band.
 //
 // The runner writes, for call number i (from 0), into its results folder:
-//   i.txt   one line: "ok launches=<n> [median_ms=<t>]", "value <numbers...>",
+//   i.txt   one line: "ok launches=<n> [median_ms=<t>] [<model figures>]", "value <numbers...>",
 //           "refused <message>", "not_implemented <message>", "cuda_error <message>" or
 //           "error <message>"
 //   i.bin   the output matrix (with its guard band), float32, native byte order
 //   i.sums  timed calls: one float64 checksum of the output per repetition
-// and, after the last call, an empty file "done". When it checks a student's timed call the
+// and, after the last call, an empty file "done". A model call's figures (the memory model's
+// runner, common/cpu_backend/analyze/memory_model.hpp) are key=value words after launches=:
+//   gld=<requests>,<sectors>,<ideal sectors>    global loads (gst= stores), summed
+//   sld=<requests>,<wavefronts>,<ideal>         shared loads (sst= stores), summed
+//   worst_gld=<requests>,<sectors>,<ideal>,<file:line>   the instruction with the highest
+//                                                        sectors / ideal (worst_sld: wavefronts)
+//   covered=<0|1>,<0|1>,<0|1>   the loads touched every byte of each input, the stores every
+//                               byte of the output When it checks a student's timed call the
 // grader adds i.ref.sums, the reference timer's checksums at the same seed (never the runner).
 #pragma once
 
@@ -51,8 +60,13 @@ struct Call {
   bool guard() const { return option_u64("guard", 0) != 0; }
   int reps() const { return int(option_u64("reps", 0)); }
   bool timed() const { return kind == "time_gemm" || kind == "time_transpose"; }
-  bool is_gemm() const { return kind == "gemm" || kind == "time_gemm" || kind == "refuse_gemm"; }
-  bool is_transpose() const { return kind == "transpose" || kind == "time_transpose"; }
+  bool is_gemm() const {
+    return kind == "gemm" || kind == "time_gemm" || kind == "refuse_gemm" || kind == "model_gemm";
+  }
+  bool is_transpose() const {
+    return kind == "transpose" || kind == "time_transpose" || kind == "model_transpose";
+  }
+  bool is_model() const { return kind == "model_gemm" || kind == "model_transpose"; }
 
   uint64_t option_u64(const std::string& key, uint64_t fallback) const {
     const auto it = options.find(key);

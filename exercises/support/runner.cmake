@@ -4,13 +4,21 @@
 #
 # exercise_add_runner(<exercise> ROOT <dir> REL <dir in ROOT> KIND gpu|host
 #                     INCLUDE <interface headers> [CPU_INCLUDE <CPU backend headers>]
-#                     GPU_LIB <lib> [CPU_LIB <lib>] HOST_LIB <lib> [CPU_TWIN] [SHADOW <dir>])
+#                     GPU_LIB <lib> [CPU_LIB <lib>] HOST_LIB <lib> [CPU_TWIN] [SHADOW <dir>]
+#                     [MODEL_TWIN MODEL_LIB <lib> MODEL_CXX <clang++> MODEL_FLAGS <flags...>])
 #
 #   ROOT/REL/entry.cu (or entry.cpp) includes the student's file(s) beside it. The translation
 #   unit sees ROOT and INCLUDE only (plus the compiler's own headers): not the repository, so
 #   the chapters' kernels, the references and the solutions are out of reach.
 #   -> <exercise>_runner            GPU exercises: nvcc; host exercises: the C++ compiler
 #   -> <exercise>_runner_cpu        with CPU_TWIN: the same entry on the CPU backend
+#   -> <exercise>_runner_model      with MODEL_TWIN as well: the same entry compiled by clang
+#                                   with the memory model's load/store hooks (MODEL_FLAGS, from
+#                                   common/cpu_backend/analyze/CMakeLists.txt), linked with the
+#                                   model's runner library; it answers the model_* calls.
+#                                   The translation unit is preprocessed first (entry.ii beside
+#                                   the object), then compiled from that file, so that the
+#                                   grader reads exactly what was compiled (toolchain.py).
 #
 # The runner libraries are linked whole (WHOLE_ARCHIVE): from a plain archive the linker takes
 # only the members that define a symbol still missing, so a student file that defined, say,
@@ -29,8 +37,9 @@ function(exercise_link_whole target lib)
 endfunction()
 
 function(exercise_add_runner exercise)
-  cmake_parse_arguments(ARG "CPU_TWIN" "ROOT;REL;KIND;INCLUDE;CPU_INCLUDE;GPU_LIB;CPU_LIB;HOST_LIB;SHADOW"
-                        "" ${ARGN})
+  cmake_parse_arguments(ARG "CPU_TWIN;MODEL_TWIN"
+                        "ROOT;REL;KIND;INCLUDE;CPU_INCLUDE;GPU_LIB;CPU_LIB;HOST_LIB;SHADOW;MODEL_LIB;MODEL_CXX"
+                        "MODEL_FLAGS" ${ARGN})
   set(dir "${ARG_ROOT}/${ARG_REL}")
   if(ARG_KIND STREQUAL "host")
     add_executable(${exercise}_runner "${dir}/entry.cpp")
@@ -71,4 +80,27 @@ function(exercise_add_runner exercise)
   # Exported symbols let the CPU backend's fault handler name the kernel (dladdr).
   set_target_properties(${exercise}_runner_cpu PROPERTIES ENABLE_EXPORTS ON)
   exercise_link_whole(${exercise}_runner_cpu ${ARG_CPU_LIB})
+
+  if(NOT ARG_MODEL_TWIN)
+    return()
+  endif()
+  set(dir "${CMAKE_CURRENT_BINARY_DIR}/CMakeFiles/${exercise}_runner_model.dir")
+  set(object "${dir}/entry.o")
+  set(includes -include "${ARG_CPU_INCLUDE}/common/cpu_backend/cuda_shim.hpp"
+               -I${ARG_CPU_INCLUDE}/first -I${ARG_SHADOW} -I${ARG_ROOT} -I${ARG_INCLUDE}
+               -I${ARG_CPU_INCLUDE})
+  add_custom_command(
+    OUTPUT "${object}" "${dir}/entry.ii"
+    COMMAND ${CMAKE_COMMAND} -E make_directory "${dir}"
+    COMMAND ${ARG_MODEL_CXX} ${ARG_MODEL_FLAGS} ${includes} -E -MD -MF "${object}.d"
+            -MT "${object}" "${wrapper}" -o "${dir}/entry.ii"
+    COMMAND ${ARG_MODEL_CXX} ${ARG_MODEL_FLAGS} -x c++ -c "${dir}/entry.ii" -o "${object}"
+    DEPFILE "${object}.d"
+    DEPENDS "${wrapper}"
+    COMMENT "clang++ with the memory model's hooks: ${exercise}"
+    VERBATIM)
+  add_executable(${exercise}_runner_model "${object}")
+  add_dependencies(${exercise}_runner_model exercise_cpu_shadow)
+  set_target_properties(${exercise}_runner_model PROPERTIES LINKER_LANGUAGE CXX ENABLE_EXPORTS ON)
+  exercise_link_whole(${exercise}_runner_model ${ARG_MODEL_LIB})
 endfunction()

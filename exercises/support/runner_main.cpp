@@ -8,7 +8,10 @@
 // the process writes except as data for the checker, which recomputes every answer itself.
 //
 // Three builds (EXERCISE_RUNNER_GPU, _CPU, _HOST): the GPU, the CPU backend
-// (common/cpu_backend/: the same kernels on the CPU), and host-only exercises (no CUDA).
+// (common/cpu_backend/: the same kernels on the CPU), and host-only exercises (no CUDA). The
+// CPU build with EXERCISE_RUNNER_MODEL as well is the memory model's runner: the student's
+// file compiled by clang with a hook on every load and store (common/cpu_backend/analyze/),
+// which alone answers the model_* calls.
 #include <algorithm>
 #include <cstdio>
 #include <exception>
@@ -29,6 +32,9 @@
 #endif
 #if defined(EXERCISE_RUNNER_GPU)
 #include "exercises/support/timing_loop.hpp"
+#endif
+#if defined(EXERCISE_RUNNER_MODEL)
+#include "common/cpu_backend/analyze/memory_model.hpp"
 #endif
 
 namespace {
@@ -57,12 +63,73 @@ void write_text(const std::string& path, const std::string& line) {
   out << exercise::protocol::one_line(line) << "\n";
 }
 
+#if defined(EXERCISE_RUNNER_MODEL)
+namespace analyze = tutorial::analyze;
+
+// The model's figures of one call, as protocol.hpp spells them: totals, and for each kind of
+// instruction the one that moves the most over what would do (the one a student must fix).
+std::string model_figures(const analyze::MemoryStats& total, const std::vector<bool>& covered) {
+  const std::vector<analyze::SiteStats> sites = analyze::sites();
+  std::vector<uintptr_t> addresses;
+  for (const analyze::SiteStats& s : sites) addresses.push_back(s.site);
+  const std::vector<std::vector<std::string>> lines = analyze::source_lines(addresses);
+  auto where = [&](size_t i) {
+    if (i >= lines.size() || lines[i].empty()) return std::string("?");
+    std::string line = lines[i][0];  // the access itself; its file by name only
+    const size_t slash = line.rfind('/');
+    if (slash != std::string::npos) line = line.substr(slash + 1);
+    for (char& c : line)
+      if (c == ' ' || c == ',') c = '_';
+    return line;
+  };
+  struct Kind {
+    const char* name;
+    analyze::OpStats analyze::MemoryStats::*op;
+    bool global;
+  };
+  const Kind kinds[] = {{"gld", &analyze::MemoryStats::global_ld, true},
+                        {"gst", &analyze::MemoryStats::global_st, true},
+                        {"sld", &analyze::MemoryStats::shared_ld, false},
+                        {"sst", &analyze::MemoryStats::shared_st, false}};
+  std::string text;
+  for (const Kind& k : kinds) {
+    const analyze::OpStats& t = total.*k.op;
+    auto cost = [&](const analyze::OpStats& o) { return k.global ? o.sectors : o.wavefronts; };
+    auto ideal = [&](const analyze::OpStats& o) {
+      return k.global ? o.ideal_sectors : o.ideal_wavefronts;
+    };
+    text += std::string(" ") + k.name + "=" + std::to_string(t.requests) + "," +
+            std::to_string(cost(t)) + "," + std::to_string(ideal(t));
+    size_t worst = sites.size();
+    for (size_t i = 0; i < sites.size(); ++i) {
+      const analyze::OpStats& o = sites[i].stats.*k.op;
+      if (o.requests == 0) continue;
+      if (worst == sites.size()) {
+        worst = i;
+        continue;
+      }
+      const analyze::OpStats& w = sites[worst].stats.*k.op;
+      if (double(cost(o)) * double(ideal(w)) > double(cost(w)) * double(ideal(o))) worst = i;
+    }
+    if (worst == sites.size()) continue;
+    const analyze::OpStats& w = sites[worst].stats.*k.op;
+    text += std::string(" worst_") + k.name + "=" + std::to_string(w.requests) + "," +
+            std::to_string(cost(w)) + "," + std::to_string(ideal(w)) + "," + where(worst);
+  }
+  text += " covered=";
+  for (size_t i = 0; i < covered.size(); ++i) text += (i ? "," : "") + std::to_string(int(covered[i]));
+  return text;
+}
+#endif
+
 #if !defined(EXERCISE_RUNNER_HOST)
 
 // Inputs from the seed, the output (inside its guard band) poisoned, one call, the whole
-// buffer back. Returns the kernel launches the call made.
-long run_matrix(const Call& call, const Entry& entry, std::vector<float>& buffer) {
-  const bool gemm = call.kind == "gemm";
+// buffer back. Returns the kernel launches the call made. A model call (the model's runner
+// only) counts the call's memory requests and writes their figures into *model.
+long run_matrix(const Call& call, const Entry& entry, std::vector<float>& buffer,
+                [[maybe_unused]] std::string* model = nullptr) {
+  const bool gemm = call.is_gemm();
   const int d0 = call.dim(0), d1 = call.dim(1), d2 = call.dim(2);
   if (d0 < 1 || d1 < 1 || (gemm && d2 < 1)) throw std::invalid_argument("bad sizes");
   const size_t in0 = gemm ? size_t(d0) * d2 : size_t(d0) * d1;  // A (M x K), or the input
@@ -75,6 +142,9 @@ long run_matrix(const Call& call, const Entry& entry, std::vector<float>& buffer
   float* at = out.data() + (call.guard() ? exercise::protocol::kGuardBefore : 0);
   tutorial::device_synchronize();
   const long before = tutorial::launch_count();
+#if defined(EXERCISE_RUNNER_MODEL)
+  if (model) analyze::begin();
+#endif
   if (gemm) {
     if (!entry.gemm) throw std::invalid_argument(entry.name + " is not a GEMM launcher");
     entry.gemm(first.data(), second.data(), at, d0, d1, d2);
@@ -85,6 +155,15 @@ long run_matrix(const Call& call, const Entry& entry, std::vector<float>& buffer
   CUDA_CHECK(cudaGetLastError());
   CUDA_CHECK(cudaDeviceSynchronize());
   const long launches = tutorial::launch_count() - before;
+#if defined(EXERCISE_RUNNER_MODEL)
+  if (model) {
+    const analyze::MemoryStats total = analyze::end();
+    std::vector<bool> covered = {analyze::covered(first.data(), in0 * sizeof(float), false)};
+    if (gemm) covered.push_back(analyze::covered(second.data(), in1 * sizeof(float), false));
+    covered.push_back(analyze::covered(at, call.output_elements() * sizeof(float), true));
+    *model = model_figures(total, covered);
+  }
+#endif
   buffer = out.download();
   return launches;
 }
@@ -123,6 +202,15 @@ std::string run_call(const Call& call, [[maybe_unused]] const std::string& prefi
     write_file(prefix + ".bin", buffer.data(), buffer.size() * sizeof(float));
     return "ok launches=" + std::to_string(launches);
   }
+#if defined(EXERCISE_RUNNER_MODEL)
+  if (call.is_model()) {
+    std::vector<float> buffer;
+    std::string figures;
+    const long launches = run_matrix(call, *entry, buffer, &figures);
+    write_file(prefix + ".bin", buffer.data(), buffer.size() * sizeof(float));
+    return "ok launches=" + std::to_string(launches) + figures;
+  }
+#endif
 #if defined(EXERCISE_RUNNER_GPU)
   if (call.kind == "time_gemm" || call.kind == "time_transpose") {
     exercise::timing::Timed t;

@@ -28,6 +28,7 @@ OpStats& OpStats::operator+=(const OpStats& o) {
   requests += o.requests;
   sectors += o.sectors;
   bytes_requested += o.bytes_requested;
+  ideal_sectors += o.ideal_sectors;
   wavefronts += o.wavefronts;
   ideal_wavefronts += o.ideal_wavefronts;
   return *this;
@@ -70,6 +71,8 @@ struct Recorder {
       std::vector<std::vector<std::pair<uintptr_t, uint32_t>>>(kMaxThreads);
   MemoryStats totals;
   std::map<uintptr_t, MemoryStats> per_site;
+  // The bytes of each device allocation (by its start) that a load, or a store, touched.
+  std::map<uintptr_t, std::vector<bool>> loaded, stored;
 };
 Recorder g;
 
@@ -91,6 +94,7 @@ OpStats cost_of(const Access* first, const Access* last) {
     const GlobalAccessCost c = global_access_cost(addresses, bytes);
     cost.sectors = uint64_t(c.sectors);
     cost.bytes_requested = c.requested_bytes;
+    cost.ideal_sectors = (c.requested_bytes + kSectorBytes - 1) / kSectorBytes;
     return cost;
   }
   // Shared memory: a 4-byte (or narrower) access is served for the whole warp at once; an
@@ -170,6 +174,10 @@ void record(void* pointer, uint8_t bytes, bool store, void* return_address) {
     // memory on a GPU), threadIdx and the like in the backend's globals.
     const uintptr_t start = cpu::device_allocation_start(pointer, bytes);
     if (!start) return;
+    std::vector<bool>& touched = (store ? g.stored : g.loaded)[start];
+    const size_t offset = size_t(address - start);
+    if (touched.size() < offset + bytes) touched.resize(offset + bytes);
+    std::fill(touched.begin() + long(offset), touched.begin() + long(offset + bytes), true);
     // The backend's allocations start 16-byte aligned, cudaMalloc's 256-byte aligned: place
     // the buffer at a multiple of 256 (distinct for each buffer), so that sectors and lines
     // fall where they would on the GPU.
@@ -200,6 +208,8 @@ void begin() {
   g.have_block = false;
   g.totals = MemoryStats{};
   g.per_site.clear();
+  g.loaded.clear();
+  g.stored.clear();
   g.on = true;
 }
 
@@ -220,6 +230,19 @@ std::vector<SiteStats> sites() {
   std::stable_sort(result.begin(), result.end(),
                    [&](const SiteStats& a, const SiteStats& b) { return weight(a) > weight(b); });
   return result;
+}
+
+bool covered(const void* p, size_t bytes, bool store) {
+  if (bytes == 0) return true;
+  const uintptr_t start = cpu::device_allocation_start(p, bytes);
+  if (!start) return false;
+  const auto& touched = store ? g.stored : g.loaded;
+  const auto it = touched.find(start);
+  if (it == touched.end()) return false;
+  const size_t offset = size_t(reinterpret_cast<uintptr_t>(p) - start);
+  if (it->second.size() < offset + bytes) return false;
+  return std::all_of(it->second.begin() + long(offset), it->second.begin() + long(offset + bytes),
+                     [](bool b) { return b; });
 }
 
 std::vector<std::vector<std::string>> source_lines(const std::vector<uintptr_t>& sites) {

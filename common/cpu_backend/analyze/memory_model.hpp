@@ -15,6 +15,7 @@
 // an inactive lane of the request, as on the GPU. The README says where this differs.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -26,6 +27,8 @@ struct OpStats {
   uint64_t requests = 0;         // warp-wide instructions
   uint64_t sectors = 0;          // global: distinct 32-byte sectors, summed over requests
   uint64_t bytes_requested = 0;  // global: distinct bytes the active lanes asked for
+  uint64_t ideal_sectors = 0;    // global: the fewest sectors that hold those bytes, per
+                                 // request ceil(bytes / 32), summed
   uint64_t wavefronts = 0;       // shared: passes through the 32 banks
   uint64_t ideal_wavefronts = 0; // shared: the passes the same request needs without conflicts
 
@@ -50,6 +53,11 @@ void begin();
 MemoryStats end();
 // The per-instruction totals of the last begin()...end(), most sectors + wavefronts first.
 std::vector<SiteStats> sites();
+// Whether the loads (or stores) of the last begin()...end() that reached GPU memory touched
+// every byte of [p, p + bytes): the grader's proof that a kernel's accesses were all seen by
+// the model (an access hidden from the hooks leaves its bytes untouched here).
+bool covered(const void* p, size_t bytes, bool store);
+
 // The source lines of each site, from the executable's debug line table (LLVM's addr2line,
 // else binutils'): "file:line" of the access, then of each function it was inlined into (LLVM's
 // only). Empty where that is not known.

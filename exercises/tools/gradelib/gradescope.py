@@ -11,8 +11,9 @@
       hidden/          the hidden tests, if asked for (made 0700 before any student code runs)
 
 Both scripts take AUTOGRADER_ROOT (default /autograder), so CI runs them on a simulated layout.
-Gradescope's runners have no GPU: the kernels' correctness is graded on the CPU backend and the
-speed tests are pending (no score, not counted); `grade.py merge` adds them from a GPU run.
+Gradescope's runners have no GPU: the kernels' correctness is graded on the CPU backend, their
+access patterns by its memory model, and the speed tests are pending (no score, not counted);
+`grade.py merge` adds them from a GPU run.
 """
 
 import os
@@ -29,7 +30,8 @@ AG=${AUTOGRADER_ROOT:-/autograder}
 SRC=$AG/source
 . "$SRC/config.sh"
 export DEBIAN_FRONTEND=noninteractive
-packages="cmake make g++ catch2 libbenchmark-dev python3 libboost-context-dev bubblewrap gnupg"
+# clang: the memory model's runners (the access-pattern tests of 01a and 06a).
+packages="cmake make g++ catch2 libbenchmark-dev python3 libboost-context-dev bubblewrap gnupg clang"
 if ! command -v nvcc >/dev/null 2>&1 && [ ! -x /usr/local/cuda/bin/nvcc ]; then
   packages="$packages nvidia-cuda-toolkit"   # the distribution's CUDA Toolkit: nvcc and cudart
 fi

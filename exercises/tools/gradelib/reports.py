@@ -51,7 +51,8 @@ def console(report, title="", verbose=False):
             line = f"   {_label(r):<4} {points:>8}  {r.test.name}"
             if r.test.hidden:
                 line += "  (hidden)"
-            if o.reason and (o.status == "failed" or r.test.performance) \
+            if o.reason and (o.status == "failed" or r.test.performance or
+                             r.test.model is not None) \
                     and not o.reason.endswith("does not compile"):
                 line += f"\n{'':>17}{o.reason}"
             lines.append(line)
@@ -81,9 +82,13 @@ def console(report, title="", verbose=False):
 def _test_output(r):
     o = r.outcome
     text = o.reason
-    if o.output and (o.status == "failed" or r.test.performance):
+    if o.output and (o.status == "failed" or r.test.performance or r.test.model is not None):
         text = (text + "\n\n" if text else "") + o.output
-    if r.on_cpu:
+    if r.test.model is not None:
+        text = ("Counted by the CPU backend's memory model (no GPU needed): the requests your "
+                "kernel's loads and stores would make on a GPU, and what each costs.\n"
+                + text).rstrip("\n")
+    elif r.on_cpu:
         text = ("Run on the CPU backend (no GPU on the grading machine): correctness only.\n"
                 + text).rstrip("\n")
     if o.notes:

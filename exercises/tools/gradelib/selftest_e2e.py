@@ -394,7 +394,83 @@ def gradescope(checks, args, have_solutions):
     shutil.rmtree(ag, ignore_errors=True)
 
 
-PARTS = ("stubs", "fixture", "solutions", "faults", "corpus", "gradescope")
+# Exercise 01a's memory-model test against the ways around it we know of (spec.py, "model";
+# toolchain.py, model_source_problems): each submission is the public stub with its todo line
+# deleted and one change, and must earn exactly its correctness points plus the model's where
+# `model_points` is True. Built from the stub, so it needs nothing secret.
+MODEL_EXERCISE, MODEL_FILE = "01a_coalesce", "coalesce.cuh"
+STUB_MAPPING = ("  const int row = blockIdx.x * blockDim.x + threadIdx.x;  // lanes of a warp: 32 rows\n"
+                "  const int col = blockIdx.y * blockDim.y + threadIdx.y;  // ... of one column\n")
+COALESCED_MAPPING = ("  const int row = blockIdx.y * blockDim.y + threadIdx.y;\n"
+                     "  const int col = blockIdx.x * blockDim.x + threadIdx.x;\n")
+STUB_GRID = "tutorial::ceil_div(M, BLOCK_DIM), tutorial::ceil_div(N, BLOCK_DIM)"
+COALESCED_GRID = "tutorial::ceil_div(N, BLOCK_DIM), tutorial::ceil_div(M, BLOCK_DIM)"
+STORE = "  C[row * N + col] = regC;\n"
+MODEL_ATTACKS = [
+    # (name, what, edit of the untouched or the coalesced text, earns the model's points)
+    ("untouched", "the mapping untouched (only the todo line deleted)", "untouched",
+     lambda t: t, False),
+    ("coalesced", "the mapping fixed (the control)", "coalesced", lambda t: t, True),
+    ("dilute", "the mapping untouched, plus 64 cheap broadcast loads per thread to pull the "
+     "average sectors per request down", "untouched",
+     lambda t: t.replace(STORE, "  for (int i = 0; i < 64 * K; ++i) regC += 0.0f * A[0];\n" +
+                         STORE), False),
+    ("no_sanitize", "the mapping fixed, the kernel's hooks switched off by an attribute",
+     "coalesced", lambda t: t.replace("__global__ void naive_gemm",
+                                      "#define HIDE __attribute__((no_sanitize(\"coverage\")))\n"
+                                      "HIDE __global__ void naive_gemm"), False),
+    ("pragma_attribute", "the hooks switched off for every function by a pragma",
+     "coalesced", lambda t: t.replace("namespace ex01a {",
+                                      "_Pragma(\"clang attribute push(__attribute__((no_sanitize"
+                                      "(\\\"coverage\\\"))), apply_to = function)\")\n"
+                                      "namespace ex01a {").replace(
+                                          "}  // namespace ex01a",
+                                          "}  // namespace ex01a\n_Pragma(\"clang attribute pop\")"),
+     False),
+    ("line_directive", "a #line directive that names a system header for the kernel's lines",
+     "untouched", lambda t: t.replace("__global__ void naive_gemm",
+                                      "# 1 \"/usr/include/stdlib.h\" 3\n"
+                                      "__global__ void naive_gemm"), False),
+    ("hidden_copy", "the uncoalesced reads moved into memcpy, a call the hooks do not see",
+     "untouched", lambda t: t.replace(
+         "regC += A[row * K + k] * B[k * N + col];",
+         "{ float a, b; __builtin_memcpy(&a, &A[row * K + k], 4); "
+         "__builtin_memcpy(&b, &B[k * N + col], 4); regC += a * b; }"), False),
+]
+
+
+def model_attacks(checks, args):
+    print("3e. the memory model's test against the ways around it", flush=True)
+    s = session_for(args, os.path.join(ROOT, "exercises", "manifest.json"),
+                    exercises=[MODEL_EXERCISE])
+    if not s.trusted.model_twins:
+        print("  skip  this build has no memory model (clang++ 14+)", flush=True)
+        return
+    with open(os.path.join(ROOT, "exercises", MODEL_EXERCISE, MODEL_FILE)) as f:
+        stub = "".join(line for line in f if "exercise::todo(" not in line)
+    if STUB_MAPPING not in stub or STUB_GRID not in stub or STORE not in stub:
+        checks.check(False, "model attacks: the 01a stub is not what they are written against")
+        return
+    base = {"untouched": stub,
+            "coalesced": stub.replace(STUB_MAPPING, COALESCED_MAPPING).replace(STUB_GRID,
+                                                                           COALESCED_GRID)}
+    exercise = s.exercises[0]
+    model = sum(t.points for t in exercise.tests if t.model is not None)
+    correctness = sum(t.points for t in exercise.tests if not t.performance and t.model is None)
+    for name, what, start, edit, earns in MODEL_ATTACKS:
+        text = edit(base[start])
+        files = {**s.stub_files(), f"exercises/{MODEL_EXERCISE}/{MODEL_FILE}": text.encode()}
+        report = s.grade_files(f"model_{name}", files)
+        got = report.totals()[0]
+        want = correctness + (model if earns else 0)
+        why = next((r.outcome.reason for er in report.results for r in er.results
+                    if r.test.model is not None), "")
+        applied = text != base[start] or name in ("untouched", "coalesced")
+        checks.check(got == want and applied, f"model: {name} ({what}) -> {got:g}, must be "
+                     f"{want:g}" + ("" if applied else " (the edit did not apply)"), why[:300])
+
+
+PARTS = ("stubs", "fixture", "solutions", "faults", "model", "corpus", "gradescope")
 
 
 def run(checks, args, have_solutions):
@@ -407,6 +483,8 @@ def run(checks, args, have_solutions):
         fixture(checks, args)
     if have_solutions and ("solutions" in parts or "faults" in parts):
         solutions(checks, args, faults="faults" in parts)
+    if "model" in parts:
+        model_attacks(checks, args)
     if "corpus" in parts:
         corpus(checks, args, have_solutions)
     if "gradescope" in parts and not args.gpu:

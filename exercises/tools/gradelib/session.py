@@ -190,6 +190,14 @@ class GradingSession:
         """(target to run in, targets that must compile, on the CPU backend?) or a pending
         reason."""
         runner, twin = f"{exercise.name}_runner", f"{exercise.name}_runner_cpu"
+        if test.model is not None:
+            if not self.trusted.model_twins:
+                return None, ("pending: the memory model needs clang++ 14 or newer in the "
+                              "grader's build (`make deps`)")
+            # On the CPU wherever it runs; reported as a CPU-backend run only where the other
+            # kernel tests are too (the report's "GPU tests on the CPU backend").
+            model = f"{exercise.name}_runner_model"
+            return (model, [model], self.mode == "cpu"), None
         if test.performance:
             if self.mode != "gpu" or not self.gpu:
                 return None, "pending: speed is measured on a GPU only"
@@ -249,6 +257,7 @@ class GradingSession:
 
     def _run_one(self, exercise, test, plan, binaries, tests, on_cpu):
         target = plan[0]
+        on_cpu = on_cpu or test.model is not None  # the model's runner is a CPU program
         binary = binaries[target][0]
         try:
             if test.performance:
@@ -291,6 +300,8 @@ class GradingSession:
             targets.append(f"{e.name}_runner")
             if e.kind == "gpu" and self.trusted.cpu_twins:
                 targets.append(f"{e.name}_runner_cpu")
+            if self.trusted.model_twins and any(t.model is not None for t in e.tests):
+                targets.append(f"{e.name}_runner_model")
         self.log(f"building {len(targets)} runner(s) in {self.trusted.build_dir} ...")
         built = self.trusted.build(targets)
         binaries = {t: (self.trusted.binary(t) if ok else None, message)
@@ -327,7 +338,8 @@ class GradingSession:
                                self.include_roots, forbidden)
         try:
             self.log(f"building {student}'s runners ...")
-            binaries = build.build(self.exercises, files, private, self.trusted.cpu_twins)
+            binaries = build.build(self.exercises, files, private, self.trusted.cpu_twins,
+                                   self.trusted.model_twins)
             self._hash(binaries)
             results = self._grade(student, binaries, sandbox, home, private, started)
         finally:

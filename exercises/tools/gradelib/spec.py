@@ -19,6 +19,10 @@ so a run can be reproduced with --seed and nobody can answer only the shapes the
                {"log": [lo, hi]} or {"choice": [...]}
     a test with "race": {"gemm": "<entry>", "shape": [...], "reference": "<kernel>"} is a
     speed test (gradelib/race.py)
+    a test with "model": {"global": 1.25, "shared": 1.0} runs its gemm/transpose calls under
+    the CPU backend's memory model (the <exercise>_runner_model runner, no GPU needed): each
+    answer must be right, every access seen, and at every global (shared) instruction the
+    sectors (wavefronts) per request at most that many times the fewest that would serve it
 """
 
 import itertools
@@ -33,6 +37,7 @@ from typing import List, Optional
 VISIBILITIES = ("visible", "hidden", "after_due_date", "after_published")
 KINDS = ("gpu", "host")
 CALL_KINDS = ("gemm", "transpose", "refuse_gemm", "call")
+MODEL_LIMITS = ("global", "shared")
 _NAME = re.compile(r"^[^\x00-\x1f\"\\]{1,200}$")
 _ENTRY = re.compile(r"^[A-Za-z0-9_<>,]{1,100}$")
 _TOKEN = re.compile(r"^[^\s]{1,100}$")
@@ -56,6 +61,7 @@ class Test:
     hidden: bool = False
     calls: list = field(default_factory=list)
     race: Optional[dict] = None
+    model: Optional[dict] = None  # memory-model limits: {"global": x, "shared": y}
 
     @property
     def qualified(self):
@@ -212,8 +218,21 @@ def _test_from(entry, exercise, defaults, where, hidden):
         raise SpecError(f"{where}: {name!r}: no calls")
     for call in calls:
         _check_call(call, f"{where}: {name!r}")
+    model = entry.get("model")
+    if model is not None:
+        if performance or not isinstance(model, dict) or not model or \
+                any(k not in MODEL_LIMITS for k in model) or \
+                any(isinstance(v, bool) or not isinstance(v, (int, float)) or v < 1
+                    for v in model.values()):
+            raise SpecError(f"{where}: {name!r}: model must map some of {', '.join(MODEL_LIMITS)} "
+                            f"to a number >= 1 (a limit on cost over the ideal)")
+        if any(k not in ("gemm", "transpose") for c in calls for k in CALL_KINDS if k in c) or \
+                any(c.get("guard") for c in calls):
+            raise SpecError(f"{where}: {name!r}: a model test makes gemm or transpose calls only, "
+                            f"without a guard band")
+        gpu = True
     return Test(exercise, name, float(points), gpu, performance, timeout, full_at, zero_at,
-                visibility, hidden, list(calls), race)
+                visibility, hidden, list(calls), race, model)
 
 
 def _tests_of(exercise, data, defaults, where, hidden):
@@ -371,6 +390,13 @@ def expand(test, run_seed, cpu_backend=False):
             shape = _shape(call, dims, rng)
             seed = rng.getrandbits(48)
             note = ""
+            if test.model is not None:  # small shapes already: the model counts every access
+                limits = " ".join(f"{k}={_number(v)}" for k, v in sorted(test.model.items()))
+                size = "x".join(map(str, shape))
+                calls.append(Call(f"model_{kind} {call[kind]} {' '.join(map(str, shape))} "
+                                  f"seed={seed}", f"model - {limits}",
+                                  f"{call[kind]} at {size} (memory model)"))
+                continue
             if cpu_backend and kind != "refuse_gemm":
                 small = cpu_backend_shape(kind, shape)
                 if small != shape:

@@ -147,6 +147,10 @@ class TrustedBuild:
     def cpu_twins(self):
         return (cache_value(self.build_dir, "EXERCISE_CPU_TWINS") or "OFF").upper() in ("ON", "1", "TRUE")
 
+    @property
+    def model_twins(self):
+        return (cache_value(self.build_dir, "EXERCISE_MODEL_TWINS") or "OFF").upper() in ("ON", "1", "TRUE")
+
 
 def copy_kit(kit, dest):
     """The kit, world-readable and owned by the grader, where sandboxed builds can read it."""
@@ -194,6 +198,108 @@ def depfile_paths(folder, base):
                     paths.add(os.path.realpath(token if os.path.isabs(token)
                                                else os.path.join(base, token)))
     return paths
+
+
+# The memory model sees the accesses clang's hooks report (common/cpu_backend/README.md, "The
+# memory model"). A student's code that switched the hooks off, or moved data by a call the
+# hooks do not see, would hide its accesses: such words in the student's own lines of the
+# preprocessed translation unit (what was compiled) refuse the model runner.
+MODEL_FORBIDDEN = re.compile(
+    r"\b(no_sanitize\w*|disable_sanitizer_instrumentation|asm|__asm|__asm__|memcpy|memmove|"
+    r"memset|__builtin_\w*mem\w*|bcopy|dlsym|dlopen|dlvsym)\b")
+MODEL_FORBIDDEN_SYMBOLS = re.compile(r"^(_ZN8tutorial7analyze|_ZN8tutorial3cpu|dl(v?sym|open)$|"
+                                     r"__sanitizer_|tutorial_analyze_)")
+_LINE_MARKER = re.compile(r'^#\s*(?:line\s+)?\d+\s+"((?:[^"\\]|\\.)*)"')
+
+
+def _strip_comments(text):
+    """C and C++ comments removed (strings and characters kept), continuations joined."""
+    text = text.replace("\\\r\n", "").replace("\\\n", "")
+    out, i, n = [], 0, len(text)
+    while i < n:
+        c = text[i]
+        if c in "\"'":
+            j = i + 1
+            while j < n and text[j] != c and text[j] != "\n":
+                j += 2 if text[j] == "\\" else 1
+            out.append(text[i:j + 1])
+            i = j + 1
+        elif text.startswith("//", i):
+            while i < n and text[i] != "\n":
+                i += 1
+        elif text.startswith("/*", i):
+            end = text.find("*/", i + 2)
+            out.append(" ")
+            i = n if end < 0 else end + 2
+        else:
+            out.append(c)
+            i += 1
+    return "".join(out)
+
+
+def model_source_problems(preprocessed, student_files, student_roots):
+    """Why a submission's model runner cannot be trusted (empty: it can). `preprocessed`: the
+    translation unit clang compiled; `student_files`: {path: bytes} of the student's files;
+    `student_roots`: the folders whose files count as the student's (the sources, and the build
+    with its rewritten copies of them)."""
+    problems = []
+    for path, data in student_files.items():
+        text = _strip_comments(data.decode("utf-8", "replace"))
+        if re.search(r"^[ \t]*(#|%:)[ \t]*(line\b|\d)", text, re.MULTILINE):
+            problems.append(f"{os.path.basename(path)}: a #line directive (it would hide which "
+                            f"lines are yours)")
+    roots = [os.path.realpath(r).rstrip("/") + "/" for r in student_roots]
+    current_is_student = False
+    try:
+        with open(preprocessed, encoding="utf-8", errors="replace") as f:
+            for number, line in enumerate(f, 1):
+                marker = _LINE_MARKER.match(line)
+                if marker:
+                    name = marker.group(1).encode().decode("unicode_escape", "replace")
+                    current_is_student = not os.path.isabs(name) or any(
+                        os.path.realpath(name).startswith(r) for r in roots)
+                    continue
+                if not current_is_student:
+                    continue
+                stripped = line.strip()
+                if stripped.startswith("#pragma") and not re.match(
+                        r"#pragma\s+(unroll|nounroll|once)\b", stripped):
+                    problems.append(f"{stripped[:80]}: only #pragma unroll is allowed")
+                for word in sorted(set(MODEL_FORBIDDEN.findall(line))):
+                    problems.append(f"'{word}': not allowed in a file graded by the memory model "
+                                    f"(it would move data past the model's hooks)")
+    except OSError as e:
+        problems.append(f"cannot read the preprocessed file: {e}")
+    return sorted(set(problems))
+
+
+def model_symbol_problems(obj):
+    """Symbols of the student's object file that reach into the model or the CPU backend."""
+    try:
+        proc = subprocess.run(["nm", "-P", obj], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                              stdin=subprocess.DEVNULL, timeout=120)
+    except (OSError, subprocess.SubprocessError) as e:
+        return [f"cannot list the object's symbols (nm): {e}"]
+    if proc.returncode != 0:
+        return ["cannot list the object's symbols (nm): " +
+                proc.stderr.decode("utf-8", "replace")[:200]]
+    problems = []
+    for line in proc.stdout.decode("utf-8", "replace").splitlines():
+        parts = line.split()
+        if len(parts) < 2:
+            continue
+        name, kind = parts[0], parts[1]
+        if not MODEL_FORBIDDEN_SYMBOLS.match(name):
+            continue
+        # Calls of the hooks are what clang inserts; everything else is the student's.
+        if kind == "U" and re.match(r"^__sanitizer_cov_(load|store)(1|2|4|8|16)$", name):
+            continue
+        if kind == "U" and name in ("tutorial_analyze_async_copy",):
+            continue
+        if kind == "U" and name.startswith("_ZN8tutorial3cpu"):
+            continue  # the CPU backend's runtime, which the kernels' CUDA calls go through
+        problems.append(f"{name} ({'used' if kind == 'U' else 'defined'})")
+    return problems
 
 
 def include_violations(paths, allowed_roots, forbidden_roots):
@@ -259,9 +365,10 @@ class StudentBuild:
         self.seconds += result.seconds
         return result
 
-    def build(self, exercises, files, private, cpu_twins):
+    def build(self, exercises, files, private, cpu_twins, model_twins=False):
         """Returns {target: (binary path or None, message)} for <exercise>_runner and, for
-        GPU exercises where the kit has them, <exercise>_runner_cpu."""
+        GPU exercises where the kit has them, <exercise>_runner_cpu, and for exercises with
+        memory-model tests <exercise>_runner_model."""
         self.private = private
         self.place(exercises, files)
         listing = ";".join(f"{e.name}|{e.dir}|{e.kind}" for e in exercises)
@@ -274,6 +381,8 @@ class StudentBuild:
             targets.append(f"{e.name}_runner")
             if e.kind == "gpu" and cpu_twins:
                 targets.append(f"{e.name}_runner_cpu")
+            if e.kind == "gpu" and model_twins and any(t.model is not None for t in e.tests):
+                targets.append(f"{e.name}_runner_model")
         result = self._sandboxed(configure, os.path.join(private, "configure.log"), 600)
         if result.returncode != 0:
             message = "the build could not be configured:\n" + compiler_message(result.output)
@@ -309,6 +418,17 @@ class StudentBuild:
                                if bad else "no dependency information from the compiler: "
                                            "the grader cannot check what the build read")
                 continue
+            if target.endswith("_runner_model"):
+                exercise = next(e for e in exercises if target == f"{e.name}_runner_model")
+                folder = os.path.join(self.build_dir, "CMakeFiles", f"{target}.dir")
+                mine = {p: files[p] for p in exercise.paths() if p in files}
+                problems = model_source_problems(os.path.join(folder, "entry.ii"), mine,
+                                                 [self.src, self.build_dir]) + \
+                    model_symbol_problems(os.path.join(folder, "entry.o"))
+                if problems:
+                    out[target] = (None, "the memory model cannot trust this build:\n" +
+                                   "\n".join("  " + p for p in problems[:10]))
+                    continue
             # Ours from here on: a copy the student's uid cannot change.
             dest = os.path.join(self.bin, target)
             shutil.copyfile(built, dest)

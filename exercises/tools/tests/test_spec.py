@@ -67,6 +67,14 @@ class SpecTests(unittest.TestCase):
         self.assertIn("232 232 232", c.request)
         self.assertIn("1000x1000x1000 runs as 232x232x232", c.note)
 
+    def test_a_model_test_asks_the_models_runner_with_its_limits(self):
+        t = Test("01a_coalesce", "t", 3, gpu=True, model={"global": 1.25, "shared": 1},
+                 calls=[{"gemm": "naive_gemm", "shape": [1000, 1000, 1000]}])
+        [c] = expand(t, 1, cpu_backend=True)  # never shrunk: the shape is the test's
+        self.assertTrue(c.request.startswith("model_gemm naive_gemm 1000 1000 1000 seed="))
+        self.assertNotIn("guard", c.request)
+        self.assertEqual(c.expect, "model - global=1.25 shared=1")
+
     def test_bad_specs_are_refused(self):
         bad_tests = [{"name": "x\"y", "points": 1, "calls": [{"call": "f", "args": [], "expect": 1}]},
                      {"name": "x", "points": -1, "calls": [{"call": "f", "args": [], "expect": 1}]},
@@ -86,7 +94,17 @@ class SpecTests(unittest.TestCase):
                      {"name": "x", "points": 1, "calls": [{"gemm": "a", "random": {
                          "m": [1, 9], "n": [1, 9], "k": [1, 9], "multiple_of": 4, "odd": True}}]},
                      {"name": "x", "points": 1, "calls": [{"gemm": "a", "random": {
-                         "m": [1, 9], "n": [1, 9], "k": [17, 31], "multiple_of": 32}}]}]
+                         "m": [1, 9], "n": [1, 9], "k": [17, 31], "multiple_of": 32}}]},
+                     {"name": "x", "points": 1, "model": {"global": 0.5},
+                      "calls": [{"gemm": "a", "shape": [1, 1, 1]}]},
+                     {"name": "x", "points": 1, "model": {"texture": 2},
+                      "calls": [{"gemm": "a", "shape": [1, 1, 1]}]},
+                     {"name": "x", "points": 1, "model": {},
+                      "calls": [{"gemm": "a", "shape": [1, 1, 1]}]},
+                     {"name": "x", "points": 1, "model": {"global": 1.25},
+                      "calls": [{"gemm": "a", "shape": [1, 1, 1], "guard": True}]},
+                     {"name": "x", "points": 1, "model": {"global": 1.25},
+                      "calls": [{"call": "f", "args": [], "expect": 1}]}]
         for test in bad_tests:
             d = tempfile.mkdtemp()
             os.makedirs(os.path.join(d, "exercises", "e"))
