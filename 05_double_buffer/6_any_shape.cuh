@@ -205,7 +205,7 @@ __global__ void sum_slices(const T* __restrict__ partials, T* __restrict__ C, in
 // blocks (256 x 256 x 65536) runs 1 wave of 65536 k's with 128 SMs idle; split 64 ways it
 // runs 1 wave of 1024 k's. Each slice adds M * N floats written and read back, and
 // sum_slices is one more launch, so more slices are not free.
-// plan_any_shape estimates the time in SM clock cycles of the busiest SM, for both tiles and
+// plan_any_shape estimates the time in SM clock cycles of the busiest SM, for each tile and
 // every S up to kMaxSlices, and takes the cheapest (ties: the bigger tile, then fewer slices):
 //     load   = ceil(blocks / SMs)                 blocks on the busiest SM
 //     rounds = ceil(load / blocksPerSM)           times it fills up and drains
@@ -227,7 +227,7 @@ struct AnyShapePlan {
 };
 
 constexpr int kMaxSlices = 64;
-constexpr int kSliceAlign = 16;           // BK of both tiles: every slice starts 16-byte aligned
+constexpr int kSliceAlign = 16;           // BK of every tile: every slice starts 16-byte aligned
 constexpr double kBlockClocks = 3000.0;   // a block's first loads and its store (~1.5 us)
 constexpr double kBusyWarps = 16.0;       // the chapter's kernels run 2 blocks of 8 warps per SM
 constexpr double kBytesPerClock = 1500.0; // ~3 TB/s at ~2 GHz

@@ -286,11 +286,16 @@ TEST_CASE("every transpose equals the CPU transpose for every shape", "[gpu]") {
   }
 }
 
-TEST_CASE("the thin kernel: fewer than 8 rows or columns, chunks longer than its span", "[gpu]") {
+TEST_CASE("the thin kernel: fewer than 64 rows or columns, chunks longer than its span",
+          "[gpu]") {
   REQUIRE_GPU();
   const TransposeKernel thin{"thin", ch06::launch_thin};
+  // Each of its three chunk sizes (thin side < 8, < 32, < 64), tall and wide, with a last
+  // chunk that is partly empty.
   for (const Shape& s : std::vector<Shape>{{1, 1}, {1, 9}, {9, 1}, {3, 5000}, {5000, 3},
-                                           {7, 3000}, {2049, 7}, {2, 2049}, {7, 7}, {5, 1024}}) {
+                                           {7, 3000}, {2049, 7}, {2, 2049}, {7, 7}, {5, 1024},
+                                           {8, 8}, {12, 5000}, {5001, 9}, {31, 700}, {700, 31},
+                                           {32, 32}, {40, 3001}, {3001, 63}, {63, 63}}) {
     CAPTURE(s.rows, s.cols);
     const CompareResult r = check_transpose(thin.launch, s.rows, s.cols, 11);
     INFO(r.summary());
@@ -299,11 +304,52 @@ TEST_CASE("the thin kernel: fewer than 8 rows or columns, chunks longer than its
   // Not thin: refused with the reason.
   std::string message;
   try {
-    ch06::launch_thin(nullptr, nullptr, 8, 8);
+    ch06::launch_thin(nullptr, nullptr, 64, 64);
   } catch (const UnsupportedShape& e) {
     message = e.what();
   }
-  CHECK(message.find("fewer than 8 rows or 8 columns") != std::string::npos);
+  CHECK(message.find("fewer than 64 rows or columns") != std::string::npos);
+}
+
+namespace {
+template <int CAP>
+void sector_aligned_capped(const float* in, float* out, int rows, int cols) {
+  ch06::launch_sector_aligned_capped<128, 32, 8>(in, out, rows, cols, CAP);
+}
+}  // namespace
+
+TEST_CASE("the sector-aligned kernel loops over bands when the grid has fewer rows of blocks",
+          "[gpu]") {
+  REQUIRE_GPU();
+  // The hardware allows 65,535 blocks along y; capping it at 1, 2 or 3 here runs the loop
+  // that a matrix of more than 8.4 million rows needs, at a size every backend can afford.
+  const TransposeLauncher capped[] = {sector_aligned_capped<1>, sector_aligned_capped<2>,
+                                      sector_aligned_capped<3>};
+  for (int cap = 1; cap <= 3; ++cap) {
+    for (const Shape& s : std::vector<Shape>{{1000, 37}, {513, 40}, {129, 9}, {1, 50}}) {
+      CAPTURE(cap, s.rows, s.cols);
+      const CompareResult r = check_transpose(capped[cap - 1], s.rows, s.cols, 13);
+      INFO(r.summary());
+      CHECK(r.ok());
+    }
+  }
+}
+
+TEST_CASE("the chapter's best transpose takes matrices past the grid's 65,535 rows of blocks",
+          "[gpu]") {
+  // Hundreds of megabytes: a GPU's job (the loop itself is tested above on every backend).
+  REQUIRE_REAL_GPU();
+  const TransposeKernel best = ch06::best_kernel();
+  // Tall and wide, float4-aligned or not, thin and not: more than 65,535 tiles along the long
+  // side for every kernel the chapter's best may pick.
+  for (const Shape& s : std::vector<Shape>{{8500001, 9}, {9, 8500001}, {8500001, 65},
+                                           {4194368, 12}, {12, 4194368}, {4, 5000000},
+                                           {5000000, 4}, {4194372, 68}, {68, 4194372}}) {
+    CAPTURE(s.rows, s.cols);
+    const CompareResult r = check_transpose(best.launch, s.rows, s.cols, 17);
+    INFO(r.summary());
+    CHECK(r.ok());
+  }
 }
 
 // Small odd shapes only, so that compute-sanitizer (memcheck, racecheck) finishes quickly:

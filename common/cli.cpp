@@ -28,7 +28,11 @@ long long parse_integer(const std::string& flag, const char* text, long long lo,
 
 CliOptions parse_cli(int argc, const char* const* argv, const CliOptions& defaults) {
   CliOptions o = defaults;
-  constexpr long long kMaxDim = 1 << 20;  // beyond this no matrix of floats fits on a GPU
+  // A GEMM side beyond 2^20 makes a matrix no GPU holds (2^20 x 2^20 floats: 4 TB). A
+  // transpose may be thin (4 x 5,000,000): each side may reach INT_MAX, the product is
+  // checked below.
+  const bool transpose = o.problem == Problem::Transpose;
+  const long long kMaxDim = transpose ? INT_MAX : 1 << 20;
   for (int i = 1; i < argc; ++i) {
     const std::string arg = argv[i];
     auto value = [&]() -> const char* { return i + 1 < argc ? argv[++i] : nullptr; };
@@ -60,6 +64,12 @@ CliOptions parse_cli(int argc, const char* const* argv, const CliOptions& defaul
     } else {
       throw CliError("unknown option '" + arg + "'");
     }
+  }
+  if (transpose && static_cast<long long>(o.m) * o.n > INT_MAX) {
+    std::ostringstream msg;
+    msg << "--rows x --cols must be at most " << INT_MAX << " elements (the kernels index "
+        << "with int), got " << o.m << " x " << o.n;
+    throw CliError(msg.str());
   }
   return o;
 }

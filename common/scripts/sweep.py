@@ -10,8 +10,10 @@ pct_of_ceiling), then the geometric mean and the worst shape per kernel.
         --kernel "vec4 64x64, blocks along output rows"
 
 A shape line holds M N K (a GEMM: --m --n --k) or ROWS COLS (a transpose: --rows --cols).
---kernel picks rows whose kernel name starts with the text. A kernel whose result is WRONG
-makes the exit status 1 (the table is still printed). Python 3, standard library only.
+--kernel picks rows whose kernel name starts with the text. A kernel that refuses a shape
+shows "-" there and is left out of its geometric mean (the summary says over how many shapes).
+A kernel whose result is WRONG is shown so, left out of the summary, and makes the exit status
+1 (the table is still printed). Python 3, standard library only.
 """
 import argparse
 import csv
@@ -72,17 +74,21 @@ def main():
         if not rows:
             sys.exit("error: no rows for %s" % (shape,))
         header = rows[0]
-        ceiling = next(r for r in rows if r["chapter"] == "ceiling")
+        ceiling = next((r for r in rows if r["chapter"] == "ceiling"), None)
+        if ceiling is None:
+            sys.exit("error: %s printed no ceiling row for %s (no cuBLAS or copy timing?)"
+                     % (args.exe, shape))
         cells = ["×".join(map(str, shape)), "{:,.0f}".format(float(ceiling["rate"]))]
         for k in args.kernel:
             r = next((r for r in rows if r["kernel"].startswith(k)), None)
             if r is None or r["status"].startswith("skipped"):
                 cells += ["-", "-"]
                 continue
-            if r["status"] != "ok":
-                wrong.append("%s at %s: %s" % (r["kernel"], shape, r["status"]))
             p = float(r["pct_of_ceiling"])
-            pct[k].append((p, shape))
+            if r["status"] != "ok":  # shown, but a wrong answer's speed counts for nothing
+                wrong.append("%s at %s: %s" % (r["kernel"], shape, r["status"]))
+            else:
+                pct[k].append((p, shape))
             cells += ["{:,.0f}".format(float(r["rate"])),
                       "%.1f%%%s" % (p, "" if r["status"] == "ok" else " WRONG")]
         lines.append("| " + " | ".join(cells) + " |")

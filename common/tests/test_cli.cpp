@@ -68,6 +68,12 @@ TEST_CASE("a transpose has no K, and one output format is chosen", "[cli]") {
   CHECK((o.m == 3 && o.n == 7));
   CHECK_THROWS_AS(parse({"--csv", "--json"}), CliError);
   CHECK(parse({"--json", "--json"}).format == OutputFormat::Json);
+  // A transpose may be thin: a side past 2^20 is fine, the element count is what is limited.
+  args = {"prog", "--rows", "4", "--cols", "5000000"};
+  CHECK(parse_cli(int(args.size()), args.data(), transpose).n == 5000000);
+  args = {"prog", "--rows", "100000", "--cols", "100000"};
+  CHECK_THROWS_AS(parse_cli(int(args.size()), args.data(), transpose), CliError);
+  CHECK_THROWS_AS(parse({"--n", "5000000"}), CliError);  // a GEMM side is still at most 2^20
   const std::string u = usage("prog", transpose);
   CHECK(u.find("--k") == std::string::npos);
   CHECK(u.find("rows = cols") != std::string::npos);

@@ -292,6 +292,8 @@ def points_table(exercise):
             continue
         if t.performance:
             where = f"GPU, speed: full from {t.full_at:g}x, none below {t.zero_at:g}x"
+        elif t.model is not None:
+            where = "anywhere: the CPU backend's memory model"
         elif t.gpu:
             where = "GPU (or the CPU backend)" if exercise.kind == "gpu" else "GPU"
         else:
@@ -307,9 +309,11 @@ def overview_table(manifest):
              "| --- | --- | --- | --- | ---: |"]
     for e in manifest.exercises:
         tests = [t for t in e.tests if not t.hidden]
-        gpu = sum(1 for t in tests if t.gpu)
-        where = "host" if gpu == 0 else ("GPU" if gpu == len(tests)
-                                         else f"GPU ({len(tests) - gpu} host test(s))")
+        gpu = sum(1 for t in tests if t.gpu and t.model is None)
+        model = sum(1 for t in tests if t.model is not None)
+        host = len(tests) - gpu - model
+        extra = [f"{host} host test(s)"] * bool(host) + [f"{model} memory-model test(s)"] * bool(model)
+        where = "host" if gpu == 0 else "GPU" + (f" ({', '.join(extra)})" if extra else "")
         lines.append(f"| [{e.name}]({e.name}/) | {e.chapter} | {e.summary} | {where} | "
                      f"{fmt(sum(t.points for t in tests))} |")
     total = sum(t.points for e in manifest.exercises for t in e.tests if not t.hidden)

@@ -192,8 +192,9 @@ class GradingSession:
         runner, twin = f"{exercise.name}_runner", f"{exercise.name}_runner_cpu"
         if test.model is not None:
             if not self.trusted.model_twins:
-                return None, ("pending: the memory model needs clang++ 14 or newer in the "
-                              "grader's build (`make deps`)")
+                return None, ("pending: the memory model needs the CPU backend and clang++ 14 "
+                              "or newer in the grader's build (`make deps`; on a GPU machine "
+                              "configure with -DTUTORIAL_CPU_BACKEND=ON)")
             # On the CPU wherever it runs; reported as a CPU-backend run only where the other
             # kernel tests are too (the report's "GPU tests on the CPU backend").
             model = f"{exercise.name}_runner_model"
