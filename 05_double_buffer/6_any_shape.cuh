@@ -36,14 +36,15 @@
 
 namespace ch05 {
 
-// pipelined_gemm over one slice of K: k in [k0, k0 + Ks), k0 = blockIdx.z * sliceK, with
-// Ks = min(sliceK, K - k0) (the last slice may be shorter). Its partial product goes to
-// C + blockIdx.z * M * N. A's rows stay K floats apart (lda), B's rows N.
+// pipelined_gemm's main loop over Ks values of k, for the BM x BN tile of C at (blockRow,
+// blockCol), into regC (which it adds to). A and B point at the first k of the range: A's rows
+// are lda floats apart, B's rows N. Shared by sliced_gemm below and step 7's stream_k_gemm; a
+// caller that runs it again must first __syncthreads() (it refills the shared tiles).
 template <int BM, int BN, int BK, int WM, int WN, int TM, int TN, bool VEC>
-__global__ void __launch_bounds__(WarpLayout<BM, BN, WM, WN, TM, TN>::THREADS,
-                                  WarpLayout<BM, BN, WM, WN, TM, TN>::MIN_BLOCKS)
-    sliced_gemm(const float* __restrict__ A, const float* __restrict__ B, float* __restrict__ C,
-                int M, int N, int K, int sliceK) {
+__device__ __forceinline__ void product_over_k(const float* __restrict__ A,
+                                               const float* __restrict__ B, int M, int N,
+                                               int lda, int Ks, int blockRow, int blockCol,
+                                               float (&regC)[TM][TN]) {
   using Layout = WarpLayout<BM, BN, WM, WN, TM, TN>;
   constexpr int THREADS = Layout::THREADS;
   static_assert(BK % 4 == 0 && BN % 4 == 0,
@@ -55,19 +56,10 @@ __global__ void __launch_bounds__(WarpLayout<BM, BN, WM, WN, TM, TN>::THREADS,
   constexpr int B_LOADS = BK * BN / 4 / THREADS;
   constexpr int LDA = BM + PAD_A;
 
-  const int k0 = blockIdx.z * sliceK;
-  const int lda = K;
-  const int Ks = min(sliceK, K - k0);      // the launcher makes every slice non-empty
-  A += k0;                                 // (M, K): columns k0 .. k0 + Ks
-  B += k0 * N;                             // (K, N): rows k0 .. k0 + Ks (K * N <= INT_MAX)
-  C += size_t(blockIdx.z) * M * N;         // (S, M, N): this slice's partial product
-
   extern __shared__ float4 smem[];
   auto As = reinterpret_cast<float (*)[BK][LDA]>(smem);         // (2, BK, BM+PAD_A)
   auto Bs = reinterpret_cast<float (*)[BK][BN]>(&As[2][0][0]);  // (2, BK, BN)
 
-  const int blockRow = blockIdx.y * BM;
-  const int blockCol = blockIdx.x * BN;
   const Layout w;
 
   // Load i of a thread: A float4 at row rA0 + i * A_ROWS, k = kA of the tile; B float4 at
@@ -133,8 +125,6 @@ __global__ void __launch_bounds__(WarpLayout<BM, BN, WM, WN, TM, TN>::THREADS,
     }
   };
 
-  float regC[TM][TN] = {};
-
   loadNext(0);
   storeNext(0);
   __syncthreads();
@@ -176,7 +166,26 @@ __global__ void __launch_bounds__(WarpLayout<BM, BN, WM, WN, TM, TN>::THREADS,
   } else {  // one tile left
     tile(Buffer0{}, std::false_type{});
   }
-  store_lane_tile<TM, TN, VEC>(C, M, N, blockRow, blockCol, w, regC);
+}
+
+// pipelined_gemm over one slice of K: k in [k0, k0 + Ks), k0 = blockIdx.z * sliceK, with
+// Ks = min(sliceK, K - k0) (the last slice may be shorter). Its partial product goes to
+// C + blockIdx.z * M * N.
+template <int BM, int BN, int BK, int WM, int WN, int TM, int TN, bool VEC>
+__global__ void __launch_bounds__(WarpLayout<BM, BN, WM, WN, TM, TN>::THREADS,
+                                  WarpLayout<BM, BN, WM, WN, TM, TN>::MIN_BLOCKS)
+    sliced_gemm(const float* __restrict__ A, const float* __restrict__ B, float* __restrict__ C,
+                int M, int N, int K, int sliceK) {
+  const int k0 = blockIdx.z * sliceK;
+  const int Ks = min(sliceK, K - k0);  // the launcher makes every slice non-empty
+  const int blockRow = blockIdx.y * BM, blockCol = blockIdx.x * BN;
+  float regC[TM][TN] = {};
+  // A (M, K): columns k0 .. k0 + Ks; B (K, N): rows k0 .. k0 + Ks (K * N <= INT_MAX).
+  product_over_k<BM, BN, BK, WM, WN, TM, TN, VEC>(A + k0, B + k0 * N, M, N, K, Ks, blockRow,
+                                                  blockCol, regC);
+  // (S, M, N): this slice's partial product.
+  store_lane_tile<TM, TN, VEC>(C + size_t(blockIdx.z) * M * N, M, N, blockRow, blockCol,
+                               WarpLayout<BM, BN, WM, WN, TM, TN>(), regC);
 }
 
 // C = partial 0 + partial 1 + ... + partial S-1 for each of the M * N elements, always in that

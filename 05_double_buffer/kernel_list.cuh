@@ -45,15 +45,19 @@ inline std::vector<tutorial::GemmKernel> chapter_kernels() {
       // pipelined_gemm's loop, with the tile (128 x 128, 64 x 64 or 32 x 128) and the slices of K
       // chosen from the shape and the SM count; the slices' partial sums added in a fixed order.
       {"any_shape 128x128|64x64|32x128 split-K", launch_any_shape_gemm},
+      // any_shape_gemm, with stream-K for the last wave where 128 x 128 tiles fill more than
+      // one wave and leave the last one less than half full: the chapter's final kernel.
+      {"stream-K 128x128 + any_shape", launch_stream_k_gemm, block_tile_intensity<128, 128>},
   };
 }
 
-// The chapter's final GEMM: pipelined_gemm wherever 128 x 128 tiles fill the GPU (the same
-// kernel, so the same speed: 97.8-100.0% of cuBLAS at 2048-8192 on an H100), split-K and/or
-// smaller tiles where they do not (README, section 4: 101.2% geometric mean over the 24 shapes
-// of sweep_shapes.txt, where pipelined_gemm alone reached 55.4%).
+// The chapter's final GEMM: pipelined_gemm wherever 128 x 128 tiles fill whole waves or nearly
+// (the same kernel, so the same speed: 98-100% of cuBLAS at 4096-8192 on an H100), stream-K
+// where the last wave is less than half full, split-K and/or smaller tiles where the tiles do
+// not fill one wave (README, sections 4 and 5: geometric means over the 24 shapes of
+// sweep_shapes.txt).
 inline tutorial::GemmKernel best_kernel() {
-  return {"ch05::any_shape 128x128|64x64|32x128 split-K", launch_any_shape_gemm};
+  return {"ch05::stream-K 128x128 + any_shape", launch_stream_k_gemm};
 }
 
 }  // namespace ch05

@@ -14,9 +14,13 @@
 //                                            per loop trip, FMAs by column: the final kernel
 //                                            for large problems, 98-100% of cuBLAS at 4096
 //                                            and 8192 (README)
-//   6_any_shape.cuh      any_shape_gemm      the launch picks the tile (128 x 128 or 64 x 64)
-//                                            and splits K into slices summed in a fixed order
-//                                            when the tiles alone cannot fill the GPU
+//   6_any_shape.cuh      any_shape_gemm      the launch picks the tile (128 x 128, 64 x 64 or
+//                                            32 x 128) and splits K into slices summed in a
+//                                            fixed order when the tiles alone cannot fill the
+//                                            GPU
+//   7_stream_k.cuh       stream_k_gemm       the last, partly empty wave of a large problem
+//                                            shared out by k-iterations (stream-K), partial
+//                                            tiles summed in a fixed order
 //   appendix_async.cuh   async_gemm          cp.async, 3 stages: measured, no faster here
 //
 // Every kernel is correct for any M, N, K >= 1, as in chapter 04: out-of-range elements of A
@@ -31,4 +35,5 @@
 #include "05_double_buffer/4_lean.cuh"
 #include "05_double_buffer/5_pipelined.cuh"
 #include "05_double_buffer/6_any_shape.cuh"
+#include "05_double_buffer/7_stream_k.cuh"
 #include "05_double_buffer/appendix_async.cuh"

@@ -38,12 +38,14 @@ TEST_CASE("launchers fall back to 4-byte accesses for unaligned pointers", "[gpu
 
 // Split-K (6_any_shape.cuh): fixed slice counts on both tiles, at shapes that make the slices
 // uneven (K = 100 in 3 slices: 48 + 48 + 4), ask for more slices than K has (K = 7), put
-// one row or column in C, and a long K with a tiny C; plus the dispatcher at long K.
+// one row or column in C, and a long K with a tiny C; plus the dispatcher at long K; and
+// stream-K (7_stream_k.cuh) at the same shapes, plus several tiles in each direction.
 namespace {
 
 const std::vector<TestShape> kSliceShapes = {
     {1, 1, 1},   {3, 5, 7},    {5, 7, 100},  {1, 37, 1000}, {33, 1, 517},
-    {8, 8, 2051}, {130, 68, 300}, {65, 129, 160}};
+    {8, 8, 2051}, {130, 68, 300}, {65, 129, 160}, {300, 260, 97}, {257, 385, 1000},
+    {100, 100, 80}};
 
 const std::vector<GemmKernel> kSlicedKernels = {
     {"sliced 128x128 S=3", ch05::launch_sliced_gemm<128, 128, 16, 32, 64, 8, 8, 3>},
@@ -51,7 +53,16 @@ const std::vector<GemmKernel> kSlicedKernels = {
     {"sliced 64x64 S=64", ch05::launch_sliced_gemm<64, 64, 16, 32, 32, 8, 4, 64>},
     {"sliced 32x128 S=5", ch05::launch_sliced_gemm<32, 128, 16, 32, 32, 8, 4, 5>},
     {"pipelined 32x128", ch05::launch_sliced_gemm<32, 128, 16, 32, 32, 8, 4, 1>},
-    {"any_shape", ch05::launch_any_shape_gemm}};
+    {"any_shape", ch05::launch_any_shape_gemm},
+    // Stream-K (7_stream_k.cuh) on small grids: with 3, 5 or 7 blocks the k-iterations of the
+    // tiles are cut at the start, the middle and the end of tiles, one block may hold two
+    // partial segments, and whole tiles go straight to C.
+    {"stream-K 128x128 3 blocks", ch05::launch_stream_k_slots<128, 128, 16, 32, 64, 8, 8, 3>},
+    {"stream-K 128x128 5 blocks", ch05::launch_stream_k_slots<128, 128, 16, 32, 64, 8, 8, 5>},
+    {"stream-K 64x64 7 blocks", ch05::launch_stream_k_slots<64, 64, 16, 32, 32, 8, 4, 7>},
+    // More blocks than iterations: some blocks get none (5 iterations of one tile, 7 blocks).
+    {"stream-K 128x128 7 blocks", ch05::launch_stream_k_slots<128, 128, 16, 32, 64, 8, 8, 7>},
+    {"stream-K final", ch05::launch_stream_k_gemm}};
 
 }  // namespace
 
@@ -209,6 +220,29 @@ TEST_CASE("any_shape's plan on a 132-SM GPU (H100): waves", "[model]") {
   // At most 32 rows: the 32 x 128 tile, which computes no empty rows.
   CHECK(plan(32, 4096, 4096).tile == 2);
   CHECK(plan(17, 8192, 2048).tile == 2);
+}
+
+TEST_CASE("stream-K where the last wave is less than half full (132 SMs, as an H100)",
+          "[model]") {
+  // 264 slots of 128 x 128 tiles (section 5's table).
+  CHECK(ch05::stream_k_pays(3072, 3072, 3072, 132));        // 576 tiles: 2.18 waves
+  CHECK(ch05::stream_k_pays(3000, 3000, 3000, 132));        // the same 576
+  CHECK(ch05::stream_k_pays(2048, 11008, 4096, 132));       // 1376 tiles: 5.21 waves
+  CHECK_FALSE(ch05::stream_k_pays(4096, 4096, 4096, 132));  // 3.88 waves: nearly full
+  CHECK_FALSE(ch05::stream_k_pays(8192, 8192, 8192, 132));  // 15.5 waves: half full
+  CHECK_FALSE(ch05::stream_k_pays(2048, 2048, 2048, 132));  // 0.97: not one full wave
+  CHECK_FALSE(ch05::stream_k_pays(4093, 4099, 4097, 132));  // 1056 tiles: 4 waves exactly
+  CHECK_FALSE(ch05::stream_k_pays(3072, 3072, 512, 132));   // K too short
+  // 3072^3: the last two waves' tiles (48 + 264) by iterations, the rest whole.
+  const ch05::StreamKPlan p = ch05::plan_stream_k(3072, 3072, 3072, 128, 128, 16, 264);
+  CHECK(p.skTiles == 312);
+  CHECK(p.dpTiles == 264);
+  CHECK(p.kIters == 192);
+  CHECK(p.begin(0) == 0);
+  CHECK(p.begin(264) == 312LL * 192);
+  CHECK(p.begin(1) == 312LL * 192 / 264);  // 226 iterations: 1.2 tiles per block
+  // Whole waves: nothing by iterations.
+  CHECK(ch05::plan_stream_k(4093, 4099, 4097, 128, 128, 16, 264).skTiles == 0);
 }
 
 TEST_CASE("shared memory of the shipped configurations", "[model]") {

@@ -63,8 +63,9 @@ def measured_intensities(doc, inspect_dir, size):
     digest comes from the same GPU and size, lists as many kernels, and each time is within 1.5x
     of the row's, each the same kernel as its row (same_kernel). Two exceptions: launches of
     under 1% of the chapter's fastest row are probes at tiny shapes (the resources table's), not
-    rows; and a last row left without a digest kernel is a launcher that ran one already
-    listed (chapter 05's any_shape runs pipelined_gemm at these sizes): it gets no point."""
+    rows; and the last one or two rows left without a digest kernel are launchers that ran one
+    already listed (chapter 05's any_shape and stream-K launchers run pipelined_gemm at these
+    sizes): they get no point."""
     found = {}
     for run in doc["runs"]:
         if run["size"] != size:
@@ -79,8 +80,8 @@ def measured_intensities(doc, inspect_dir, size):
             continue
         fastest = min((r["median_ms"] for r in rows if r.get("median_ms")), default=0)
         kernels = [k for k in kernels if not (k[2] is not None and k[2] < 0.01 * fastest)]
-        if len(kernels) == len(rows) - 1:
-            rows = rows[:-1]
+        if len(rows) - 2 <= len(kernels) < len(rows):
+            rows = rows[:len(kernels)]
         if len(kernels) != len(rows):
             continue
         pairs = list(zip(rows, kernels))

@@ -1,0 +1,197 @@
+// Chapter 05, step 7: stream-K, the last wave shared out evenly.
+//
+// What changed since step 6: a problem with at least one full wave of 128 x 128 tiles ran as
+// step 5's pipelined_gemm, one block per tile, and its last wave may be mostly empty: 3072^3
+// has 576 tiles for 264 slots (132 SMs x 2), 2.18 waves, so the GPU spends 3 waves' time on
+// 2.18 waves of work. Stream-K (Osama, Merrill, Cecka, Garland, Owens: "Stream-K: Work-centric
+// Parallel Decomposition for Dense Matrix-Matrix Multiplication on the GPU", PPoPP 2023)
+// hands out the work as k-iterations (BK values of k of one tile) instead of tiles: the
+// iterations of the last tiles, in one row, cut into as many equal ranges as there are
+// slots. A block's range may start or end inside a tile; such a tile's partial products are
+// summed afterwards.
+//   - stream_k_gemm: one block per slot. Each first takes whole tiles (blockIdx.x, + gridDim.x,
+//     ...: all waves but the last two, straight to C), then its equal share of the remaining
+//     tiles' iterations. A segment that covers a whole tile goes to C; a partial one to the
+//     block's slot in a workspace (slot 2b: the block's first segment, 2b + 1: its last).
+//     One loop around one copy of the main loop (product_over_k, step 6): with a second copy
+//     the kernel was 13 points slower at 4096^3 (README, section 5).
+//   - stream_k_fixup: C = a split tile's partial segments added in the order of their blocks:
+//     no atomics, the same bits on every run, like sum_slices.
+//   - launch_stream_k_gemm: stream-K where the last wave is less than half full (and K is not
+//     short), step 6's any_shape_gemm elsewhere.
+// The cost: split tiles are written and read back (2 slots of 64 KB per block at most, 34 MB
+// on an H100), the fixup is a second launch, and in the stream-K phase the blocks work on
+// about twice as many tiles at once (more of A and B competing for the L2).
+#pragma once
+
+#include <algorithm>
+
+#include "05_double_buffer/6_any_shape.cuh"
+
+namespace ch05 {
+
+// The work of a stream-K launch, in units of one k-iteration (BK values of k) of one tile.
+struct StreamKPlan {
+  int tilesN = 0;            // tiles per row of C
+  int dpTiles = 0;           // tiles 0 .. dpTiles - 1: whole, one per block, before the rest
+  int skTiles = 0;           // tiles dpTiles .. dpTiles + skTiles - 1: shared out by iterations
+  int kIters = 0;            // iterations per tile: ceil(K / BK)
+  int blocks = 0;            // the grid: exactly the slots that are resident at once
+
+  // The stream-K iterations of block b: [begin(b), begin(b + 1)), an even share of all.
+  __host__ __device__ long long begin(int b) const {
+    return (long long)skTiles * kIters * b / blocks;
+  }
+};
+
+template <int BM, int BN, int BK, int WM, int WN, int TM, int TN, bool VEC>
+__global__ void __launch_bounds__(WarpLayout<BM, BN, WM, WN, TM, TN>::THREADS,
+                                  WarpLayout<BM, BN, WM, WN, TM, TN>::MIN_BLOCKS)
+    stream_k_gemm(const float* __restrict__ A, const float* __restrict__ B, float* __restrict__ C,
+                  float* __restrict__ partials, int M, int N, int K, StreamKPlan plan) {
+  using Layout = WarpLayout<BM, BN, WM, WN, TM, TN>;
+  // The block's work, one segment (a tile, a range of its k-iterations) at a time: first whole
+  // tiles blockIdx.x, blockIdx.x + gridDim.x, ... below dpTiles (all of K, straight to C), then
+  // its share [begin, end) of the stream-K tiles' iterations, one segment per tile it meets.
+  // One loop with one product_over_k: a second copy of the main loop costs registers.
+  int dpTile = blockIdx.x;
+  long long it = plan.begin(blockIdx.x);
+  const long long end = plan.begin(blockIdx.x + 1);
+  bool firstSegment = true;  // of the stream-K range
+  while (dpTile < plan.dpTiles || it < end) {
+    int tile, kb, ke;
+    const bool whole = dpTile < plan.dpTiles;
+    if (whole) {
+      tile = dpTile;
+      kb = 0;
+      ke = plan.kIters;
+      dpTile += gridDim.x;
+    } else {
+      const int t = int(it / plan.kIters);  // stream-K tile t
+      kb = int(it - (long long)t * plan.kIters);
+      ke = int(std::min<long long>(plan.kIters, kb + (end - it)));
+      tile = plan.dpTiles + t;
+      it += ke - kb;
+    }
+    const int blockRow = tile / plan.tilesN * BM, blockCol = tile % plan.tilesN * BN;
+    const int k0 = kb * BK, Ks = min(K, ke * BK) - k0;
+    float regC[TM][TN] = {};
+    product_over_k<BM, BN, BK, WM, WN, TM, TN, VEC>(A + k0, B + k0 * N, M, N, K, Ks, blockRow,
+                                                    blockCol, regC);
+    if (kb == 0 && ke == plan.kIters) {  // a whole tile: nothing to add up
+      store_lane_tile<TM, TN, VEC>(C, M, N, blockRow, blockCol, Layout(), regC);
+    } else {  // a partial segment: the block's first (slot 2b) or last (slot 2b + 1)
+      float* slot = partials + (2 * size_t(blockIdx.x) + (firstSegment ? 0 : 1)) * BM * BN;
+      store_lane_tile<TM, TN, true>(slot, BM, BN, 0, 0, Layout(), regC);
+    }
+    if (!whole) firstSegment = false;
+    __syncthreads();  // the next product refills the shared tiles
+  }
+}
+
+// The stream-K tiles that no single block finished: C = the sum of their partial segments, in
+// the order of the blocks that made them. Block x adds up stream-K tile x.
+template <int BM, int BN>
+__global__ void stream_k_fixup(const float* __restrict__ partials, float* __restrict__ C, int M,
+                               int N, StreamKPlan plan) {
+  const long long first = (long long)blockIdx.x * plan.kIters;  // the tile's iterations
+  const long long last = first + plan.kIters - 1;
+  // The blocks whose ranges meet [first, last]: begin(b) <= last < begin(b + 1) for the last.
+  int b0 = int(first * plan.blocks / ((long long)plan.skTiles * plan.kIters));
+  while (b0 > 0 && plan.begin(b0) > first) --b0;
+  while (plan.begin(b0 + 1) <= first) ++b0;
+  int b1 = b0;
+  while (b1 + 1 < plan.blocks && plan.begin(b1 + 1) <= last) ++b1;
+  if (b0 == b1 && plan.begin(b0) <= first && plan.begin(b0 + 1) > last)
+    return;  // one block made the whole tile and stored it itself
+  const int tile = plan.dpTiles + blockIdx.x;
+  const int blockRow = tile / plan.tilesN * BM, blockCol = tile % plan.tilesN * BN;
+  // The tile is block b's first segment if b began inside it (slot 2b), else its last
+  // (2b + 1): only block b0 can have begun before it.
+  const size_t firstSlot = 2 * size_t(b0) + (plan.begin(b0) < first ? 1 : 0);
+  for (int i = threadIdx.x; i < BM * BN; i += blockDim.x) {
+    const int row = blockRow + i / BN, col = blockCol + i % BN;
+    if (row >= M || col >= N) continue;
+    float sum = partials[firstSlot * BM * BN + i];  // (2 * blocks, BM, BN)
+    for (int b = b0 + 1; b <= b1; ++b)  // (a block with no iterations made nothing)
+      if (plan.begin(b) < plan.begin(b + 1)) sum += partials[2 * size_t(b) * BM * BN + i];
+    C[size_t(row) * N + col] = sum;
+  }
+}
+
+// Whole tiles for all waves but the last two, stream-K for those (so that each block's share
+// is at least one tile's iterations and the fixup stays small against the work), or 0 stream-K
+// tiles where the tiles fill whole waves.
+inline StreamKPlan plan_stream_k(int M, int N, int K, int BM, int BN, int BK, int slots) {
+  StreamKPlan p;
+  p.tilesN = tutorial::ceil_div(N, BN);
+  const int tiles = tutorial::ceil_div(M, BM) * p.tilesN;
+  p.kIters = tutorial::ceil_div(K, BK);
+  p.blocks = slots;
+  const int partial = tiles % slots;
+  p.skTiles = partial == 0 ? 0 : std::min(tiles, partial + slots);
+  p.dpTiles = tiles - p.skTiles;
+  return p;
+}
+
+// Stream-K with BM x BN tiles for the whole problem (the tests and the sweep call it at any
+// shape; launch_stream_k_gemm only where it pays). slots: the grid, 0 for one block per
+// resident slot of this GPU (the tests pass small counts to cut tiles at many places).
+template <int BM, int BN, int BK, int WM, int WN, int TM, int TN>
+void run_stream_k_gemm(const float* A, const float* B, float* C, int M, int N, int K,
+                       int slots = 0) {
+  tutorial::check_gemm_shape("stream_k_gemm", M, N, K);
+  using Layout = WarpLayout<BM, BN, WM, WN, TM, TN>;
+  constexpr size_t SMEM = warp_tiles_smem_bytes<BM, BN, BK, 2>();
+  // One block per slot: the SMs times the blocks __launch_bounds__ promises each of them (2 for
+  // 128 x 128 tiles; the shared memory of two fits every GPU the chapter runs on).
+  tutorial::dispatch_vec(A, B, C, N, K, [&](auto vec) {
+    const auto kernel = stream_k_gemm<BM, BN, BK, WM, WN, TM, TN, decltype(vec)::value>;
+    StreamKPlan plan =
+        plan_stream_k(M, N, K, BM, BN, BK, slots > 0 ? slots : sm_count() * Layout::MIN_BLOCKS);
+    if (plan.skTiles == 0) {  // whole waves: every tile whole (no workspace, no fixup)
+      plan.dpTiles = tutorial::ceil_div(M, BM) * plan.tilesN;
+      plan.blocks = std::min(plan.blocks, plan.dpTiles);
+    }
+    float* partials = slice_workspace(2 * size_t(plan.blocks) * BM * BN, 2 * plan.blocks, BM, BN);
+    tutorial::launch(kernel, dim3(plan.blocks), dim3(Layout::THREADS), SMEM, A, B, C, partials, M,
+                     N, K, plan);
+    if (plan.skTiles > 0)
+      tutorial::launch(stream_k_fixup<BM, BN>, dim3(plan.skTiles), dim3(256), 0, partials, C, M,
+                       N, plan);
+  });
+}
+
+// A fixed grid of SLOTS blocks, for the tests.
+template <int BM, int BN, int BK, int WM, int WN, int TM, int TN, int SLOTS>
+void launch_stream_k_slots(const float* A, const float* B, float* C, int M, int N, int K) {
+  run_stream_k_gemm<BM, BN, BK, WM, WN, TM, TN>(A, B, C, M, N, K, SLOTS);
+}
+
+// Below this K a tile's product is short against its prologue and store, and a stream-K
+// block that splits tiles pays both several times.
+constexpr int kStreamKMinK = 1024;
+
+// Whether stream-K pays: at least one full wave of 128 x 128 tiles, K long enough, and a last
+// wave less than half full. What stream-K wins is the idle part of the last wave; what it
+// costs (split tiles stored and summed, blocks that see more tiles at once in the L2) was
+// measured at a few percent, more than the last wave's idle part once it is half full
+// (H100, README, section 5: 3072^3, 2.18 waves: +5 points; 4096^3, 3.88 waves: -3.5).
+inline bool stream_k_pays(int M, int N, int K, int sms) {
+  const long long tiles = (long long)tutorial::ceil_div(M, 128) * tutorial::ceil_div(N, 128);
+  const long long slots = (long long)sms * BigTile::MIN_BLOCKS;  // as run_stream_k_gemm
+  return tiles > slots && K >= kStreamKMinK && 2 * (tiles % slots) < slots &&
+         tiles % slots != 0;
+}
+
+// The chapter's final GEMM: stream-K with 128 x 128 tiles where it pays; step 6's choice
+// (pipelined_gemm for whole waves, split-K and smaller tiles for small problems) elsewhere.
+inline void launch_stream_k_gemm(const float* A, const float* B, float* C, int M, int N, int K) {
+  tutorial::check_gemm_shape("stream_k_gemm", M, N, K);
+  if (stream_k_pays(M, N, K, sm_count()))
+    run_stream_k_gemm<128, 128, 16, 32, 64, 8, 8>(A, B, C, M, N, K);
+  else
+    launch_any_shape_gemm(A, B, C, M, N, K);
+}
+
+}  // namespace ch05
