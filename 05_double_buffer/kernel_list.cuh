@@ -44,7 +44,9 @@ inline std::vector<tutorial::GemmKernel> chapter_kernels() {
        block_tile_intensity<128, 128>},
       // pipelined_gemm's loop, with the tile (128 x 128, 64 x 64 or 32 x 128) and the slices of K
       // chosen from the shape and the SM count; the slices' partial sums added in a fixed order.
-      {"any_shape 128x128|64x64|32x128 split-K", launch_any_shape_gemm},
+      // (The DRAM model of its 128 x 128 tile: the tile it runs at the table's sizes.)
+      {"any_shape 128x128|64x64|32x128 split-K", launch_any_shape_gemm,
+       block_tile_intensity<128, 128>},
       // any_shape_gemm, with stream-K for the last wave where 128 x 128 tiles fill more than
       // one wave and leave the last one less than half full: the chapter's final kernel.
       {"stream-K 128x128 + any_shape", launch_stream_k_gemm, block_tile_intensity<128, 128>},

@@ -96,8 +96,8 @@ ReportHeader make_header(const DeviceInfo& device, const std::string& shape) {
   return h;
 }
 
-Occupancy occupancy_of_last_launch(const DeviceInfo& device) {
-  const LaunchRecord& launch = last_launch();
+Occupancy occupancy_of_first_launch_since(long count, const DeviceInfo& device) {
+  const LaunchRecord& launch = first_launch_since(count);
   const KernelResources resources =
       kernel_resources(launch.kernel, launch.threads_per_block(), launch.dynamic_smem);
   return compute_occupancy(resources, device.sm);
@@ -151,6 +151,7 @@ int run_gemm_chapter(const std::string& chapter, const std::vector<GemmKernel>& 
     std::cerr << "[" << chapter << "] " << kernel.name << " (" << shape << ")\n";
     const double intensity = kernel.intensity ? kernel.intensity(M, N, K) : compulsory_ai;
     p.dC.poison();
+    const long before = launch_count();
     try {
       kernel.launch(p.dA.data(), p.dB.data(), p.dC.data(), M, N, K);
     } catch (const UnsupportedShape& e) {
@@ -158,7 +159,7 @@ int run_gemm_chapter(const std::string& chapter, const std::vector<GemmKernel>& 
       continue;
     }
     device_synchronize();
-    const Occupancy occ = occupancy_of_last_launch(device);
+    const Occupancy occ = occupancy_of_first_launch_since(before, device);
     std::string status = "not checked";
     if (o.check) {
       const std::vector<float> got = p.dC.download();
@@ -240,6 +241,7 @@ int run_transpose_chapter(const std::string& chapter, const std::vector<Transpos
                         const HostMatrix& expected) {
     std::cerr << "[" << chapter << "] " << kernel.name << "\n";
     dOut.poison();
+    const long before = launch_count();
     try {
       kernel.launch(dIn.data(), dOut.data(), rows, cols);
     } catch (const UnsupportedShape& e) {
@@ -247,7 +249,7 @@ int run_transpose_chapter(const std::string& chapter, const std::vector<Transpos
       return;
     }
     device_synchronize();
-    const Occupancy occ = occupancy_of_last_launch(device);
+    const Occupancy occ = occupancy_of_first_launch_since(before, device);
     const std::string status = check(expected);
     const TimingStats t =
         time_gpu([&] { kernel.launch(dIn.data(), dOut.data(), rows, cols); }, timing);

@@ -51,7 +51,7 @@ int run_transpose_chapter(const std::string& chapter, const std::vector<Transpos
 void check_transpose_size(const std::string& chapter, int rows, int cols);
 
 // Occupancy of the kernel most recently launched through tutorial::launch().
-Occupancy occupancy_of_last_launch(const DeviceInfo& device);
+Occupancy occupancy_of_first_launch_since(long count, const DeviceInfo& device);
 
 // main() of a GEMM chapter in one line.
 int gemm_chapter_main(int argc, char** argv, const std::string& chapter,

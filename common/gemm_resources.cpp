@@ -19,6 +19,7 @@ std::vector<GemmResources> gemm_resources(const DeviceInfo& device,
   for (const GemmKernel& kernel : kernels) {
     GemmResources r;
     r.name = kernel.name;
+    const long before = launch_count();
     try {
       kernel.launch(A.data(), B.data(), C.data(), n, n, n);
     } catch (const KernelDoesNotFit& e) {
@@ -26,7 +27,7 @@ std::vector<GemmResources> gemm_resources(const DeviceInfo& device,
       out.push_back(r);
       continue;
     }
-    const LaunchRecord& l = last_launch();
+    const LaunchRecord& l = first_launch_since(before);  // the main kernel, not a reduction
     r.resources = kernel_resources(l.kernel, l.threads_per_block(), l.dynamic_smem);
     r.occupancy = compute_occupancy(r.resources, device.sm);
     r.runtime_blocks_per_sm =

@@ -2,7 +2,8 @@
 //
 // A launcher chooses its kernel (e.g. the 16-byte or the 4-byte variant), block size and
 // dynamic shared memory itself, so the harness learns them the way tutorial::launch records
-// them: run the launcher on a small aligned problem and read last_launch().
+// them: run the launcher on a small aligned problem and read its first launch
+// (first_launch_since: the main kernel, where a launcher makes more than one).
 #pragma once
 
 #include <ostream>

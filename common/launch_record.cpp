@@ -1,6 +1,7 @@
 #include "common/launch_record.hpp"
 
 #include <atomic>
+#include <deque>
 #include <map>
 #include <mutex>
 #include <set>
@@ -13,6 +14,7 @@ namespace tutorial {
 
 namespace {
 thread_local LaunchRecord g_last_launch;
+thread_local std::deque<std::pair<long, LaunchRecord>> g_recent;  // (launch number, record)
 std::atomic<long> g_launches{0};
 
 // The current device's limits, read once per device: the launch path stays cheap.
@@ -33,9 +35,15 @@ SmLimits limits_of_current_device() {
 }  // namespace
 
 const LaunchRecord& last_launch() { return g_last_launch; }
+const LaunchRecord& first_launch_since(long count) {
+  for (const auto& [number, record] : g_recent)
+    if (number > count) return record;
+  return g_last_launch;
+}
 void record_launch(const LaunchRecord& record) {
   g_last_launch = record;
-  ++g_launches;
+  g_recent.emplace_back(++g_launches, record);
+  if (g_recent.size() > 16) g_recent.pop_front();
 }
 long launch_count() { return g_launches.load(); }
 

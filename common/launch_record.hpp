@@ -20,6 +20,11 @@ struct LaunchRecord {
 
 // The configuration of the most recent launch made through launch() on this host thread.
 const LaunchRecord& last_launch();
+// The first launch on this host thread after launch_count() was `count`: a launcher's main
+// kernel, where it makes several (split-K's sum_slices and stream-K's fixup come after it).
+// The most recent launch if there was none since, or if that one is no longer kept (the last
+// 16 are).
+const LaunchRecord& first_launch_since(long count);
 void record_launch(const LaunchRecord& record);
 // Launches recorded so far in this process, on every thread (the exercise runner checks
 // that an answer came from a kernel launch).

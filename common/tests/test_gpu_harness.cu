@@ -179,6 +179,14 @@ TEST_CASE("launch point refuses empty grids and oversized blocks with a clear me
   launch(simple_gemm, dim3(1, 1), dim3(16, 16), 0, A.data(), B.data(), C.data(), 1, 1, 1);
   CHECK(last_launch().threads_per_block() == 256);
   CHECK(last_launch().kernel == reinterpret_cast<const void*>(simple_gemm));
+  // A launcher of two kernels (split-K and its sum): its first launch is its main kernel.
+  const long before = launch_count();
+  launch(simple_gemm, dim3(1, 1), dim3(8, 8), 0, A.data(), B.data(), C.data(), 1, 1, 1);
+  launch(simple_gemm, dim3(1, 1), dim3(16, 4), 0, A.data(), B.data(), C.data(), 1, 1, 1);
+  CHECK(first_launch_since(before).threads_per_block() == 64);
+  CHECK(first_launch_since(before).block.x == 8);
+  CHECK(last_launch().block.x == 16);
+  CHECK(first_launch_since(launch_count()).block.x == 16);  // none since: the last
 }
 
 TEST_CASE("a block needing more shared memory than this GPU allows is refused before launch",

@@ -104,6 +104,7 @@ template <typename Launch>
 Row measure(const std::string& label, Launch&& launch) {
   Row row;
   row.label = label;
+  const long before = tutorial::launch_count();
   an::begin();
   try {
     launch();
@@ -112,9 +113,10 @@ Row measure(const std::string& label, Launch&& launch) {
   }
   row.stats = an::end();
   row.sites = an::sites();
-  row.kernel = row.refused.empty() ? kernel_name(tutorial::last_launch().kernel) : label;
+  // Named after the launcher's main kernel (its first launch; a split-K sum comes after it).
+  const tutorial::LaunchRecord& l = tutorial::first_launch_since(before);
+  row.kernel = row.refused.empty() ? kernel_name(l.kernel) : label;
   if (row.refused.empty()) {
-    const tutorial::LaunchRecord& l = tutorial::last_launch();
     row.blocks = uint64_t(l.grid.x) * l.grid.y * l.grid.z;
     row.threads_per_block = uint64_t(l.threads_per_block());
   }
