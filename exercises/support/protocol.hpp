@@ -20,14 +20,16 @@
 //           "error <message>"
 //   i.bin   the output matrix (with its guard band), float32, native byte order
 //   i.sums  timed calls: one float64 checksum of the output per repetition
-// and, after the last call, an empty file "done". A model call's figures (the memory model's
-// runner, common/cpu_backend/analyze/memory_model.hpp) are key=value words after launches=:
-//   gld=<requests>,<sectors>,<ideal sectors>    global loads (gst= stores), summed
-//   sld=<requests>,<wavefronts>,<ideal>         shared loads (sst= stores), summed
-//   worst_gld=<requests>,<sectors>,<ideal>,<file:line>   the instruction with the highest
-//                                                        sectors / ideal (worst_sld: wavefronts)
-//   covered=<0|1>,<0|1>,<0|1>   the loads touched every byte of each input, the stores every
-//                               byte of the output When it checks a student's timed call the
+// and, after the last call, an empty file "done" (then the runner ends at once). A model
+// call's figures (the memory model's runner, common/cpu_backend/analyze/memory_model.hpp) are
+// key=value words after launches=:
+//   gld=<requests>,<sectors>,<lane bytes>   global loads (gst= stores), summed; lane bytes:
+//                                           what the active lanes asked for
+//   sld=<requests>,<wavefronts>,<lane bytes>   shared loads (sst= stores), summed
+//   worst_gld=<sectors>,<lane bytes>,<file:line>   the single request with the most sectors
+//                                                  per lane byte (worst_sld: wavefronts)
+//   covered=<0|1>,...   the loads touched every byte of each input (A and B, or the
+//                       transpose's input), the stores every byte of the output When it checks a student's timed call the
 // grader adds i.ref.sums, the reference timer's checksums at the same seed (never the runner).
 #pragma once
 

@@ -14,6 +14,7 @@
 // which alone answers the model_* calls.
 #include <algorithm>
 #include <cstdio>
+#include <cstdlib>
 #include <exception>
 #include <fstream>
 #include <iostream>
@@ -66,8 +67,9 @@ void write_text(const std::string& path, const std::string& line) {
 #if defined(EXERCISE_RUNNER_MODEL)
 namespace analyze = tutorial::analyze;
 
-// The model's figures of one call, as protocol.hpp spells them: totals, and for each kind of
-// instruction the one that moves the most over what would do (the one a student must fix).
+// The model's figures of one call, as protocol.hpp spells them: per kind of instruction the
+// totals and the single worst request (the most sectors or wavefronts for what its lanes asked),
+// with the source line of its instruction.
 std::string model_figures(const analyze::MemoryStats& total, const std::vector<bool>& covered) {
   const std::vector<analyze::SiteStats> sites = analyze::sites();
   std::vector<uintptr_t> addresses;
@@ -94,27 +96,21 @@ std::string model_figures(const analyze::MemoryStats& total, const std::vector<b
   std::string text;
   for (const Kind& k : kinds) {
     const analyze::OpStats& t = total.*k.op;
-    auto cost = [&](const analyze::OpStats& o) { return k.global ? o.sectors : o.wavefronts; };
-    auto ideal = [&](const analyze::OpStats& o) {
-      return k.global ? o.ideal_sectors : o.ideal_wavefronts;
-    };
     text += std::string(" ") + k.name + "=" + std::to_string(t.requests) + "," +
-            std::to_string(cost(t)) + "," + std::to_string(ideal(t));
-    size_t worst = sites.size();
+            std::to_string(k.global ? t.sectors : t.wavefronts) + "," +
+            std::to_string(t.lane_bytes);
+    size_t worst = sites.size();  // the site of the worst request
     for (size_t i = 0; i < sites.size(); ++i) {
       const analyze::OpStats& o = sites[i].stats.*k.op;
-      if (o.requests == 0) continue;
-      if (worst == sites.size()) {
+      if (o.worst_lane_bytes == 0) continue;
+      const analyze::OpStats* w = worst < sites.size() ? &(sites[worst].stats.*k.op) : nullptr;
+      if (!w || o.worst_cost * w->worst_lane_bytes > w->worst_cost * o.worst_lane_bytes)
         worst = i;
-        continue;
-      }
-      const analyze::OpStats& w = sites[worst].stats.*k.op;
-      if (double(cost(o)) * double(ideal(w)) > double(cost(w)) * double(ideal(o))) worst = i;
     }
     if (worst == sites.size()) continue;
     const analyze::OpStats& w = sites[worst].stats.*k.op;
-    text += std::string(" worst_") + k.name + "=" + std::to_string(w.requests) + "," +
-            std::to_string(cost(w)) + "," + std::to_string(ideal(w)) + "," + where(worst);
+    text += std::string(" worst_") + k.name + "=" + std::to_string(w.worst_cost) + "," +
+            std::to_string(w.worst_lane_bytes) + "," + where(worst);
   }
   text += " covered=";
   for (size_t i = 0; i < covered.size(); ++i) text += (i ? "," : "") + std::to_string(int(covered[i]));
@@ -272,5 +268,8 @@ int main(int argc, char** argv) {
     write_text(prefix + ".txt", result);
   }
   write_text(results + "/done", "");
-  return 0;
+  // Nothing after the last result: no static destructor or atexit handler of the student's
+  // code gets to run once the results are written (it could rewrite them).
+  std::cout.flush();
+  std::_Exit(0);
 }

@@ -28,7 +28,13 @@ OpStats& OpStats::operator+=(const OpStats& o) {
   requests += o.requests;
   sectors += o.sectors;
   bytes_requested += o.bytes_requested;
-  ideal_sectors += o.ideal_sectors;
+  lane_bytes += o.lane_bytes;
+  // The worse of the two worst requests: the higher cost per lane byte.
+  if (o.worst_lane_bytes &&
+      (!worst_lane_bytes || o.worst_cost * worst_lane_bytes > worst_cost * o.worst_lane_bytes)) {
+    worst_cost = o.worst_cost;
+    worst_lane_bytes = o.worst_lane_bytes;
+  }
   wavefronts += o.wavefronts;
   ideal_wavefronts += o.ideal_wavefronts;
   return *this;
@@ -84,17 +90,27 @@ bool is_shared(uintptr_t address, size_t bytes) {
 }
 
 // The cost of one request: the accesses of one warp, one site, one execution.
+OpStats request_cost(const Access* first, const Access* last);
+
+// The same, as its own worst request too (sectors or wavefronts against its lane bytes).
 OpStats cost_of(const Access* first, const Access* last) {
+  OpStats cost = request_cost(first, last);
+  cost.worst_cost = first->shared ? cost.wavefronts : cost.sectors;
+  return cost;
+}
+
+OpStats request_cost(const Access* first, const Access* last) {
   OpStats cost;
   cost.requests = 1;
   const int bytes = first->bytes;
+  cost.lane_bytes = uint64_t(last - first) * uint64_t(bytes);
+  cost.worst_lane_bytes = cost.lane_bytes;
   if (!first->shared) {
     std::vector<uint64_t> addresses;
     for (const Access* a = first; a != last; ++a) addresses.push_back(a->address);
     const GlobalAccessCost c = global_access_cost(addresses, bytes);
     cost.sectors = uint64_t(c.sectors);
     cost.bytes_requested = c.requested_bytes;
-    cost.ideal_sectors = (c.requested_bytes + kSectorBytes - 1) / kSectorBytes;
     return cost;
   }
   // Shared memory: a 4-byte (or narrower) access is served for the whole warp at once; an

@@ -427,6 +427,16 @@ MODEL_ATTACKS = [
                                           "}  // namespace ex01a",
                                           "}  // namespace ex01a\n_Pragma(\"clang attribute pop\")"),
      False),
+    ("one_lane_warps", "the mapping untouched, blocks of one thread (every warp one lane)",
+     "untouched", lambda t: t.replace("constexpr int BLOCK_DIM = 32;",
+                                      "constexpr int BLOCK_DIM = 1;"), False),
+    ("forged_figures", "the mapping untouched, the result files rewritten with fine figures "
+     "at exit", "untouched", lambda t: t.replace(
+         "namespace ex01a {",
+         "#include <cstdio>\n#include <cstdlib>\n"
+         "static void forge() { if (FILE* f = std::fopen(\"results/1.txt\", \"w\")) "
+         "std::fclose(f); }\n"
+         "static const int forged = std::atexit(forge);\nnamespace ex01a {"), False),
     ("line_directive", "a #line directive that names a system header for the kernel's lines",
      "untouched", lambda t: t.replace("__global__ void naive_gemm",
                                       "# 1 \"/usr/include/stdlib.h\" 3\n"
@@ -467,7 +477,8 @@ def model_attacks(checks, args):
                     if r.test.model is not None), "")
         applied = text != base[start] or name in ("untouched", "coalesced")
         checks.check(got == want and applied, f"model: {name} ({what}) -> {got:g}, must be "
-                     f"{want:g}" + ("" if applied else " (the edit did not apply)"), why[:300])
+                     f"{want:g}" + ("" if applied else " (the edit did not apply)") +
+                     (f": {why[:110]}" if why else ""), why[:300])
 
 
 PARTS = ("stubs", "fixture", "solutions", "faults", "model", "corpus", "gradescope")

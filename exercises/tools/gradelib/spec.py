@@ -222,8 +222,8 @@ def _test_from(entry, exercise, defaults, where, hidden):
     if model is not None:
         if performance or not isinstance(model, dict) or not model or \
                 any(k not in MODEL_LIMITS for k in model) or \
-                any(isinstance(v, bool) or not isinstance(v, (int, float)) or v < 1
-                    for v in model.values()):
+                any(isinstance(v, bool) or not isinstance(v, (int, float)) or
+                    not math.isfinite(v) or v < 1 for v in model.values()):
             raise SpecError(f"{where}: {name!r}: model must map some of {', '.join(MODEL_LIMITS)} "
                             f"to a number >= 1 (a limit on cost over the ideal)")
         if any(k not in ("gemm", "transpose") for c in calls for k in CALL_KINDS if k in c) or \

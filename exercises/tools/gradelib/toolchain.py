@@ -201,14 +201,28 @@ def depfile_paths(folder, base):
 
 
 # The memory model sees the accesses clang's hooks report (common/cpu_backend/README.md, "The
-# memory model"). A student's code that switched the hooks off, or moved data by a call the
+# memory model"). A student's code that switched the hooks off, or moved data by an access the
 # hooks do not see, would hide its accesses: such words in the student's own lines of the
-# preprocessed translation unit (what was compiled) refuse the model runner.
+# preprocessed translation unit (what was compiled) refuse the model runner. Hooks exist for
+# 1- to 16-byte loads and stores only, so wider vector types are out too; atomics are calls
+# into the shim, not hooked accesses; constructor and destructor attributes would run code
+# outside the calls (a thread that rewrites the results).
 MODEL_FORBIDDEN = re.compile(
-    r"\b(no_sanitize\w*|disable_sanitizer_instrumentation|asm|__asm|__asm__|memcpy|memmove|"
-    r"memset|__builtin_\w*mem\w*|bcopy|dlsym|dlopen|dlvsym)\b")
-MODEL_FORBIDDEN_SYMBOLS = re.compile(r"^(_ZN8tutorial7analyze|_ZN8tutorial3cpu|dl(v?sym|open)$|"
-                                     r"__sanitizer_|tutorial_analyze_)")
+    r"(?<![A-Za-z0-9_])(_*no_sanitize\w*|_*disable_sanitizer_instrumentation\w*|asm|__asm|"
+    r"__asm__|memcpy|memmove|memset|__builtin_\w*mem\w*|bcopy|dlsym|dlopen|dlvsym|"
+    r"_*vector_size_*|ext_vector_type|atomic\w*|__atomic\w*|__sync\w*|__c11_atomic\w*|"
+    r"_*constructor_*|_*destructor_*)(?![A-Za-z0-9_])")
+# Symbols of the student's object that reach into the model or the CPU backend's runtime, or
+# that could write files, start threads or processes, or register code to run at exit: the
+# figures of a model call come from the runner's own process (exercises/README.md).
+MODEL_FORBIDDEN_SYMBOLS = re.compile(
+    r"^(_ZN8tutorial7analyze|_ZN8tutorial3cpu|__sanitizer_|tutorial_analyze_|"
+    r"_ZNSt6thread|_ZNSt\w*basic_(o|io|)fstream|_ZNSt\w*basic_filebuf|_ZNSt10filesystem|"
+    r"(dl(v?sym|open)|f?open(at)?(64)?|freopen(64)?|fdopen|creat(64)?|p?write(v)?(64)?|"
+    r"rename(at2?)?|unlink(at)?|remove|truncate(64)?|ftruncate(64)?|v?fork|clone3?|exec\w*|"
+    r"posix_spawnp?|system|popen|syscall|pthread_create|thrd_create|mmap(64)?|mprotect|kill|"
+    r"signal|sigaction|atexit|at_quick_exit|on_exit|prctl|ptrace|symlink(at)?|link(at)?|"
+    r"mkdir(at)?|rmdir|chdir)$)")
 _LINE_MARKER = re.compile(r'^#\s*(?:line\s+)?\d+\s+"((?:[^"\\]|\\.)*)"')
 
 
@@ -239,9 +253,9 @@ def _strip_comments(text):
 
 def model_source_problems(preprocessed, student_files, student_roots):
     """Why a submission's model runner cannot be trusted (empty: it can). `preprocessed`: the
-    translation unit clang compiled; `student_files`: {path: bytes} of the student's files;
-    `student_roots`: the folders whose files count as the student's (the sources, and the build
-    with its rewritten copies of them)."""
+    translation unit clang compiled; `student_files`: {path: bytes} of every file of the
+    submission (any of them could be #included); `student_roots`: the folders whose files count
+    as the student's (the sources, and the build with its rewritten copies of them)."""
     problems = []
     for path, data in student_files.items():
         text = _strip_comments(data.decode("utf-8", "replace"))
@@ -291,13 +305,16 @@ def model_symbol_problems(obj):
         name, kind = parts[0], parts[1]
         if not MODEL_FORBIDDEN_SYMBOLS.match(name):
             continue
-        # Calls of the hooks are what clang inserts; everything else is the student's.
+        # Calls of the hooks are what clang inserts; the CPU backend's runtime is what the
+        # kernels' CUDA calls go through; everything else is the student's.
         if kind == "U" and re.match(r"^__sanitizer_cov_(load|store)(1|2|4|8|16)$", name):
             continue
         if kind == "U" and name in ("tutorial_analyze_async_copy",):
             continue
         if kind == "U" and name.startswith("_ZN8tutorial3cpu"):
-            continue  # the CPU backend's runtime, which the kernels' CUDA calls go through
+            continue
+        if kind != "U" and not name.startswith(("_ZN8tutorial", "__sanitizer_", "tutorial_")):
+            continue  # a function of the student's own that happens to be called write()
         problems.append(f"{name} ({'used' if kind == 'U' else 'defined'})")
     return problems
 
@@ -421,8 +438,7 @@ class StudentBuild:
             if target.endswith("_runner_model"):
                 exercise = next(e for e in exercises if target == f"{e.name}_runner_model")
                 folder = os.path.join(self.build_dir, "CMakeFiles", f"{target}.dir")
-                mine = {p: files[p] for p in exercise.paths() if p in files}
-                problems = model_source_problems(os.path.join(folder, "entry.ii"), mine,
+                problems = model_source_problems(os.path.join(folder, "entry.ii"), files,
                                                  [self.src, self.build_dir]) + \
                     model_symbol_problems(os.path.join(folder, "entry.o"))
                 if problems:

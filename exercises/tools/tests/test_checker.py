@@ -103,29 +103,33 @@ class CheckerTests(unittest.TestCase):
             self.assertFalse(v["ok"], why)
             self.assertIn(why, v["message"])
 
-    def test_a_model_call_is_judged_by_its_worst_instruction_and_must_see_every_access(self):
+    def test_a_model_call_is_judged_by_its_worst_request_and_must_see_every_access(self):
         req = ["model_transpose t 3 5 seed=7"]
         good = self.transpose_bytes(3, 5, 7)
-        figures = ("ok launches=1 gld=8,32,32 worst_gld=4,16,16,t.cuh:4 gst=8,40,32 "
-                   "worst_gst=4,20,16,t.cuh:9 sld=8,8,8 worst_sld=4,4,4,t.cuh:5 sst=8,8,8 "
-                   "worst_sst=4,4,4,t.cuh:8 covered=1,1")
+        # 8 requests of 32 lanes x 4 bytes each side: 4 sectors, 1 wavefront would do.
+        figures = ("ok launches=1 gld=8,32,1024 worst_gld=4,128,t.cuh:4 gst=8,33,1024 "
+                   "worst_gst=5,128,t.cuh:9 sld=8,8,1024 worst_sld=1,128,t.cuh:5 sst=8,8,1024 "
+                   "worst_sst=1,128,t.cuh:8 covered=1,1")
         [v] = self.check("x", req, ["model - global=1.25 shared=1"],
                          {"0.txt": figures, "0.bin": good})
         self.assertTrue(v["ok"], v)
-        self.assertIn("worst at t.cuh:9: 5.0 where 4.0 would do", v["message"])
+        self.assertIn("worst request at t.cuh:9: 5 where 4.0 would do", v["message"])
         cases = (
-            # one instruction at 8x: cheap ones beside it do not average it away
-            (figures.replace("gld=8,32,32 worst_gld=4,16,16", "gld=1000,1128,1128 "
-                             "worst_gld=4,128,16"), "global=1.25", "over the limit"),
-            (figures.replace("worst_sld=4,4,4", "worst_sld=4,8,4").replace("sld=8,8,8",
-                                                                           "sld=8,12,8"),
+            # one request at 8x: cheap ones beside it do not average it away
+            (figures.replace("gld=8,32,1024 worst_gld=4,128", "gld=1000,1028,128000 "
+                             "worst_gld=32,128"), "global=1.25", "over the limit"),
+            # a warp of one lane asking for 4 bytes needs 1/32 of a sector, not a whole one
+            (figures.replace("gld=8,32,1024 worst_gld=4,128", "gld=256,256,1024 worst_gld=1,4"),
+             "global=1.25", "over the limit"),
+            (figures.replace("worst_sld=1,128", "worst_sld=2,128").replace("sld=8,8,1024",
+                                                                           "sld=8,9,1024"),
              "shared=1", "over the limit"),
+            (figures.replace("sld=8,8,1024 worst_sld=1,128,t.cuh:5", "sld=0,0,0"), "shared=1",
+             "no shared loads"),
             (figures.replace("covered=1,1", "covered=0,1"), "global=1.25", "did not see"),
             (figures.replace(" covered=1,1", ""), "global=1.25", "did not see"),
-            (figures.replace("worst_gld=4,16,16", "worst_gld=9,16,16"), "global=1.25",
-             "malformed"),
-            (figures.replace(" worst_gld=4,16,16,t.cuh:4", ""), "global=1.25", "malformed"),
-            (figures.replace("gld=8,32,32", "gld=8,31,32"), "global=1.25", "malformed"),
+            (figures.replace("worst_gld=4,128", "worst_gld=40,128"), "global=1.25", "malformed"),
+            (figures.replace(" worst_gld=4,128,t.cuh:4", ""), "global=1.25", "malformed"),
             ("ok launches=1", "global=1.25", "did not see"),
             ("ok launches=0" + figures[len("ok launches=1"):], "global=1.25", "no kernel"),
         )

@@ -33,6 +33,12 @@ class SourceTests(unittest.TestCase):
 
     def test_ways_to_switch_the_hooks_off_or_move_data_past_them(self):
         for line in ('__attribute__((no_sanitize("coverage"))) void f();',
+                     '__attribute__((__no_sanitize__("coverage"))) void f();',
+                     "__attribute__((__disable_sanitizer_instrumentation__)) void f();",
+                     "typedef float wide __attribute__((vector_size(32)));",
+                     "atomicAdd(p, 1.0f);",
+                     "float v = __atomic_load_n(p, 0);",
+                     "__attribute__((constructor)) void early();",
                      "[[clang::no_sanitize(\"coverage\")]] void f();",
                      "__attribute__((disable_sanitizer_instrumentation)) void f();",
                      '#pragma clang attribute push (__attribute__((cold)), apply_to = function)',
@@ -67,7 +73,9 @@ class SymbolTests(unittest.TestCase):
         self.assertEqual(model_symbol_problems(self.compiled(
             'extern "C" void __sanitizer_cov_load4(unsigned*);\n'
             "void f(unsigned* p) { __sanitizer_cov_load4(p); }\n")), [])
-        for code in ("namespace tutorial::analyze { void begin(); }\n"
+        for code in ('#include <cstdio>\nvoid f() { std::fopen("x", "w"); }\n',
+                     "#include <thread>\nvoid f() { std::thread([] {}).detach(); }\n",
+                     "namespace tutorial::analyze { void begin(); }\n"
                      "void f() { tutorial::analyze::begin(); }\n",
                      'extern "C" void __sanitizer_cov_load4(unsigned*) {}\n',
                      'extern "C" void* dlsym(void*, const char*);\n'

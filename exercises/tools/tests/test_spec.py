@@ -97,6 +97,8 @@ class SpecTests(unittest.TestCase):
                          "m": [1, 9], "n": [1, 9], "k": [17, 31], "multiple_of": 32}}]},
                      {"name": "x", "points": 1, "model": {"global": 0.5},
                       "calls": [{"gemm": "a", "shape": [1, 1, 1]}]},
+                     {"name": "x", "points": 1, "model": {"global": float("inf")},
+                      "calls": [{"gemm": "a", "shape": [1, 1, 1]}]},
                      {"name": "x", "points": 1, "model": {"texture": 2},
                       "calls": [{"gemm": "a", "shape": [1, 1, 1]}]},
                      {"name": "x", "points": 1, "model": {},
