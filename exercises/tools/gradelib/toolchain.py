@@ -210,7 +210,7 @@ def depfile_paths(folder, base):
 MODEL_FORBIDDEN = re.compile(
     r"(?<![A-Za-z0-9_])(_*no_sanitize\w*|_*disable_sanitizer_instrumentation\w*|asm|__asm|"
     r"__asm__|memcpy|memmove|memset|__builtin_\w*mem\w*|bcopy|dlsym|dlopen|dlvsym|"
-    r"_*vector_size_*|ext_vector_type|atomic\w*|__atomic\w*|__sync\w*|__c11_atomic\w*|"
+    r"_*vector_size_*|ext_vector_type|atomic\w*|__atomic\w*|__sync_\w+|__c11_atomic\w*|"
     r"_*constructor_*|_*destructor_*)(?![A-Za-z0-9_])")
 # Symbols of the student's object that reach into the model or the CPU backend's runtime, or
 # that could write files, start threads or processes, or register code to run at exit: the

@@ -30,6 +30,7 @@ class SourceTests(unittest.TestCase):
 
     def test_plain_kernels_pass_and_system_headers_are_not_the_students(self):
         self.assertEqual(self.problems("#pragma unroll\nfor (int k = 0; k < K; ++k) s += a[k];"), [])
+        self.assertEqual(self.problems("__syncthreads(); __syncwarp();"), [])
 
     def test_ways_to_switch_the_hooks_off_or_move_data_past_them(self):
         for line in ('__attribute__((no_sanitize("coverage"))) void f();',
@@ -38,6 +39,7 @@ class SourceTests(unittest.TestCase):
                      "typedef float wide __attribute__((vector_size(32)));",
                      "atomicAdd(p, 1.0f);",
                      "float v = __atomic_load_n(p, 0);",
+                     "__sync_fetch_and_add(p, 1);",
                      "__attribute__((constructor)) void early();",
                      "[[clang::no_sanitize(\"coverage\")]] void f();",
                      "__attribute__((disable_sanitizer_instrumentation)) void f();",
