@@ -136,7 +136,14 @@ def fixture(checks, args):
     host_max = sum(t.points for t in exercise.tests if not t.gpu or s.gpu)
     for student in ("00_solution", "10_solution_tar", "11_solution_zip"):
         total = reports[student].totals()[0] if reports.get(student) else None
-        checks.check(total == host_max, f"fixture: {student} scores full marks ({total}/{host_max})")
+        why = notes.get(student, "") or ""
+        if reports.get(student):  # what went wrong, for the log: build errors, first failure
+            for er in reports[student].results:
+                why += " ".join(f"{t}: {m[-600:]}" for t, m in er.build_errors.items())
+                why += next((f" {r.test.name}: {r.outcome.reason}" for r in er.results
+                             if r.outcome.status == "failed"), "")
+        checks.check(total == host_max, f"fixture: {student} scores full marks ({total}/{host_max})",
+                     why)
     gpu_test = base[(exercise.name, "fixture on the GPU")]
     checks.check(gpu_test.status == ("passed" if s.gpu else "pending"),
                  f"fixture: the GPU test is {'run' if s.gpu else 'pending'} here")
