@@ -147,13 +147,12 @@ void run_stream_k_gemm(const float* A, const float* B, float* C, int M, int N, i
   // 128 x 128 tiles; the shared memory of two fits every GPU the chapter runs on).
   tutorial::dispatch_vec(A, B, C, N, K, [&](auto vec) {
     const auto kernel = stream_k_gemm<BM, BN, BK, WM, WN, TM, TN, decltype(vec)::value>;
-    StreamKPlan plan =
+    const StreamKPlan plan =
         plan_stream_k(M, N, K, BM, BN, BK, slots > 0 ? slots : sm_count() * Layout::MIN_BLOCKS);
-    if (plan.skTiles == 0) {  // whole waves: every tile whole (no workspace, no fixup)
-      plan.dpTiles = tutorial::ceil_div(M, BM) * plan.tilesN;
-      plan.blocks = std::min(plan.blocks, plan.dpTiles);
-    }
-    float* partials = slice_workspace(2 * size_t(plan.blocks) * BM * BN, 2 * plan.blocks, BM, BN);
+    // Whole waves (skTiles == 0): every tile whole, no workspace, no fixup.
+    float* partials = plan.skTiles == 0 ? nullptr
+                                        : slice_workspace(2 * size_t(plan.blocks) * BM * BN,
+                                                          2 * plan.blocks, BM, BN);
     tutorial::launch(kernel, dim3(plan.blocks), dim3(Layout::THREADS), SMEM, A, B, C, partials, M,
                      N, K, plan);
     if (plan.skTiles > 0)
