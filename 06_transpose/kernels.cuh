@@ -22,11 +22,11 @@
 //                      lose a third of the bandwidth to partial-sector writes otherwise).
 //   transpose_thin     fewer than 64 rows or columns: a chunk of whole rows (or columns) is
 //                      one contiguous range on one side, a few on the other; copied through
-//                      shared memory in the order that keeps both sides contiguous.
+//                      shared memory, float4 on both sides where the addresses allow.
 // launch_vec4 (the chapter's best) picks: a copy for one row or column, transpose_thin below
-// 16 rows or columns, transpose_vec4 where float4 fits, else transpose_thin (short and wide),
-// transpose_sector_aligned or transpose_padded. Past 65,535 tiles along y the sector-aligned
-// kernel loops over its bands and transpose_vec4 turns its grid round.
+// 16 rows or columns, transpose_vec4 where float4 fits, else transpose_thin (short and wide,
+// or tall and narrow), transpose_sector_aligned or transpose_padded. Past 65,535 tiles along y
+// the sector-aligned kernel loops over its bands and transpose_vec4 turns its grid round.
 // What none of them can fix: a transpose must read every byte and write every byte once,
 // so it can at best tie with a copy.
 #pragma once
@@ -209,13 +209,27 @@ __global__ void transpose_sector_aligned_bands(const float* __restrict__ in,
   }
 }
 
+// The 16-byte accesses of the float4 kernels. `p` must be 16-byte aligned.
+__device__ __forceinline__ float4 load4(const float* p) { return *reinterpret_cast<const float4*>(p); }
+__device__ __forceinline__ void store4(float* p, float4 v) { *reinterpret_cast<float4*>(p) = v; }
+
 // 6. Thin matrices: fewer than 64 rows or 64 columns. A 64 × 64 tile holds only a few of them,
 // and each output row (or input row) piece is a few floats: stores of 12 bytes per warp.
 // Seen as flat arrays, though, a chunk of `span` input rows (tall: `cols` small) is one
-// contiguous range of `in`, and its transpose is `cols` contiguous ranges of `out`; a chunk of
-// `span` input columns (wide: `rows` small) is `rows` contiguous ranges of `in` and one
-// contiguous range of `out`. The block copies its chunk through shared memory (thin × (span +
-// 1) floats, dynamic: the launcher sizes it) in the order that makes both sides contiguous.
+// contiguous range of `in`, and its transpose is `cols` contiguous ranges ("segments") of
+// `out`, `rows` floats apart; a chunk of `span` input columns (wide: `rows` small) is `rows`
+// segments of `in` and one contiguous range of `out`. The block copies its chunk through shared
+// memory (dynamic: the launcher sizes it), from one side to the other.
+//
+// Element (i, c) of a chunk, i along the long side (< span), c along the thin side (< thin),
+// is chunk[i * P + c] with P = thin | 1: an odd pitch puts 32 consecutive i of one c in 32
+// different banks. Both sides move float4 where the addresses allow (a third fewer
+// instructions, and whole sectors on the segments):
+//   - the contiguous side whenever its start is 16-byte aligned;
+//   - each segment from its first 16-byte boundary on, a few floats before and after it one at
+//     a time, when P == thin. With an even thin side, P = thin + 1 breaks the contiguous
+//     side's float4s into scattered shared-memory accesses, and float4 segments on top of
+//     that measured slower than one float per lane (README, section 6).
 // Element k of a walk is (k / n, k % n) for the walk's row length n; a thread steps k by
 // THREADS, so it steps the pair by (THREADS / n, THREADS % n) instead of dividing each time
 // (an integer division costs about 20 instructions, as much as the copy's whole budget).
@@ -233,48 +247,101 @@ struct Walk {
   }
 };
 
-template <int THREADS>
-__global__ void transpose_thin(const float* __restrict__ in, float* __restrict__ out, int rows,
-                               int cols, int span_max) {
-  extern __shared__ float chunk[];  // [thin][span_max + 1]: + 1 against bank conflicts
-  const int pitch = span_max + 1;
-  const bool tall = cols < rows;     // the thin side is cols (tall) or rows (wide)
-  const int thin = tall ? cols : rows;
-  const int first = blockIdx.x * span_max;  // first input row (tall) or column (wide)
-  const int span = min(span_max, (tall ? rows : cols) - first);
-  const int count = thin * span;
-  if (tall) {
-    // in[first .. first + span)[0 .. cols): contiguous; element k is (row k / cols, col k % cols)
-    const float* src = in + size_t(first) * cols;
-    Walk w(threadIdx.x, THREADS, cols);
-#pragma unroll 4
-    for (int k = threadIdx.x; k < count; k += THREADS, w.next())
-      chunk[w.r * pitch + w.q] = src[k];
-    __syncthreads();
-    // out[c][first .. first + span) for each c: `cols` contiguous pieces
-    Walk v(threadIdx.x, THREADS, span);
-#pragma unroll 4
-    for (int k = threadIdx.x; k < count; k += THREADS, v.next())
-      out[size_t(v.q) * rows + first + v.r] = chunk[v.q * pitch + v.r];
+// One float, or four, between global memory and the chunk: TO_CHUNK reads global memory
+// (the side a chunk is loaded from), else writes it. G is const float* or float*.
+template <bool TO_CHUNK, class G>
+__device__ __forceinline__ void move1(G global, float& shared) {
+  if constexpr (TO_CHUNK) shared = *global;
+  else *global = shared;
+}
+template <bool TO_CHUNK, class G>
+__device__ __forceinline__ void move4(G global, float& s0, float& s1, float& s2, float& s3) {
+  if constexpr (TO_CHUNK) {
+    const float4 v = load4(global);
+    s0 = v.x, s1 = v.y, s2 = v.z, s3 = v.w;
   } else {
-    // in[r][first .. first + span) for each r: `rows` contiguous pieces
-    Walk v(threadIdx.x, THREADS, span);
-#pragma unroll 4
-    for (int k = threadIdx.x; k < count; k += THREADS, v.next())
-      chunk[v.q * pitch + v.r] = in[size_t(v.q) * cols + first + v.r];
-    __syncthreads();
-    // out[first .. first + span)[0 .. rows): contiguous; element k is (col k / rows, row k % rows)
-    float* dst = out + size_t(first) * rows;
-    Walk w(threadIdx.x, THREADS, rows);
-#pragma unroll 4
-    for (int k = threadIdx.x; k < count; k += THREADS, w.next())
-      dst[k] = chunk[w.r * pitch + w.q];
+    store4(global, make_float4(s0, s1, s2, s3));
   }
 }
 
-// The 16-byte accesses of the float4 kernels. `p` must be 16-byte aligned.
-__device__ __forceinline__ float4 load4(const float* p) { return *reinterpret_cast<const float4*>(p); }
-__device__ __forceinline__ void store4(float* p, float4 v) { *reinterpret_cast<float4*>(p) = v; }
+// The contiguous side: flat[k] is element (k / thin, k % thin), k < thin * span.
+template <int THREADS, bool TO_CHUNK, class G>
+__device__ void move_contiguous(G flat, float* chunk, int thin, int span) {
+  const int P = thin | 1, count = thin * span;
+  int k0 = 0;  // where the one-float loop starts
+  if (reinterpret_cast<uintptr_t>(flat) % 16 == 0) {
+    // float4 k holds elements 4k .. 4k + 3: (q, r) .. (q, r + 3), wrapping to row q + 1 at
+    // most once (thin >= 3, or thin = 2 and r = 0). Element 4k + j sits at 4k + j + (P -
+    // thin) * (its row), and P = thin for odd thin sides (1 and 3 included).
+    const int pad = P - thin;
+    Walk w(4 * threadIdx.x, 4 * THREADS, thin);
+#pragma unroll 4
+    for (int k = threadIdx.x; k < count / 4; k += THREADS, w.next()) {
+      float* e = chunk + 4 * k + pad * w.q;
+      const int wrap = thin - w.r;  // elements j >= wrap are on the next row
+      move4<TO_CHUNK>(flat + 4 * k, e[0], e[1 + pad * (1 >= wrap)], e[2 + pad * (2 >= wrap)],
+                      e[3 + pad * (3 >= wrap)]);
+    }
+    k0 = count / 4 * 4;
+  }
+  Walk w(k0 + threadIdx.x, THREADS, thin);
+  for (int k = k0 + threadIdx.x; k < count; k += THREADS, w.next())
+    move1<TO_CHUNK>(flat + k, chunk[w.q * P + w.r]);
+}
+
+// The segments: seg[c * stride + i] is element (i, c), c < thin, i < span.
+template <int THREADS, bool TO_CHUNK, class G>
+__device__ void move_segments(G seg, size_t stride, float* chunk, int thin, int span) {
+  const int P = thin | 1;
+  if (P != thin) {  // one float per lane, 32 consecutive i of a segment per warp
+    Walk v(threadIdx.x, THREADS, span);
+#pragma unroll 4
+    for (int k = threadIdx.x; k < thin * span; k += THREADS, v.next())
+      move1<TO_CHUNK>(seg + v.q * stride + v.r, chunk[v.r * P + v.q]);
+    return;
+  }
+  // Segment c's float4 j covers i = head + 4j .. + 3, head < 4 floats before its first 16-byte
+  // boundary; n4 = span / 4 - 1 of them fit every segment whatever its head.
+  auto head = [&](int c) { return int((16 - reinterpret_cast<uintptr_t>(seg + c * stride) % 16) % 16 / 4); };
+  const int n4 = span / 4 - 1;
+  if (n4 > 0) {
+    Walk v(threadIdx.x, THREADS, n4);
+#pragma unroll 4
+    for (int k = threadIdx.x; k < thin * n4; k += THREADS, v.next()) {
+      const int c = v.q, i = head(c) + 4 * v.r;
+      float* e = chunk + i * P + c;
+      move4<TO_CHUNK>(seg + c * stride + i, e[0], e[P], e[2 * P], e[3 * P]);
+    }
+  }
+  // The rest of each segment, i < head and i >= head + 4 * n4: at most 7 floats.
+  constexpr int REST = 8;
+  Walk v(threadIdx.x, THREADS, REST);
+  for (int k = threadIdx.x; k < thin * REST; k += THREADS, v.next()) {
+    const int c = v.q, h = n4 > 0 ? head(c) : 0;
+    const int i = v.r < h ? v.r : v.r + 4 * max(n4, 0);
+    if (i < span) move1<TO_CHUNK>(seg + c * stride + i, chunk[i * P + c]);
+  }
+}
+
+template <int THREADS>
+__global__ void __launch_bounds__(THREADS)
+    transpose_thin(const float* __restrict__ in, float* __restrict__ out, int rows, int cols,
+                   int span_max) {
+  extern __shared__ float chunk[];  // [span_max][thin | 1]
+  const bool tall = cols < rows;    // the thin side is cols (tall) or rows (wide)
+  const int thin = tall ? cols : rows;
+  const int first = blockIdx.x * span_max;  // first input row (tall) or column (wide)
+  const int span = min(span_max, (tall ? rows : cols) - first);
+  if (tall) {
+    move_contiguous<THREADS, true>(in + size_t(first) * cols, chunk, thin, span);
+    __syncthreads();
+    move_segments<THREADS, false>(out + first, size_t(rows), chunk, thin, span);
+  } else {
+    move_segments<THREADS, true>(in + first, size_t(cols), chunk, thin, span);
+    __syncthreads();
+    move_contiguous<THREADS, false>(out + size_t(first) * rows, chunk, thin, span);
+  }
+}
 
 // Row k of the transposed 4×4 block held in v[0..3] (v[r] is row r): column k of v.
 __device__ __forceinline__ float4 column(const float4 (&v)[4], int k) {
@@ -384,9 +451,9 @@ void launch_padded(const float* in, float* out, int rows, int cols) {
                    rows, cols);
 }
 
-// transpose_thin's block size, the thin side it takes (below kThinMax), and the one below
-// which the chapter's best uses it.
-constexpr int kThinThreads = 256, kThinMax = 64, kThinSmall = 16;
+// The thin side transpose_thin takes (below kThinMax), the one below which the chapter's best
+// always uses it, and below which it also takes tall matrices float4 cannot.
+constexpr int kThinMax = 64, kThinSmall = 16, kThinTall = 48;
 
 // The most blocks a grid may have along y (and z); along x it is 2^31 - 1.
 constexpr int kMaxGridY = 65535;
@@ -414,19 +481,29 @@ void launch_sector_aligned(const float* in, float* out, int rows, int cols) {
   launch_sector_aligned_capped<TILE_ROWS, TILE_COLS, BLOCK_ROWS>(in, out, rows, cols, kMaxGridY);
 }
 
-// One block per chunk of span_max rows (tall) or columns (wide). The chunk holds about 8,192
-// floats whatever the thin side (span_max a multiple of 32, so that the pitch span_max + 1
-// spreads a column walk over all 32 banks): 32 KB of shared memory per block.
-inline void launch_thin(const float* in, float* out, int rows, int cols) {
+// One block per chunk of span_max rows (tall) or columns (wide), span_max a multiple of 32:
+// the chunk holds at most CHUNK floats whatever the thin side.
+template <int THREADS, int CHUNK>
+void launch_thin_sized(const float* in, float* out, int rows, int cols) {
   const int thin = std::min(rows, cols), along = std::max(rows, cols);
   if (thin >= kThinMax)
     throw tutorial::UnsupportedShape("transpose_thin: needs fewer than " + std::to_string(kThinMax) +
                                      " rows or columns, got " + std::to_string(rows) + "x" +
                                      std::to_string(cols));
-  const int span_max = std::max(32, 8192 / thin / 32 * 32);
-  const size_t smem = size_t(thin) * (span_max + 1) * sizeof(float);
-  tutorial::launch(transpose_thin<kThinThreads>, dim3(tutorial::ceil_div(along, span_max)),
-                   dim3(kThinThreads), smem, in, out, rows, cols, span_max);
+  const int span_max = std::max(32, CHUNK / (thin | 1) / 32 * 32);
+  const size_t smem = size_t(span_max) * (thin | 1) * sizeof(float);
+  tutorial::launch(transpose_thin<THREADS>, dim3(tutorial::ceil_div(along, span_max)),
+                   dim3(THREADS), smem, in, out, rows, cols, span_max);
+}
+
+// Tall matrices measured fastest with 512 threads and 12,288-float chunks, wide ones with 256
+// threads and 8,192 floats (H100, README section 6: 1000001x47 92 against 84, 4x5000000 97
+// against 88). Both stay within the 48 KB of shared memory any GPU gives a block unasked.
+inline void launch_thin(const float* in, float* out, int rows, int cols) {
+  if (cols < rows)
+    launch_thin_sized<512, 12288>(in, out, rows, cols);
+  else
+    launch_thin_sized<256, 8192>(in, out, rows, cols);
 }
 
 // float4 needs every row start of `in` and `out` on a 16-byte boundary: both pointers
@@ -440,10 +517,11 @@ inline bool float4_aligned(const float* in, const float* out, int rows, int cols
 // the launcher copies them (copy_vec4, access_patterns.cuh) instead of moving 64×64 tiles of
 // which one row or column is real. Fewer than 16 rows or columns: transpose_thin, float4 or
 // not (a 64 × 64 tile would hold a quarter of real data at best). Where float4 is impossible
-// (a shape not a multiple of 4, a misaligned pointer) it runs a scalar kernel, one float per
-// access: transpose_thin for fewer than 64 rows, the sector-aligned 128 × 32 tile where the
-// output's rows do not start on 32-byte sectors, else the padded 64 × 64 tile. Each choice is
-// the fastest measured on an H100 for its kind of shape (README, section 6).
+// (a shape not a multiple of 4, a misaligned pointer) it runs transpose_thin for fewer than 64
+// rows or 48 columns, else a scalar tile kernel, one float per access: the sector-aligned
+// 128 × 32 tile where the output's rows do not start on 32-byte sectors, else the padded
+// 64 × 64 tile. Each choice is the fastest measured on an H100 for its kind of shape (README,
+// section 6).
 template <int TILE = 64, int THREADS = 256, BlockOrder ORDER = BlockOrder::OutputRows>
 void launch_vec4(const float* in, float* out, int rows, int cols) {
   const bool aligned_pointers =
@@ -459,6 +537,8 @@ void launch_vec4(const float* in, float* out, int rows, int cols) {
   if (!float4_aligned(in, out, rows, cols)) {
     if (rows < kThinMax && rows < cols)
       launch_thin(in, out, rows, cols);  // wide and short: a 128-row band would be mostly empty
+    else if (cols < kThinTall && cols < rows)
+      launch_thin(in, out, rows, cols);  // tall and narrow: most of a 32-column band is empty
     else if (rows % 8 != 0 || reinterpret_cast<uintptr_t>(out) % 32 != 0 ||
              tutorial::ceil_div(rows, 64) > kMaxGridY)  // (the padded grid has no room)
       launch_sector_aligned<128, 32, 8>(in, out, rows, cols);  // output rows off the sectors

@@ -290,16 +290,40 @@ TEST_CASE("the thin kernel: fewer than 64 rows or columns, chunks longer than it
           "[gpu]") {
   REQUIRE_GPU();
   const TransposeKernel thin{"thin", ch06::launch_thin};
-  // Each of its three chunk sizes (thin side < 8, < 32, < 64), tall and wide, with a last
-  // chunk that is partly empty.
-  for (const Shape& s : std::vector<Shape>{{1, 1}, {1, 9}, {9, 1}, {3, 5000}, {5000, 3},
-                                           {7, 3000}, {2049, 7}, {2, 2049}, {7, 7}, {5, 1024},
-                                           {8, 8}, {12, 5000}, {5001, 9}, {31, 700}, {700, 31},
-                                           {32, 32}, {40, 3001}, {3001, 63}, {63, 63}}) {
-    CAPTURE(s.rows, s.cols);
-    const CompareResult r = check_transpose(thin.launch, s.rows, s.cols, 11);
-    INFO(r.summary());
-    CHECK(r.ok());
+  // Thin sides odd (float4 segments) and even (one float per lane), 2 and 3 (a float4 of the
+  // contiguous side spans two rows), tall and wide; lengths of one short chunk (fewer than 8
+  // floats per segment: no float4 fits every head) and of several, the last one partly empty.
+  for (int side : {1, 2, 3, 4, 5, 8, 9, 15, 16, 17, 31, 32, 33, 34, 47, 48, 62, 63}) {
+    for (int along : {5, 3001, 20011}) {
+      for (const Shape& s : {Shape{along, side}, Shape{side, along}}) {
+        CAPTURE(s.rows, s.cols);
+        const CompareResult r = check_transpose(thin.launch, s.rows, s.cols, 11);
+        INFO(r.summary());
+        CHECK(r.ok());
+      }
+    }
+  }
+  // Pointers off a 16-byte boundary by 1, 2 or 3 floats: the contiguous side falls back to one
+  // float at a time, and each segment's head moves.
+  for (const Shape& s : {Shape{3001, 33}, Shape{33, 3001}, Shape{2049, 2}, Shape{4, 2049}}) {
+    const HostMatrix in = random_matrix(s.rows, s.cols, 7);
+    HostMatrix want(s.cols, s.rows);
+    cpu_transpose(in.data(), want.data(), s.rows, s.cols);
+    for (int inOff : {0, 1, 2, 3}) {
+      for (int outOff : {0, 1, 3}) {
+        CAPTURE(s.rows, s.cols, inOff, outOff);
+        std::vector<float> shifted(size_t(inOff), 0.0f);
+        shifted.insert(shifted.end(), in.values.begin(), in.values.end());
+        DeviceBuffer<float> d_in(shifted), d_out(size_t(s.rows) * s.cols + outOff);
+        d_out.poison();
+        ch06::launch_thin(d_in.data() + inOff, d_out.data() + outOff, s.rows, s.cols);
+        const std::vector<float> got = d_out.download();
+        const CompareResult r =
+            compare(got.data() + outOff, want.data(), s.cols, s.rows, Tolerance::exact());
+        INFO(r.summary());
+        CHECK(r.ok());
+      }
+    }
   }
   // Not thin: refused with the reason.
   std::string message;
