@@ -119,17 +119,27 @@ __global__ void stream_k_fixup(const float* __restrict__ partials, float* __rest
   }
 }
 
-// Whole tiles for all waves but the last two, stream-K for those (so that each block's share
-// is at least one tile's iterations and the fixup stays small against the work), or 0 stream-K
-// tiles where the tiles fill whole waves.
-inline StreamKPlan plan_stream_k(int M, int N, int K, int BM, int BN, int BK, int slots) {
+// Which of the last tiles are shared out by k-iterations: those of the last two waves (the
+// kernel's choice: each block's share is at least one tile's iterations, so the fixup stays
+// small against the work), only the last partial wave's, or none (every tile whole, the same
+// blocks looping over tiles). The last two are the comparisons of README section 5.
+enum class StreamKShare { LastTwoWaves, LastWave, None };
+
+// No stream-K tiles where the tiles fill whole waves, whatever the share.
+inline StreamKPlan plan_stream_k(int M, int N, int K, int BM, int BN, int BK, int slots,
+                                 StreamKShare share = StreamKShare::LastTwoWaves) {
   StreamKPlan p;
   p.tilesN = tutorial::ceil_div(N, BN);
   const int tiles = tutorial::ceil_div(M, BM) * p.tilesN;
   p.kIters = tutorial::ceil_div(K, BK);
   p.blocks = slots;
   const int partial = tiles % slots;
-  p.skTiles = partial == 0 ? 0 : std::min(tiles, partial + slots);
+  if (partial == 0 || share == StreamKShare::None)
+    p.skTiles = 0;
+  else if (share == StreamKShare::LastWave)
+    p.skTiles = partial;
+  else
+    p.skTiles = std::min(tiles, partial + slots);
   p.dpTiles = tiles - p.skTiles;
   return p;
 }
@@ -139,7 +149,7 @@ inline StreamKPlan plan_stream_k(int M, int N, int K, int BM, int BN, int BK, in
 // resident slot of this GPU (the tests pass small counts to cut tiles at many places).
 template <int BM, int BN, int BK, int WM, int WN, int TM, int TN>
 void run_stream_k_gemm(const float* A, const float* B, float* C, int M, int N, int K,
-                       int slots = 0) {
+                       int slots = 0, StreamKShare share = StreamKShare::LastTwoWaves) {
   tutorial::check_gemm_shape("stream_k_gemm", M, N, K);
   using Layout = WarpLayout<BM, BN, WM, WN, TM, TN>;
   constexpr size_t SMEM = warp_tiles_smem_bytes<BM, BN, BK, 2>();
@@ -148,7 +158,8 @@ void run_stream_k_gemm(const float* A, const float* B, float* C, int M, int N, i
   tutorial::dispatch_vec(A, B, C, N, K, [&](auto vec) {
     const auto kernel = stream_k_gemm<BM, BN, BK, WM, WN, TM, TN, decltype(vec)::value>;
     const StreamKPlan plan =
-        plan_stream_k(M, N, K, BM, BN, BK, slots > 0 ? slots : sm_count() * Layout::MIN_BLOCKS);
+        plan_stream_k(M, N, K, BM, BN, BK, slots > 0 ? slots : sm_count() * Layout::MIN_BLOCKS,
+                      share);
     // Whole waves (skTiles == 0): every tile whole, no workspace, no fixup.
     float* partials = plan.skTiles == 0 ? nullptr
                                         : slice_workspace(2 * size_t(plan.blocks) * BM * BN,
@@ -161,10 +172,11 @@ void run_stream_k_gemm(const float* A, const float* B, float* C, int M, int N, i
   });
 }
 
-// A fixed grid of SLOTS blocks, for the tests.
-template <int BM, int BN, int BK, int WM, int WN, int TM, int TN, int SLOTS>
+// A fixed grid of SLOTS blocks (0: one per resident slot), for the tests and the benchmarks.
+template <int BM, int BN, int BK, int WM, int WN, int TM, int TN, int SLOTS,
+          StreamKShare SHARE = StreamKShare::LastTwoWaves>
 void launch_stream_k_slots(const float* A, const float* B, float* C, int M, int N, int K) {
-  run_stream_k_gemm<BM, BN, BK, WM, WN, TM, TN>(A, B, C, M, N, K, SLOTS);
+  run_stream_k_gemm<BM, BN, BK, WM, WN, TM, TN>(A, B, C, M, N, K, SLOTS, SHARE);
 }
 
 // Below this K a tile's product is short against its prologue and store, and a stream-K

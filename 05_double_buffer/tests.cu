@@ -62,6 +62,12 @@ const std::vector<GemmKernel> kSlicedKernels = {
     {"stream-K 64x64 7 blocks", ch05::launch_stream_k_slots<64, 64, 16, 32, 32, 8, 4, 7>},
     // More blocks than iterations: some blocks get none (5 iterations of one tile, 7 blocks).
     {"stream-K 128x128 7 blocks", ch05::launch_stream_k_slots<128, 128, 16, 32, 64, 8, 8, 7>},
+    // The comparisons of README section 5: only the last partial wave by iterations, and no
+    // tile by iterations (the blocks loop over whole tiles).
+    {"stream-K 128x128 5 blocks, last wave",
+     ch05::launch_stream_k_slots<128, 128, 16, 32, 64, 8, 8, 5, ch05::StreamKShare::LastWave>},
+    {"stream-K 128x128 5 blocks, whole tiles",
+     ch05::launch_stream_k_slots<128, 128, 16, 32, 64, 8, 8, 5, ch05::StreamKShare::None>},
     {"stream-K final", ch05::launch_stream_k_gemm}};
 
 }  // namespace
@@ -243,6 +249,13 @@ TEST_CASE("stream-K where the last wave is less than half full (132 SMs, as an H
   CHECK(p.begin(1) == 312LL * 192 / 264);  // 226 iterations: 1.2 tiles per block
   // Whole waves: nothing by iterations.
   CHECK(ch05::plan_stream_k(4093, 4099, 4097, 128, 128, 16, 264).skTiles == 0);
+  // The comparisons: the last partial wave only (48 tiles), or none.
+  using ch05::StreamKShare;
+  CHECK(ch05::plan_stream_k(3072, 3072, 3072, 128, 128, 16, 264, StreamKShare::LastWave).skTiles ==
+        48);
+  CHECK(ch05::plan_stream_k(3072, 3072, 3072, 128, 128, 16, 264, StreamKShare::None).skTiles == 0);
+  CHECK(ch05::plan_stream_k(3072, 3072, 3072, 128, 128, 16, 264, StreamKShare::None).dpTiles ==
+        576);
 }
 
 TEST_CASE("shared memory of the shipped configurations", "[model]") {

@@ -5,7 +5,9 @@
 
 A fenced block is a block of commands when each of its lines is a command (it starts with a
 word of COMMANDS) or a comment; a block whose command lines start with "$ " shows output after
-them. Pictures, tables and output blocks are left alone. Each command runs in the folder of its
+them. A block marked `ipython` is a notebook cell (Google Colab): its `!command` lines are
+commands, `%cd DIR` is `cd DIR`, and the folder a `git clone URL DIR` in it makes is this
+repository. Pictures, tables and output blocks are left alone. Each command runs in the folder of its
 README when that folder has a Makefile (a chapter), else at the top (`cd DIR` lines move it),
 and is checked as far as a machine without a GPU allows:
 
@@ -49,7 +51,8 @@ def readmes():
 
 def blocks(text):
     """(first line number, [lines]) of every fenced block marked sh/bash/shell or unmarked, and
-    of every indented block (four spaces, after a blank line)."""
+    of every indented block (four spaces, after a blank line); notebook cells (ipython) as the
+    shell lines they run."""
     out, current, start, lang = [], None, 0, ""
     indented, previous = None, ""
     for number, line in enumerate(text.splitlines(), start=1):
@@ -66,6 +69,8 @@ def blocks(text):
         elif line.startswith("```") and current is not None:
             if lang in ("", "sh", "bash", "shell", "console"):
                 out.append((start, current))
+            elif lang == "ipython":
+                out.append((start, [notebook_line(l) for l in current]))
             current = None
         elif current is not None:
             current.append(line)
@@ -75,6 +80,16 @@ def blocks(text):
     if indented is not None:
         out.append(indented)
     return out
+
+
+def notebook_line(line):
+    """A notebook cell's line as the shell line it runs: `!cmd` is cmd, `%cd DIR` is cd DIR."""
+    stripped = line.strip()
+    if stripped.startswith("!"):
+        return stripped[1:]
+    if stripped.startswith("%cd "):
+        return "cd " + stripped[4:]
+    return line
 
 
 def is_command(line):
@@ -123,6 +138,7 @@ class Checker:
         self.verbose = verbose
         self.env = dict(os.environ, CUDA_VISIBLE_DEVICES="", BUILD_DIR=str(self.build_dir))
         self.failures, self.counts = [], {}
+        self.clones = set()  # folders a README's `git clone URL DIR` makes: this repository
 
     def run(self, argv, cwd, shell=False, timeout=120):
         proc = subprocess.run(argv, cwd=cwd, env=self.env, shell=shell, text=True,
@@ -196,8 +212,10 @@ class Checker:
         if not words:
             return "comment", None, cwd
         head = words[0]
+        if head == "git" and len(words) >= 4 and words[1] == "clone":
+            self.clones.add(words[-1])  # (checked below: it must parse)
         if head == "cd" and len(words) == 2:
-            new = (Path(cwd) / words[1]).resolve()
+            new = REPO if words[1] in self.clones else (Path(cwd) / words[1]).resolve()
             return "cd", None if new.is_dir() else f"no folder {words[1]}", str(new)
         if expected is not None:
             return "run, output compared", self.check_session(command, expected, cwd), cwd
