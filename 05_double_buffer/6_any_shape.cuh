@@ -4,8 +4,8 @@
 // launcher chooses how to cut the problem:
 //   - sliced_gemm: block (x, y, z) computes tile (y, x) of C over the K range of slice z only,
 //     [z * sliceK, z * sliceK + sliceK), and stores that partial product in slice z of a
-//     workspace (S x M x N floats). With one slice the launcher calls step 5's pipelined_gemm
-//     itself (sliced_gemm at S = 1, storing to C, measured 1-3% slower on large squares);
+//     workspace (S x M x N floats). With one slice it stores straight to C: then it is
+//     pipelined_gemm, as fast, and faster where float4 cannot be used (README, section 5);
 //   - sum_slices: C = partial 0 + partial 1 + ... + partial S-1, in that order for every
 //     element: no atomics, so the result is the same bit for bit run after run;
 //   - launch_any_shape_gemm: picks the tile (128 x 128; 64 x 64 or 32 x 128 where the estimate
@@ -36,15 +36,18 @@
 
 namespace ch05 {
 
-// pipelined_gemm's main loop over Ks values of k, for the BM x BN tile of C at (blockRow,
-// blockCol), into regC (which it adds to). A and B point at the first k of the range: A's rows
-// are lda floats apart, B's rows N. Shared by sliced_gemm below and step 7's stream_k_gemm; a
-// caller that runs it again must first __syncthreads() (it refills the shared tiles).
+// pipelined_gemm's main loop over the Ks values of k from k0, for the BM x BN tile of C at
+// (blockRow, blockCol), into regC (which it adds to). A's rows are lda floats apart, B's rows
+// N. Shared by sliced_gemm below and step 7's stream_k_gemm; a caller that runs it again must
+// first __syncthreads() (it refills the shared tiles). k0 goes into the loads' integer
+// offsets, not into the pointers: A and B stay the kernel's own parameters, and offsetting
+// the pointers instead (A + k0, B + k0 * N) measured 2 points slower at 4096^3 (README,
+// section 5).
 template <int BM, int BN, int BK, int WM, int WN, int TM, int TN, bool VEC>
 __device__ __forceinline__ void product_over_k(const float* __restrict__ A,
                                                const float* __restrict__ B, int M, int N,
-                                               int lda, int Ks, int blockRow, int blockCol,
-                                               float (&regC)[TM][TN]) {
+                                               int lda, int k0, int Ks, int blockRow,
+                                               int blockCol, float (&regC)[TM][TN]) {
   using Layout = WarpLayout<BM, BN, WM, WN, TM, TN>;
   constexpr int THREADS = Layout::THREADS;
   static_assert(BK % 4 == 0 && BN % 4 == 0,
@@ -73,9 +76,9 @@ __device__ __forceinline__ void product_over_k(const float* __restrict__ A,
   static_assert(THREADS % (BN / 4) == 0, "the threads load whole rows of the B tile per pass");
   const int rA0 = threadIdx.x / (BK / 4), kA = threadIdx.x % (BK / 4) * 4;
   const int kB0 = threadIdx.x / (BN / 4), cB = threadIdx.x % (BN / 4) * 4;
-  int offA = (blockRow + rA0) * lda + kA;
+  int offA = (blockRow + rA0) * lda + k0 + kA;
   // VEC: N % 4 == 0, so N - 4 is the last float4 column and stays 16-byte aligned.
-  int offB = kB0 * N + (VEC ? min(blockCol + cB, N - 4) : blockCol + cB);
+  int offB = (k0 + kB0) * N + (VEC ? min(blockCol + cB, N - 4) : blockCol + cB);
   bool rowInA[A_LOADS];
 #pragma unroll
   for (int i = 0; i < A_LOADS; ++i) rowInA[i] = blockRow + rA0 + i * A_ROWS < M;
@@ -103,7 +106,7 @@ __device__ __forceinline__ void product_over_k(const float* __restrict__ A,
         nextB[i] = k < Ks ? *reinterpret_cast<const float4*>(B + offB + i * B_ROWS * N)
                          : make_float4(0.0f, 0.0f, 0.0f, 0.0f);
       } else {
-        nextB[i] = load_float4<false>(B, k, blockCol + cB, Ks, N);
+        nextB[i] = load_float4<false>(B, k0 + k, blockCol + cB, k0 + Ks, N);
       }
     }
     offB += BK * N;
@@ -181,8 +184,8 @@ __global__ void __launch_bounds__(WarpLayout<BM, BN, WM, WN, TM, TN>::THREADS,
   const int blockRow = blockIdx.y * BM, blockCol = blockIdx.x * BN;
   float regC[TM][TN] = {};
   // A (M, K): columns k0 .. k0 + Ks; B (K, N): rows k0 .. k0 + Ks (K * N <= INT_MAX).
-  product_over_k<BM, BN, BK, WM, WN, TM, TN, VEC>(A + k0, B + k0 * N, M, N, K, Ks, blockRow,
-                                                  blockCol, regC);
+  product_over_k<BM, BN, BK, WM, WN, TM, TN, VEC>(A, B, M, N, K, k0, Ks, blockRow, blockCol,
+                                                  regC);
   // (S, M, N): this slice's partial product.
   store_lane_tile<TM, TN, VEC>(C + size_t(blockIdx.z) * M * N, M, N, blockRow, blockCol,
                                WarpLayout<BM, BN, WM, WN, TM, TN>(), regC);
@@ -343,18 +346,17 @@ void run_sliced_gemm(const float* A, const float* B, float* C, int M, int N, int
   tutorial::check_gemm_shape("sliced_gemm", M, N, K);
   int slices = 1, sliceK = K;
   slice_k(K, wantedSlices, slices, sliceK);
-  if (slices == 1) {  // step 5's kernel as it is: measured 1-3% faster than sliced_gemm at S = 1
-    launch_pipelined_gemm<BM, BN, BK, WM, WN, TM, TN>(A, B, C, M, N, K);
-    return;
-  }
+  // One slice: straight to C, no workspace and no sum (as fast as pipelined_gemm at 128 x 128,
+  // faster where float4 cannot be used: README, section 5).
   const size_t count = size_t(M) * N;
-  float* out = slice_workspace(count * slices, slices, M, N);
+  float* out = slices == 1 ? C : slice_workspace(count * slices, slices, M, N);
   const dim3 block(WarpLayout<BM, BN, WM, WN, TM, TN>::THREADS);
   const dim3 grid(tutorial::ceil_div(N, BN), tutorial::ceil_div(M, BM), slices);
   tutorial::dispatch_vec(A, B, out, N, K, [&](auto vec) {
     tutorial::launch(sliced_gemm<BM, BN, BK, WM, WN, TM, TN, decltype(vec)::value>, grid, block,
                      warp_tiles_smem_bytes<BM, BN, BK, 2>(), A, B, out, M, N, K, sliceK);
   });
+  if (slices == 1) return;
   constexpr int SUM_THREADS = 256;
   tutorial::launch(sum_slices<float>, dim3(tutorial::ceil_div(int(count), SUM_THREADS)),
                    dim3(SUM_THREADS), 0, out, C, int(count), slices);

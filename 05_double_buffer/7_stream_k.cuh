@@ -1,27 +1,29 @@
 // Chapter 05, step 7: stream-K, the last wave shared out evenly.
 //
 // What changed since step 6: a problem with at least one full wave of 128 x 128 tiles ran as
-// step 5's pipelined_gemm, one block per tile, and its last wave may be mostly empty: 3072^3
-// has 576 tiles for 264 slots (132 SMs x 2), 2.18 waves, so the GPU spends 3 waves' time on
-// 2.18 waves of work. Stream-K (Osama, Merrill, Cecka, Garland, Owens: "Stream-K: Work-centric
-// Parallel Decomposition for Dense Matrix-Matrix Multiplication on the GPU", PPoPP 2023)
-// hands out the work as k-iterations (BK values of k of one tile) instead of tiles: the
-// iterations of the last tiles, in one row, cut into as many equal ranges as there are
-// slots. A block's range may start or end inside a tile; such a tile's partial products are
-// summed afterwards.
-//   - stream_k_gemm: one block per slot. Each first takes whole tiles (blockIdx.x, + gridDim.x,
-//     ...: all waves but the last two, straight to C), then its equal share of the remaining
-//     tiles' iterations. A segment that covers a whole tile goes to C; a partial one to the
-//     block's slot in a workspace (slot 2b: the block's first segment, 2b + 1: its last).
-//     One loop around one copy of the main loop (product_over_k, step 6): with a second copy
-//     the kernel was 13 points slower at 4096^3 (README, section 5).
+// one block per tile, and its last wave may be mostly empty: 3072^3 has 576 tiles for 264
+// slots (132 SMs x 2), 2.18 waves, so the GPU spends 3 waves' time on 2.18 waves of work.
+// Stream-K (Osama, Merrill, Cecka, Garland, Owens: "Stream-K: Work-centric Parallel
+// Decomposition for Dense Matrix-Matrix Multiplication on the GPU", PPoPP 2023) hands out the
+// work as k-iterations (BK values of k of one tile) instead of tiles: here the iterations of
+// the last partial wave's tiles, in one row, cut into as many equal ranges as there are slots.
+// A block's range may start or end inside a tile; such a tile's partial products are summed
+// afterwards.
+//   - stream_k_gemm: one block per whole tile (as step 6), then one block per slot, each with
+//     its equal share of the remaining tiles' iterations. A segment that covers a whole tile
+//     goes to C; a partial one to the block's slot in a workspace (slot 2b: the stream-K
+//     block's first segment, 2b + 1: its last). One loop around one copy of the main loop
+//     (product_over_k, step 6): with a second copy the kernel was 13 points slower at 4096^3.
 //   - stream_k_fixup: C = a split tile's partial segments added in the order of their blocks:
 //     no atomics, the same bits on every run, like sum_slices.
-//   - launch_stream_k_gemm: stream-K where the last wave is less than half full (and K is not
-//     short), step 6's any_shape_gemm elsewhere.
-// The cost: split tiles are written and read back (2 slots of 64 KB per block at most, 34 MB
-// on an H100), the fixup is a second launch, and in the stream-K phase the blocks work on
-// about twice as many tiles at once (more of A and B competing for the L2).
+//   - launch_stream_k_gemm: stream-K wherever the last wave is partial and K is not short,
+//     step 6's any_shape_gemm elsewhere.
+// The cost: split tiles are written and read back (2 slots of 64 KB per stream-K block at
+// most, 34 MB on an H100), the fixup is a second launch, and the stream-K blocks work at
+// different k, so they share less of A and B in the L2. Its first version lost wherever the
+// last wave was more than half full; three fixes measured in README section 5 (k0 in the
+// loads' offsets, one block per whole tile instead of blocks looping over tiles, a fixup
+// that moves float4) made it win at every partial last wave measured with K >= 3000.
 #pragma once
 
 #include <algorithm>
@@ -33,10 +35,10 @@ namespace ch05 {
 // The work of a stream-K launch, in units of one k-iteration (BK values of k) of one tile.
 struct StreamKPlan {
   int tilesN = 0;            // tiles per row of C
-  int dpTiles = 0;           // tiles 0 .. dpTiles - 1: whole, one per block, before the rest
+  int dpTiles = 0;           // tiles 0 .. dpTiles - 1: whole, one block each
   int skTiles = 0;           // tiles dpTiles .. dpTiles + skTiles - 1: shared out by iterations
   int kIters = 0;            // iterations per tile: ceil(K / BK)
-  int blocks = 0;            // the grid: exactly the slots that are resident at once
+  int blocks = 0;            // stream-K blocks: the slots that are resident at once
 
   // The stream-K iterations of block b: [begin(b), begin(b + 1)), an even share of all.
   __host__ __device__ long long begin(int b) const {
@@ -50,50 +52,48 @@ __global__ void __launch_bounds__(WarpLayout<BM, BN, WM, WN, TM, TN>::THREADS,
     stream_k_gemm(const float* __restrict__ A, const float* __restrict__ B, float* __restrict__ C,
                   float* __restrict__ partials, int M, int N, int K, StreamKPlan plan) {
   using Layout = WarpLayout<BM, BN, WM, WN, TM, TN>;
-  // The block's work, one segment (a tile, a range of its k-iterations) at a time: first whole
-  // tiles blockIdx.x, blockIdx.x + gridDim.x, ... below dpTiles (all of K, straight to C), then
-  // its share [begin, end) of the stream-K tiles' iterations, one segment per tile it meets.
-  // One loop with one product_over_k: a second copy of the main loop costs registers.
-  int dpTile = blockIdx.x;
-  long long it = plan.begin(blockIdx.x);
-  const long long end = plan.begin(blockIdx.x + 1);
-  bool firstSegment = true;  // of the stream-K range
-  while (dpTile < plan.dpTiles || it < end) {
-    int tile, kb, ke;
-    const bool whole = dpTile < plan.dpTiles;
-    if (whole) {
-      tile = dpTile;
-      kb = 0;
-      ke = plan.kIters;
-      dpTile += gridDim.x;
-    } else {
-      const int t = int(it / plan.kIters);  // stream-K tile t
-      kb = int(it - (long long)t * plan.kIters);
-      ke = int(std::min<long long>(plan.kIters, kb + (end - it)));
-      tile = plan.dpTiles + t;
-      it += ke - kb;
-    }
+  // The block's iterations, counted over all tiles (tile t's are t * kIters .. + kIters): a
+  // block below dpTiles takes tile blockIdx.x whole, as pipelined_gemm's blocks do; each of the
+  // last plan.blocks blocks takes its share of the stream-K tiles' iterations, one segment per
+  // tile it meets. One loop with one product_over_k: a second copy of the main loop costs
+  // registers.
+  const long long skFirst = (long long)plan.dpTiles * plan.kIters;
+  const int b = int(blockIdx.x) - plan.dpTiles;  // the stream-K block's index; < 0: whole tile
+  long long it = b < 0 ? (long long)blockIdx.x * plan.kIters : skFirst + plan.begin(b);
+  const long long end = b < 0 ? it + plan.kIters : skFirst + plan.begin(b + 1);
+  bool firstSegment = true;
+  while (it < end) {
+    const int tile = int(it / plan.kIters);
+    const int kb = int(it - (long long)tile * plan.kIters);
+    const int ke = int(std::min<long long>(plan.kIters, kb + (end - it)));
+    it += ke - kb;
     const int blockRow = tile / plan.tilesN * BM, blockCol = tile % plan.tilesN * BN;
     const int k0 = kb * BK, Ks = min(K, ke * BK) - k0;
     float regC[TM][TN] = {};
-    product_over_k<BM, BN, BK, WM, WN, TM, TN, VEC>(A + k0, B + k0 * N, M, N, K, Ks, blockRow,
-                                                    blockCol, regC);
+    product_over_k<BM, BN, BK, WM, WN, TM, TN, VEC>(A, B, M, N, K, k0, Ks, blockRow, blockCol,
+                                                    regC);
     if (kb == 0 && ke == plan.kIters) {  // a whole tile: nothing to add up
       store_lane_tile<TM, TN, VEC>(C, M, N, blockRow, blockCol, Layout(), regC);
-    } else {  // a partial segment: the block's first (slot 2b) or last (slot 2b + 1)
-      float* slot = partials + (2 * size_t(blockIdx.x) + (firstSegment ? 0 : 1)) * BM * BN;
+    } else {  // a partial segment (b >= 0): the block's first (slot 2b) or last (2b + 1)
+      float* slot = partials + (2 * size_t(b) + (firstSegment ? 0 : 1)) * BM * BN;
       store_lane_tile<TM, TN, true>(slot, BM, BN, 0, 0, Layout(), regC);
     }
-    if (!whole) firstSegment = false;
+    firstSegment = false;
     __syncthreads();  // the next product refills the shared tiles
   }
 }
 
 // The stream-K tiles that no single block finished: C = the sum of their partial segments, in
-// the order of the blocks that made them. Block x adds up stream-K tile x.
-template <int BM, int BN>
-__global__ void stream_k_fixup(const float* __restrict__ partials, float* __restrict__ C, int M,
-                               int N, StreamKPlan plan) {
+// the order of the blocks that made them. Block x adds up stream-K tile x. Each thread holds
+// its float4s of the tile in registers while the segments are added one block at a time: the
+// loads of one segment are independent of each other, and whether a block made a segment is
+// decided once per block, not once per element.
+template <int BM, int BN, int THREADS, bool VEC>
+__global__ void __launch_bounds__(THREADS)
+    stream_k_fixup(const float* __restrict__ partials, float* __restrict__ C, int M, int N,
+                   StreamKPlan plan) {
+  constexpr int PER_THREAD = BM * BN / 4 / THREADS;  // float4s of the tile per thread
+  static_assert(BM * BN % (4 * THREADS) == 0, "the tile's float4s must split evenly");
   const long long first = (long long)blockIdx.x * plan.kIters;  // the tile's iterations
   const long long last = first + plan.kIters - 1;
   // The blocks whose ranges meet [first, last]: begin(b) <= last < begin(b + 1) for the last.
@@ -108,26 +108,37 @@ __global__ void stream_k_fixup(const float* __restrict__ partials, float* __rest
   const int blockRow = tile / plan.tilesN * BM, blockCol = tile % plan.tilesN * BN;
   // The tile is block b's first segment if b began inside it (slot 2b), else its last
   // (2b + 1): only block b0 can have begun before it.
-  const size_t firstSlot = 2 * size_t(b0) + (plan.begin(b0) < first ? 1 : 0);
-  for (int i = threadIdx.x; i < BM * BN; i += blockDim.x) {
-    const int row = blockRow + i / BN, col = blockCol + i % BN;
-    if (row >= M || col >= N) continue;
-    float sum = partials[firstSlot * BM * BN + i];  // (2 * blocks, BM, BN)
-    for (int b = b0 + 1; b <= b1; ++b)  // (a block with no iterations made nothing)
-      if (plan.begin(b) < plan.begin(b + 1)) sum += partials[2 * size_t(b) * BM * BN + i];
-    C[size_t(row) * N + col] = sum;
+  auto slot = [&](size_t s) { return reinterpret_cast<const float4*>(partials + s * BM * BN); };
+  const float4* firstSlot = slot(2 * size_t(b0) + (plan.begin(b0) < first ? 1 : 0));
+  float4 sum[PER_THREAD];
+#pragma unroll
+  for (int j = 0; j < PER_THREAD; ++j) sum[j] = firstSlot[threadIdx.x + j * THREADS];
+  for (int b = b0 + 1; b <= b1; ++b) {
+    if (plan.begin(b) == plan.begin(b + 1)) continue;  // a block with no iterations made nothing
+    const float4* next = slot(2 * size_t(b));
+#pragma unroll
+    for (int j = 0; j < PER_THREAD; ++j) {
+      const float4 v = next[threadIdx.x + j * THREADS];
+      sum[j].x += v.x, sum[j].y += v.y, sum[j].z += v.z, sum[j].w += v.w;
+    }
+  }
+#pragma unroll
+  for (int j = 0; j < PER_THREAD; ++j) {  // (BM, BN / 4) float4s, row-major, as the slots
+    const int i = threadIdx.x + j * THREADS;
+    tutorial::store_float4<VEC>(C, blockRow + i / (BN / 4), blockCol + i % (BN / 4) * 4, M, N,
+                                sum[j]);
   }
 }
 
-// Which of the last tiles are shared out by k-iterations: those of the last two waves (the
-// kernel's choice: each block's share is at least one tile's iterations, so the fixup stays
-// small against the work), only the last partial wave's, or none (every tile whole, the same
-// blocks looping over tiles). The last two are the comparisons of README section 5.
-enum class StreamKShare { LastTwoWaves, LastWave, None };
+// Which of the last tiles are shared out by k-iterations: only the last partial wave's (the
+// kernel's choice), those of the last two waves (each block then gets at least one tile's
+// iterations: the first version's choice, measured slower once the fixup was fast), or none
+// (every tile whole). The last two are the comparisons of README section 5.
+enum class StreamKShare { LastWave, LastTwoWaves, None };
 
 // No stream-K tiles where the tiles fill whole waves, whatever the share.
 inline StreamKPlan plan_stream_k(int M, int N, int K, int BM, int BN, int BK, int slots,
-                                 StreamKShare share = StreamKShare::LastTwoWaves) {
+                                 StreamKShare share = StreamKShare::LastWave) {
   StreamKPlan p;
   p.tilesN = tutorial::ceil_div(N, BN);
   const int tiles = tutorial::ceil_div(M, BM) * p.tilesN;
@@ -145,16 +156,16 @@ inline StreamKPlan plan_stream_k(int M, int N, int K, int BM, int BN, int BK, in
 }
 
 // Stream-K with BM x BN tiles for the whole problem (the tests and the sweep call it at any
-// shape; launch_stream_k_gemm only where it pays). slots: the grid, 0 for one block per
+// shape; launch_stream_k_gemm only where it pays). slots: the stream-K blocks, 0 for one per
 // resident slot of this GPU (the tests pass small counts to cut tiles at many places).
 template <int BM, int BN, int BK, int WM, int WN, int TM, int TN>
 void run_stream_k_gemm(const float* A, const float* B, float* C, int M, int N, int K,
-                       int slots = 0, StreamKShare share = StreamKShare::LastTwoWaves) {
+                       int slots = 0, StreamKShare share = StreamKShare::LastWave) {
   tutorial::check_gemm_shape("stream_k_gemm", M, N, K);
   using Layout = WarpLayout<BM, BN, WM, WN, TM, TN>;
   constexpr size_t SMEM = warp_tiles_smem_bytes<BM, BN, BK, 2>();
-  // One block per slot: the SMs times the blocks __launch_bounds__ promises each of them (2 for
-  // 128 x 128 tiles; the shared memory of two fits every GPU the chapter runs on).
+  // A slot: one of the blocks __launch_bounds__ promises each SM (2 for 128 x 128 tiles; the
+  // shared memory of two fits every GPU the chapter runs on).
   tutorial::dispatch_vec(A, B, C, N, K, [&](auto vec) {
     const auto kernel = stream_k_gemm<BM, BN, BK, WM, WN, TM, TN, decltype(vec)::value>;
     const StreamKPlan plan =
@@ -164,39 +175,39 @@ void run_stream_k_gemm(const float* A, const float* B, float* C, int M, int N, i
     float* partials = plan.skTiles == 0 ? nullptr
                                         : slice_workspace(2 * size_t(plan.blocks) * BM * BN,
                                                           2 * plan.blocks, BM, BN);
-    tutorial::launch(kernel, dim3(plan.blocks), dim3(Layout::THREADS), SMEM, A, B, C, partials, M,
-                     N, K, plan);
+    // One block per whole tile, then the stream-K blocks (none where there is nothing to share).
+    const int grid = plan.dpTiles + (plan.skTiles > 0 ? plan.blocks : 0);
+    tutorial::launch(kernel, dim3(grid), dim3(Layout::THREADS), SMEM, A, B, C, partials, M, N, K,
+                     plan);
     if (plan.skTiles > 0)
-      tutorial::launch(stream_k_fixup<BM, BN>, dim3(plan.skTiles), dim3(256), 0, partials, C, M,
-                       N, plan);
+      tutorial::launch(stream_k_fixup<BM, BN, 256, decltype(vec)::value>, dim3(plan.skTiles),
+                       dim3(256), 0, partials, C, M, N, plan);
   });
 }
 
-// A fixed grid of SLOTS blocks (0: one per resident slot), for the tests and the benchmarks.
+// SLOTS stream-K blocks (0: one per resident slot), for the tests and the benchmarks.
 template <int BM, int BN, int BK, int WM, int WN, int TM, int TN, int SLOTS,
-          StreamKShare SHARE = StreamKShare::LastTwoWaves>
+          StreamKShare SHARE = StreamKShare::LastWave>
 void launch_stream_k_slots(const float* A, const float* B, float* C, int M, int N, int K) {
   run_stream_k_gemm<BM, BN, BK, WM, WN, TM, TN>(A, B, C, M, N, K, SLOTS, SHARE);
 }
 
-// Below this K a tile's product is short against its prologue and store, and a stream-K
-// block that splits tiles pays both several times.
-constexpr int kStreamKMinK = 1024;
+// At K = 1024 a tile's product is short against its prologue and store, and stream-K lost
+// (16384 x 1024 x 1024: 98.1% of cuBLAS against 99.9% for whole tiles); from K = 3000 on it
+// won wherever the last wave was partial (README, section 5).
+constexpr int kStreamKMinK = 2048;
 
-// Whether stream-K pays: at least one full wave of 128 x 128 tiles, K long enough, and a last
-// wave less than half full. What stream-K wins is the idle part of the last wave; what it
-// costs (split tiles stored and summed, blocks that see more tiles at once in the L2) was
-// measured at a few percent, more than the last wave's idle part once it is half full
-// (H100, README, section 5: 3072^3, 2.18 waves: +5 points; 4096^3, 3.88 waves: -3.5).
+// Whether stream-K pays: more than one wave of 128 x 128 tiles, a last wave that is not full,
+// and K long enough. What stream-K wins is the idle part of the last wave: on an H100, from
+// 12% of it (4096^3, 3.88 waves: +1 point) to 82% (3072^3, 2.18 waves: +13 points).
 inline bool stream_k_pays(int M, int N, int K, int sms) {
   const long long tiles = (long long)tutorial::ceil_div(M, 128) * tutorial::ceil_div(N, 128);
   const long long slots = (long long)sms * BigTile::MIN_BLOCKS;  // as run_stream_k_gemm
-  return tiles > slots && K >= kStreamKMinK && 2 * (tiles % slots) < slots &&
-         tiles % slots != 0;
+  return tiles > slots && tiles % slots != 0 && K >= kStreamKMinK;
 }
 
 // The chapter's final GEMM: stream-K with 128 x 128 tiles where it pays; step 6's choice
-// (pipelined_gemm for whole waves, split-K and smaller tiles for small problems) elsewhere.
+// (whole tiles for whole waves, split-K and smaller tiles for small problems) elsewhere.
 inline void launch_stream_k_gemm(const float* A, const float* B, float* C, int M, int N, int K) {
   tutorial::check_gemm_shape("stream_k_gemm", M, N, K);
   if (stream_k_pays(M, N, K, sm_count()))

@@ -9,12 +9,13 @@ int main(int argc, char** argv) {
   kernels.insert(kernels.begin(), ch04::best_kernel());
   // stream_k_gemm with other shares of iterations (0 slots: one block per resident slot).
   using ch05::StreamKShare;
-  kernels.push_back({"stream-K 128x128, last two waves by iterations (at every size)",
+  kernels.push_back({"stream-K 128x128, last partial wave by iterations (at every size)",
                      ch05::launch_stream_k_slots<128, 128, 16, 32, 64, 8, 8, 0>});
-  kernels.push_back({"stream-K 128x128, last partial wave by iterations",
-                     ch05::launch_stream_k_slots<128, 128, 16, 32, 64, 8, 8, 0, StreamKShare::LastWave>});
-  kernels.push_back({"stream-K 128x128, whole tiles only (blocks loop over tiles)",
-                     ch05::launch_stream_k_slots<128, 128, 16, 32, 64, 8, 8, 0, StreamKShare::None>});
+  constexpr StreamKShare TWO = StreamKShare::LastTwoWaves, NONE = StreamKShare::None;
+  kernels.push_back({"stream-K 128x128, last two waves by iterations",
+                     ch05::launch_stream_k_slots<128, 128, 16, 32, 64, 8, 8, 0, TWO>});
+  kernels.push_back({"stream-K 128x128, whole tiles only",
+                     ch05::launch_stream_k_slots<128, 128, 16, 32, 64, 8, 8, 0, NONE>});
   tutorial::register_gemm_benchmarks("05_double_buffer", kernels, {1024, 2048, 4096, 8192});
   return tutorial::benchmark_main(argc, argv);
 }

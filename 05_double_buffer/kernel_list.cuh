@@ -48,16 +48,15 @@ inline std::vector<tutorial::GemmKernel> chapter_kernels() {
       {"any_shape 128x128|64x64|32x128 split-K", launch_any_shape_gemm,
        block_tile_intensity<128, 128>},
       // any_shape_gemm, with stream-K for the last wave where 128 x 128 tiles fill more than
-      // one wave and leave the last one less than half full: the chapter's final kernel.
+      // one wave and leave the last one partial (K >= 2048): the chapter's final kernel.
       {"stream-K 128x128 + any_shape", launch_stream_k_gemm, block_tile_intensity<128, 128>},
   };
 }
 
-// The chapter's final GEMM: pipelined_gemm wherever 128 x 128 tiles fill whole waves or nearly
-// (the same kernel, so the same speed: 98-100% of cuBLAS at 4096-8192 on an H100), stream-K
-// where the last wave is less than half full, split-K and/or smaller tiles where the tiles do
-// not fill one wave (README, sections 4 and 5: geometric means over the 24 shapes of
-// sweep_shapes.txt).
+// The chapter's final GEMM: one block per 128 x 128 tile wherever the tiles fill whole waves,
+// stream-K for the last wave where it is partial (K >= 2048), split-K and/or smaller tiles
+// where the tiles do not fill one wave (README, sections 4 and 5: geometric means over the 24
+// shapes of sweep_shapes.txt).
 inline tutorial::GemmKernel best_kernel() {
   return {"ch05::stream-K 128x128 + any_shape", launch_stream_k_gemm};
 }

@@ -52,7 +52,7 @@ const std::vector<GemmKernel> kSlicedKernels = {
     {"sliced 64x64 S=7", ch05::launch_sliced_gemm<64, 64, 16, 32, 32, 8, 4, 7>},
     {"sliced 64x64 S=64", ch05::launch_sliced_gemm<64, 64, 16, 32, 32, 8, 4, 64>},
     {"sliced 32x128 S=5", ch05::launch_sliced_gemm<32, 128, 16, 32, 32, 8, 4, 5>},
-    {"pipelined 32x128", ch05::launch_sliced_gemm<32, 128, 16, 32, 32, 8, 4, 1>},
+    {"sliced 32x128 S=1 (straight to C)", ch05::launch_sliced_gemm<32, 128, 16, 32, 32, 8, 4, 1>},
     {"any_shape", ch05::launch_any_shape_gemm},
     // Stream-K (7_stream_k.cuh) on small grids: with 3, 5 or 7 blocks the k-iterations of the
     // tiles are cut at the start, the middle and the end of tiles, one block may hold two
@@ -62,10 +62,11 @@ const std::vector<GemmKernel> kSlicedKernels = {
     {"stream-K 64x64 7 blocks", ch05::launch_stream_k_slots<64, 64, 16, 32, 32, 8, 4, 7>},
     // More blocks than iterations: some blocks get none (5 iterations of one tile, 7 blocks).
     {"stream-K 128x128 7 blocks", ch05::launch_stream_k_slots<128, 128, 16, 32, 64, 8, 8, 7>},
-    // The comparisons of README section 5: only the last partial wave by iterations, and no
-    // tile by iterations (the blocks loop over whole tiles).
-    {"stream-K 128x128 5 blocks, last wave",
-     ch05::launch_stream_k_slots<128, 128, 16, 32, 64, 8, 8, 5, ch05::StreamKShare::LastWave>},
+    // The comparisons of README section 5: the last two waves by iterations, and no tile by
+    // iterations.
+    {"stream-K 128x128 5 blocks, last two waves",
+     ch05::launch_stream_k_slots<128, 128, 16, 32, 64, 8, 8, 5,
+                                 ch05::StreamKShare::LastTwoWaves>},
     {"stream-K 128x128 5 blocks, whole tiles",
      ch05::launch_stream_k_slots<128, 128, 16, 32, 64, 8, 8, 5, ch05::StreamKShare::None>},
     {"stream-K final", ch05::launch_stream_k_gemm}};
@@ -228,31 +229,31 @@ TEST_CASE("any_shape's plan on a 132-SM GPU (H100): waves", "[model]") {
   CHECK(plan(17, 8192, 2048).tile == 2);
 }
 
-TEST_CASE("stream-K where the last wave is less than half full (132 SMs, as an H100)",
+TEST_CASE("stream-K wherever the last wave is partial and K is long (132 SMs, as an H100)",
           "[model]") {
-  // 264 slots of 128 x 128 tiles (section 5's table).
+  // 264 slots of 128 x 128 tiles (section 5's tables).
   CHECK(ch05::stream_k_pays(3072, 3072, 3072, 132));        // 576 tiles: 2.18 waves
   CHECK(ch05::stream_k_pays(3000, 3000, 3000, 132));        // the same 576
   CHECK(ch05::stream_k_pays(2048, 11008, 4096, 132));       // 1376 tiles: 5.21 waves
-  CHECK_FALSE(ch05::stream_k_pays(4096, 4096, 4096, 132));  // 3.88 waves: nearly full
-  CHECK_FALSE(ch05::stream_k_pays(8192, 8192, 8192, 132));  // 15.5 waves: half full
+  CHECK(ch05::stream_k_pays(4096, 4096, 4096, 132));        // 3.88 waves
+  CHECK(ch05::stream_k_pays(8192, 8192, 8192, 132));        // 15.5 waves
   CHECK_FALSE(ch05::stream_k_pays(2048, 2048, 2048, 132));  // 0.97: not one full wave
   CHECK_FALSE(ch05::stream_k_pays(4093, 4099, 4097, 132));  // 1056 tiles: 4 waves exactly
-  CHECK_FALSE(ch05::stream_k_pays(3072, 3072, 512, 132));   // K too short
-  // 3072^3: the last two waves' tiles (48 + 264) by iterations, the rest whole.
+  CHECK_FALSE(ch05::stream_k_pays(16384, 1024, 1024, 132)); // K too short
+  // 3072^3: the last partial wave's 48 tiles by iterations, the first 528 whole.
   const ch05::StreamKPlan p = ch05::plan_stream_k(3072, 3072, 3072, 128, 128, 16, 264);
-  CHECK(p.skTiles == 312);
-  CHECK(p.dpTiles == 264);
+  CHECK(p.skTiles == 48);
+  CHECK(p.dpTiles == 528);
   CHECK(p.kIters == 192);
   CHECK(p.begin(0) == 0);
-  CHECK(p.begin(264) == 312LL * 192);
-  CHECK(p.begin(1) == 312LL * 192 / 264);  // 226 iterations: 1.2 tiles per block
+  CHECK(p.begin(264) == 48LL * 192);
+  CHECK(p.begin(1) == 48LL * 192 / 264);  // 34 iterations: 0.18 of a tile per block
   // Whole waves: nothing by iterations.
   CHECK(ch05::plan_stream_k(4093, 4099, 4097, 128, 128, 16, 264).skTiles == 0);
-  // The comparisons: the last partial wave only (48 tiles), or none.
+  // The comparisons: the last two waves (48 + 264 tiles), or none.
   using ch05::StreamKShare;
-  CHECK(ch05::plan_stream_k(3072, 3072, 3072, 128, 128, 16, 264, StreamKShare::LastWave).skTiles ==
-        48);
+  CHECK(ch05::plan_stream_k(3072, 3072, 3072, 128, 128, 16, 264, StreamKShare::LastTwoWaves)
+            .skTiles == 312);
   CHECK(ch05::plan_stream_k(3072, 3072, 3072, 128, 128, 16, 264, StreamKShare::None).skTiles == 0);
   CHECK(ch05::plan_stream_k(3072, 3072, 3072, 128, 128, 16, 264, StreamKShare::None).dpTiles ==
         576);

@@ -302,7 +302,9 @@ __device__ void move_segments(G seg, size_t stride, float* chunk, int thin, int 
   }
   // Segment c's float4 j covers i = head + 4j .. + 3, head < 4 floats before its first 16-byte
   // boundary; n4 = span / 4 - 1 of them fit every segment whatever its head.
-  auto head = [&](int c) { return int((16 - reinterpret_cast<uintptr_t>(seg + c * stride) % 16) % 16 / 4); };
+  auto head = [&](int c) {
+    return int((16 - reinterpret_cast<uintptr_t>(seg + c * stride) % 16) % 16 / 4);
+  };
   const int n4 = span / 4 - 1;
   if (n4 > 0) {
     Walk v(threadIdx.x, THREADS, n4);
