@@ -45,7 +45,8 @@ namespace {
 const std::vector<TestShape> kSliceShapes = {
     {1, 1, 1},   {3, 5, 7},    {5, 7, 100},  {1, 37, 1000}, {33, 1, 517},
     {8, 8, 2051}, {130, 68, 300}, {65, 129, 160}, {300, 260, 97}, {257, 385, 1000},
-    {100, 100, 80}};
+    {100, 100, 80},
+    {1, 257, 2048}, {5, 300, 2051}};  // three tiles: stream-K on the CPU backend (two slots)
 
 const std::vector<GemmKernel> kSlicedKernels = {
     {"sliced 128x128 S=3", ch05::launch_sliced_gemm<128, 128, 16, 32, 64, 8, 8, 3>},
@@ -102,6 +103,33 @@ TEST_CASE("split-K results are the same bit for bit run after run", "[gpu][small
       differ += std::memcmp(&first[i], &second[i], sizeof(float)) != 0;
     CHECK(differ == 0);
   }
+}
+
+TEST_CASE("the final launcher runs stream-K where this GPU's last wave is partial", "[gpu]") {
+  REQUIRE_GPU();
+  // Three tile columns and about a third of a wave left over on this GPU: whole tiles, the last
+  // wave shared out by iterations, and the fixup, as the launcher runs them (K >= 2048). Odd N
+  // and K take the 4-byte path, multiples of 4 the float4 one.
+  const int sms = ch05::sm_count(), slots = sms * ch05::BigTile::MIN_BLOCKS;
+  int rows = 4 * slots / 9 + 1;
+  while (3 * rows <= slots || 3 * rows % slots == 0) ++rows;
+  const std::vector<TestShape> shapes = {{128 * rows - 5, 381, 2051}, {128 * rows, 384, 2048}};
+  for (const TestShape& s : shapes) {
+#ifndef TUTORIAL_CPU_BACKEND  // (which checks these shapes shrunk, below stream-K's K)
+    CHECK(ch05::stream_k_pays(s.M, s.N, s.K, sms));
+#endif
+    check_kernel_at({"stream-K final", ch05::launch_stream_k_gemm}, {s});
+  }
+  // The same bits on every run, split tiles included.
+  const TestShape s = shapes[1];
+  GemmProblem p(s.M, s.N, s.K, 9);
+  std::vector<float> runs[2];
+  for (std::vector<float>& c : runs) {
+    p.dC.poison();
+    ch05::launch_stream_k_gemm(p.dA.data(), p.dB.data(), p.dC.data(), s.M, s.N, s.K);
+    c = p.dC.download();
+  }
+  CHECK(std::memcmp(runs[0].data(), runs[1].data(), runs[0].size() * sizeof(float)) == 0);
 }
 
 // ---------------------------------------------------------------------------------------

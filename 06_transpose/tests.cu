@@ -2,6 +2,7 @@
 // GPU: every transpose equals the CPU transpose exactly, for odd and non-square shapes, on
 // random data with a poisoned output; the copy and demo kernels do what they say.
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <numeric>
 #include <random>
@@ -292,9 +293,11 @@ TEST_CASE("the thin kernel: fewer than 64 rows or columns, chunks longer than it
   const TransposeKernel thin{"thin", ch06::launch_thin};
   // Thin sides odd (float4 segments) and even (one float per lane), 2 and 3 (a float4 of the
   // contiguous side spans two rows), tall and wide; lengths of one short chunk (fewer than 8
-  // floats per segment: no float4 fits every head) and of several, the last one partly empty.
+  // floats per segment: no float4 fits every head), of several with the last one partly empty,
+  // and of a last chunk of 2 floats per segment (354 tall: 352 + 2 at 33 columns; 226 wide:
+  // 224 + 2 at 33 rows).
   for (int side : {1, 2, 3, 4, 5, 8, 9, 15, 16, 17, 31, 32, 33, 34, 47, 48, 62, 63}) {
-    for (int along : {5, 3001, 20011}) {
+    for (int along : {1, 2, 3, 5, 226, 354, 3001, 20011}) {
       for (const Shape& s : {Shape{along, side}, Shape{side, along}}) {
         CAPTURE(s.rows, s.cols);
         const CompareResult r = check_transpose(thin.launch, s.rows, s.cols, 11);
@@ -303,8 +306,15 @@ TEST_CASE("the thin kernel: fewer than 64 rows or columns, chunks longer than it
       }
     }
   }
+  // Square ones: the thin side is the rows.
+  for (int side : {1, 7, 32, 63}) {
+    CAPTURE(side);
+    const CompareResult r = check_transpose(thin.launch, side, side, 11);
+    INFO(r.summary());
+    CHECK(r.ok());
+  }
   // Pointers off a 16-byte boundary by 1, 2 or 3 floats: the contiguous side falls back to one
-  // float at a time, and each segment's head moves.
+  // float at a time, and each segment's head moves. Nothing before the output is written.
   for (const Shape& s : {Shape{3001, 33}, Shape{33, 3001}, Shape{2049, 2}, Shape{4, 2049}}) {
     const HostMatrix in = random_matrix(s.rows, s.cols, 7);
     HostMatrix want(s.cols, s.rows);
@@ -322,6 +332,7 @@ TEST_CASE("the thin kernel: fewer than 64 rows or columns, chunks longer than it
             compare(got.data() + outOff, want.data(), s.cols, s.rows, Tolerance::exact());
         INFO(r.summary());
         CHECK(r.ok());
+        for (int i = 0; i < outOff; ++i) CHECK(std::isnan(got[size_t(i)]));  // still poison
       }
     }
   }
@@ -413,6 +424,26 @@ TEST_CASE("float4 kernels fall back to the scalar tile for misaligned pointers",
     const CompareResult r = compare(got.data() + 1, want.data(), cols, rows, Tolerance::exact());
     INFO(r.summary());
     CHECK(r.ok());
+  }
+}
+
+TEST_CASE("the chapter's best takes tall matrices float4 cannot to the thin kernel below 48 "
+          "columns", "[gpu]") {
+  REQUIRE_GPU();
+  // 3001 rows: not a multiple of 4, so no float4; 47 columns go to transpose_thin, 48 to the
+  // sector-aligned tile (3001 rows is not a multiple of 8 either).
+  const struct {
+    int cols;
+    const void* kernel;
+  } picks[] = {{47, reinterpret_cast<const void*>(ch06::transpose_thin<512>)},
+               {48, reinterpret_cast<const void*>(
+                        ch06::transpose_sector_aligned<128, 32, 8>)}};
+  for (const auto& pick : picks) {
+    CAPTURE(pick.cols);
+    const CompareResult r = check_transpose(ch06::best_kernel().launch, 3001, pick.cols, 17);
+    INFO(r.summary());
+    CHECK(r.ok());
+    CHECK(last_launch().kernel == pick.kernel);
   }
 }
 
