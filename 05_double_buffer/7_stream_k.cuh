@@ -23,7 +23,7 @@
 // different k, so they share less of A and B in the L2. Its first version lost wherever the
 // last wave was more than half full; three fixes measured in README section 5 (k0 in the
 // loads' offsets, one block per whole tile instead of blocks looping over tiles, a fixup
-// that moves float4) made it win at every partial last wave measured with K >= 3000.
+// that moves float4) made it win or tie at every partial last wave measured with K >= 1536.
 #pragma once
 
 #include <algorithm>
@@ -193,9 +193,10 @@ void launch_stream_k_slots(const float* A, const float* B, float* C, int M, int 
 }
 
 // At K = 1024 a tile's product is short against its prologue and store, and stream-K lost
-// (16384 x 1024 x 1024: 98.1% of cuBLAS against 99.9% for whole tiles); from K = 3000 on it
-// won wherever the last wave was partial (README, section 5).
-constexpr int kStreamKMinK = 2048;
+// (16384 x 1024 x 1024: 98.1% of cuBLAS against 100.0% for whole tiles); at K = 1536 it won
+// (8192 x 8192 x 1536: 103.1% against 101.7%), and at every partial last wave measured from
+// K = 2048 on but one tie (README, section 5).
+constexpr int kStreamKMinK = 1536;
 
 // Whether stream-K pays: more than one wave of 128 x 128 tiles, a last wave that is not full,
 // and K long enough. What stream-K wins is the idle part of the last wave: on an H100, from

@@ -48,13 +48,13 @@ inline std::vector<tutorial::GemmKernel> chapter_kernels() {
       {"any_shape 128x128|64x64|32x128 split-K", launch_any_shape_gemm,
        block_tile_intensity<128, 128>},
       // any_shape_gemm, with stream-K for the last wave where 128 x 128 tiles fill more than
-      // one wave and leave the last one partial (K >= 2048): the chapter's final kernel.
+      // one wave and leave the last one partial (K >= 1536): the chapter's final kernel.
       {"stream-K 128x128 + any_shape", launch_stream_k_gemm, block_tile_intensity<128, 128>},
   };
 }
 
 // The chapter's final GEMM: one block per 128 x 128 tile wherever the tiles fill whole waves,
-// stream-K for the last wave where it is partial (K >= 2048), split-K and/or smaller tiles
+// stream-K for the last wave where it is partial (K >= 1536), split-K and/or smaller tiles
 // where the tiles do not fill one wave (README, sections 4 and 5: geometric means over the 24
 // shapes of sweep_shapes.txt).
 inline tutorial::GemmKernel best_kernel() {

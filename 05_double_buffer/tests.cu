@@ -108,7 +108,7 @@ TEST_CASE("split-K results are the same bit for bit run after run", "[gpu][small
 TEST_CASE("the final launcher runs stream-K where this GPU's last wave is partial", "[gpu]") {
   REQUIRE_GPU();
   // Three tile columns and about a third of a wave left over on this GPU: whole tiles, the last
-  // wave shared out by iterations, and the fixup, as the launcher runs them (K >= 2048). Odd N
+  // wave shared out by iterations, and the fixup, as the launcher runs them (K >= 1536). Odd N
   // and K take the 4-byte path, multiples of 4 the float4 one.
   const int sms = ch05::sm_count(), slots = sms * ch05::BigTile::MIN_BLOCKS;
   int rows = 4 * slots / 9 + 1;
