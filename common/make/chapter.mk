@@ -25,10 +25,14 @@ bench: build
 # make sweep   (GPU; a chapter with a sweep_shapes.txt) every shape of that list, the chapter's
 #              kernels (SWEEP_KERNEL_FLAGS, set in its Makefile: --kernel NAME-PREFIX ...)
 #              against its ceiling (cuBLAS, or cudaMemcpy for a transpose) in the same
-#              process: % per shape, geometric mean, worst
+#              process: % per shape, geometric mean, worst. Writes the table into the
+#              chapter's README (its "GENERATED: sweep" block) and the bars into sweep.svg
+#              (gnuplot); SWEEP_OUT=FILE keeps a copy of the table, from which
+#              `sweep.py --from-table FILE --readme ... --plot ...` redoes both without a GPU.
 SWEEP_ITERS ?= 9
 .PHONY: sweep
 sweep: build
 	python3 $(TOP)/common/scripts/sweep.py --exe $(BUILD_DIR)/bin/$(CHAPTER) \
 	  --shapes $(TOP)/$(CHAPTER)/sweep_shapes.txt --iters $(SWEEP_ITERS) \
-	  $(SWEEP_KERNEL_FLAGS) $(if $(SWEEP_OUT),--out $(SWEEP_OUT))
+	  $(SWEEP_KERNEL_FLAGS) --readme $(TOP)/$(CHAPTER)/README.md --plot $(TOP)/$(CHAPTER)/sweep \
+	  $(if $(SWEEP_OUT),--out $(SWEEP_OUT))

@@ -13,12 +13,23 @@ A shape line holds M N K (a GEMM: --m --n --k) or ROWS COLS (a transpose: --rows
 --kernel picks rows whose kernel name starts with the text. A kernel that refuses a shape
 shows "-" there and is left out of its geometric mean (the summary says over how many shapes).
 A kernel whose result is WRONG is shown so, left out of the summary, and makes the exit status
-1 (the table is still printed). Python 3, standard library only.
+1 (the table is still printed).
+
+    --readme README.md   put the table between `<!-- BEGIN GENERATED: sweep -->` and
+                         `<!-- END GENERATED: sweep -->` in that file (make sweep: the chapter's)
+    --plot STEM          draw STEM.svg: % of the ceiling per shape, one bar per kernel (gnuplot;
+                         skipped with a note where gnuplot is missing)
+    --from-table FILE    no measuring: read a table an earlier run wrote (--out) and redo the
+                         summary, the README block and the picture from it
+
+Python 3 and the standard library; gnuplot for --plot.
 """
 import argparse
 import csv
 import io
 import math
+import re
+import shutil
 import subprocess
 import sys
 
@@ -48,15 +59,27 @@ def run_shape(exe, shape, iters):
     return list(csv.DictReader(io.StringIO(done.stdout)))
 
 
-def main():
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--exe", required=True)
-    ap.add_argument("--shapes", required=True)
-    ap.add_argument("--kernel", action="append", required=True)
-    ap.add_argument("--iters", type=int, default=9)
-    ap.add_argument("--out", help="also write the table (Markdown) to this file")
-    args = ap.parse_args()
+BEGIN, END = "<!-- BEGIN GENERATED: sweep -->", "<!-- END GENERATED: sweep -->"
 
+
+def summarize(kernels, pct, ceiling_name):
+    """The summary lines: per kernel, the geometric mean and the worst shape of its % values
+    (pct[k]: [(percent, shape)], right answers only)."""
+    summary = []
+    for k in kernels:
+        if not pct[k]:
+            continue
+        geo = math.exp(sum(math.log(p) for p, _ in pct[k]) / len(pct[k]))
+        worst = min(pct[k])
+        summary.append("%s: geometric mean %.1f%% of %s over %d shapes, worst %.1f%% (%s)"
+                       % (k, geo, ceiling_name, len(pct[k]), worst[0],
+                          "×".join(map(str, worst[1]))))
+    return summary
+
+
+def measure(args):
+    """(table text, shapes, kernels, pct, ceiling name, wrong answers) from running every
+    shape."""
     shapes = read_shapes(args.shapes)
     if not shapes:
         sys.exit("error: no shapes in %s" % args.shapes)
@@ -93,24 +116,122 @@ def main():
                       "%.1f%%%s" % (p, "" if r["status"] == "ok" else " WRONG")]
         lines.append("| " + " | ".join(cells) + " |")
         print(lines[-1], flush=True)
-    summary = []
-    for k in args.kernel:
-        if not pct[k]:
-            continue
-        geo = math.exp(sum(math.log(p) for p, _ in pct[k]) / len(pct[k]))
-        worst = min(pct[k])
-        summary.append("%s: geometric mean %.1f%% of %s over %d shapes, worst %.1f%% (%s)"
-                       % (k, geo, ceiling_name, len(pct[k]), worst[0],
-                          "×".join(map(str, worst[1]))))
     stamp = "%s, driver %s, CUDA runtime %s, %s, --iters %d" % (
         header["gpu"], header["driver"], header["runtime"], header["date"], args.iters)
     text = "\n".join(["Measured on " + stamp + ":", ""] + lines + [""] +
-                     ["- " + s for s in summary]) + "\n"
+                     ["- " + s for s in summarize(args.kernel, pct, ceiling_name)]) + "\n"
+    return text, shapes, list(args.kernel), pct, ceiling_name, wrong
+
+
+def read_table(path):
+    """(table text, shapes, kernels, pct, ceiling name, wrong answers) from a table --out
+    wrote: its stamp line and table as they are, the summary recomputed."""
+    with open(path) as f:
+        lines = f.read().splitlines()
+    stamp = next((l for l in lines if l.startswith("Measured on ")), None)
+    table = [l for l in lines if l.startswith("|")]
+    if stamp is None or len(table) < 3:
+        sys.exit("error: %s holds no sweep table (a stamp line, a header, rows)" % path)
+    titles = [c.strip() for c in table[0].strip("|").split("|")]
+    unit = titles[1].split()[-1]
+    ceiling_name = titles[1][: -len(unit)].strip()
+    kernels = [t[: -len(unit)].strip() for t in titles[2::2]]
+    pct, wrong, shapes = {k: [] for k in kernels}, [], []
+    for row in table[2:]:
+        cells = [c.strip() for c in row.strip("|").split("|")]
+        shape = tuple(int(v) for v in cells[0].split("×"))
+        shapes.append(shape)
+        for k, cell in zip(kernels, cells[3::2]):
+            if cell.endswith("WRONG"):
+                wrong.append("%s at %s" % (k, shape))
+            elif cell != "-":
+                pct[k].append((float(cell.rstrip("%")), shape))
+    text = "\n".join([stamp, ""] + table + [""] +
+                     ["- " + s for s in summarize(kernels, pct, ceiling_name)]) + "\n"
+    return text, shapes, kernels, pct, ceiling_name, wrong
+
+
+def put_in_readme(path, text):
+    with open(path) as f:
+        readme = f.read()
+    if readme.count(BEGIN) != 1 or readme.count(END) != 1:
+        sys.exit("error: %s needs one %s ... %s block for the table" % (path, BEGIN, END))
+    head, rest = readme.split(BEGIN)
+    _, tail = rest.split(END)
+    with open(path, "w") as f:
+        f.write(head + BEGIN + "\n" + text + END + tail)
+    print("wrote the table into %s" % path, file=sys.stderr)
+
+
+def plot(stem, shapes, kernels, pct, ceiling_name, title):
+    """STEM.svg: one group of bars per shape (in the table's order), one bar per kernel, % of
+    the ceiling (none where a kernel refused the shape or was wrong), with 100% drawn across."""
+    if shutil.which("gnuplot") is None:
+        print("note: gnuplot is not installed: no %s.svg (make deps installs gnuplot-nox)" % stem,
+              file=sys.stderr)
+        return
+    value = {k: dict((shape, p) for p, shape in pct[k]) for k in kernels}
+    data = "\n".join(" ".join(['"%s"' % "×".join(map(str, shape))] +
+                              [str(value[k].get(shape, "NaN")) for k in kernels])
+                     for shape in shapes)
+    colours = ["#999999", "#E69F00", "#0072B2", "#009E73", "#CC79A7"]
+    bars = ", ".join('$d using %d:xtic(1) title "%s" lc rgb "%s"' % (i + 2, k, colours[i % 5])
+                     for i, k in enumerate(kernels))
+    script = """$d << EOD
+%s
+EOD
+set terminal svg size 1200,560 dynamic font 'sans,11' noenhanced background rgb 'white'
+set output '%s.svg'
+set title '%s'
+set style data histograms
+set style histogram clustered gap 1
+set style fill solid 0.9 border -1
+set boxwidth 0.9
+set xtics rotate by -45 scale 0
+set rmargin 8
+set bmargin 7
+set ylabel '%% of %s, timed in the same process'
+set grid ytics lc rgb '#dddddd'
+set key top left
+set yrange [0:*]
+set arrow from graph 0, first 100 to graph 1, first 100 nohead dt 2 lc rgb '#444444'
+plot %s
+unset output
+""" % (data, stem, title.replace("'", ""), ceiling_name, bars)
+    done = subprocess.run(["gnuplot"], input=script, capture_output=True, text=True)
+    if done.returncode != 0:
+        sys.exit("error: gnuplot failed:\n%s" % done.stderr)
+    print("wrote %s.svg" % stem, file=sys.stderr)
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--exe")
+    ap.add_argument("--shapes")
+    ap.add_argument("--kernel", action="append")
+    ap.add_argument("--iters", type=int, default=9)
+    ap.add_argument("--out", help="also write the table (Markdown) to this file")
+    ap.add_argument("--readme", help="put the table in this README's generated block")
+    ap.add_argument("--plot", metavar="STEM", help="draw STEM.svg")
+    ap.add_argument("--from-table", metavar="FILE", help="read an earlier --out, measure nothing")
+    args = ap.parse_args(argv)
+    if args.from_table:
+        text, shapes, kernels, pct, ceiling_name, wrong = read_table(args.from_table)
+    else:
+        if not (args.exe and args.shapes and args.kernel):
+            ap.error("--exe, --shapes and --kernel are needed (or --from-table)")
+        text, shapes, kernels, pct, ceiling_name, wrong = measure(args)
     print()
     print(text)
     if args.out:
         with open(args.out, "w") as f:
             f.write(text)
+    if args.readme:
+        put_in_readme(args.readme, text)
+    if args.plot:
+        stamp = text.splitlines()[0].replace("Measured on ", "").rstrip(":")
+        plot(args.plot, shapes, kernels, pct, ceiling_name,
+             "%% of %s per shape: %s" % (ceiling_name, stamp))
     for w in wrong:
         print("WRONG: " + w, file=sys.stderr)
     return 1 if wrong else 0
