@@ -85,23 +85,31 @@ TEST_CASE("any_shape is correct at long K with a small C (split-K chosen)", "[gp
                   {{4, 4, 4096}, {16, 64, 4099}, {64, 64, 16384}});
 }
 
+namespace {
+
+// How many elements of C differ bit for bit between two runs of the kernel on the same data.
+int differ_between_runs(const GemmKernel& kernel, const TestShape& s, uint64_t seed) {
+  GemmProblem p(s.M, s.N, s.K, seed);
+  std::vector<float> runs[2];
+  for (std::vector<float>& c : runs) {
+    p.dC.poison();
+    kernel.launch(p.dA.data(), p.dB.data(), p.dC.data(), s.M, s.N, s.K);
+    c = p.dC.download();
+  }
+  int differ = 0;
+  for (size_t i = 0; i < runs[0].size(); ++i)
+    differ += std::memcmp(&runs[0][i], &runs[1][i], sizeof(float)) != 0;
+  return differ;
+}
+
+}  // namespace
+
 TEST_CASE("split-K results are the same bit for bit run after run", "[gpu][small]") {
   REQUIRE_GPU();
-  const int M = 37, N = 20, K = 3001;
-  GemmProblem p(M, N, K, 5);
   for (const GemmKernel& kernel : kSlicedKernels) {
     const std::string name = kernel.name;
     CAPTURE(name);
-    p.dC.poison();
-    kernel.launch(p.dA.data(), p.dB.data(), p.dC.data(), M, N, K);
-    const std::vector<float> first = p.dC.download();
-    p.dC.poison();
-    kernel.launch(p.dA.data(), p.dB.data(), p.dC.data(), M, N, K);
-    const std::vector<float> second = p.dC.download();
-    int differ = 0;
-    for (size_t i = 0; i < first.size(); ++i)
-      differ += std::memcmp(&first[i], &second[i], sizeof(float)) != 0;
-    CHECK(differ == 0);
+    CHECK(differ_between_runs(kernel, {37, 20, 3001}, 5) == 0);
   }
 }
 
@@ -121,15 +129,7 @@ TEST_CASE("the final launcher runs stream-K where this GPU's last wave is partia
     check_kernel_at({"stream-K final", ch05::launch_stream_k_gemm}, {s});
   }
   // The same bits on every run, split tiles included.
-  const TestShape s = shapes[1];
-  GemmProblem p(s.M, s.N, s.K, 9);
-  std::vector<float> runs[2];
-  for (std::vector<float>& c : runs) {
-    p.dC.poison();
-    ch05::launch_stream_k_gemm(p.dA.data(), p.dB.data(), p.dC.data(), s.M, s.N, s.K);
-    c = p.dC.download();
-  }
-  CHECK(std::memcmp(runs[0].data(), runs[1].data(), runs[0].size() * sizeof(float)) == 0);
+  CHECK(differ_between_runs({"stream-K final", ch05::launch_stream_k_gemm}, shapes[1], 9) == 0);
 }
 
 // ---------------------------------------------------------------------------------------

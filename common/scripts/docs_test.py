@@ -244,6 +244,7 @@ class Checker:
     def readme(self, path):
         # A chapter's commands run in its folder (its Makefile); the others from the top.
         home = path.parent if (path.parent / "Makefile").is_file() else REPO
+        self.clones = set()  # a clone named in one README is no folder of another
         for start, lines in blocks(path.read_text()):
             cwd = str(home)
             for command, expected in commands(lines):

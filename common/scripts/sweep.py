@@ -25,6 +25,7 @@ A kernel whose result is WRONG is shown so, left out of the summary, and makes t
 Python 3 and the standard library; gnuplot for --plot.
 """
 import argparse
+import collections
 import csv
 import io
 import math
@@ -62,24 +63,30 @@ def run_shape(exe, shape, iters):
 BEGIN, END = "<!-- BEGIN GENERATED: sweep -->", "<!-- END GENERATED: sweep -->"
 
 
-def summarize(kernels, pct, ceiling_name):
-    """The summary lines: per kernel, the geometric mean and the worst shape of its % values
-    (pct[k]: [(percent, shape)], right answers only)."""
+# A sweep, measured or read back: the stamp (GPU, driver, date, iterations), the table's
+# Markdown lines, the shapes in order, the kernels, pct[k] = [(percent, shape)] for the right
+# answers, the ceiling's name and the wrong answers.
+Sweep = collections.namedtuple("Sweep", "stamp table shapes kernels pct ceiling wrong")
+
+
+def text_of(sweep):
+    """The stamp, the table, and per kernel the geometric mean and the worst shape."""
     summary = []
-    for k in kernels:
-        if not pct[k]:
+    for k in sweep.kernels:
+        pct = sweep.pct[k]
+        if not pct:
             continue
-        geo = math.exp(sum(math.log(p) for p, _ in pct[k]) / len(pct[k]))
-        worst = min(pct[k])
-        summary.append("%s: geometric mean %.1f%% of %s over %d shapes, worst %.1f%% (%s)"
-                       % (k, geo, ceiling_name, len(pct[k]), worst[0],
+        geo = math.exp(sum(math.log(p) for p, _ in pct) / len(pct))
+        worst = min(pct)
+        summary.append("- %s: geometric mean %.1f%% of %s over %d shapes, worst %.1f%% (%s)"
+                       % (k, geo, sweep.ceiling, len(pct), worst[0],
                           "×".join(map(str, worst[1]))))
-    return summary
+    return "\n".join(["Measured on " + sweep.stamp + ":", ""] + sweep.table + [""] +
+                     summary) + "\n"
 
 
 def measure(args):
-    """(table text, shapes, kernels, pct, ceiling name, wrong answers) from running every
-    shape."""
+    """The Sweep of running every shape."""
     shapes = read_shapes(args.shapes)
     if not shapes:
         sys.exit("error: no shapes in %s" % args.shapes)
@@ -118,14 +125,12 @@ def measure(args):
         print(lines[-1], flush=True)
     stamp = "%s, driver %s, CUDA runtime %s, %s, --iters %d" % (
         header["gpu"], header["driver"], header["runtime"], header["date"], args.iters)
-    text = "\n".join(["Measured on " + stamp + ":", ""] + lines + [""] +
-                     ["- " + s for s in summarize(args.kernel, pct, ceiling_name)]) + "\n"
-    return text, shapes, list(args.kernel), pct, ceiling_name, wrong
+    return Sweep(stamp, lines, shapes, list(args.kernel), pct, ceiling_name, wrong)
 
 
 def read_table(path):
-    """(table text, shapes, kernels, pct, ceiling name, wrong answers) from a table --out
-    wrote: its stamp line and table as they are, the summary recomputed."""
+    """The Sweep of a table --out wrote: its stamp and table as they are (text_of recomputes
+    the summary)."""
     with open(path) as f:
         lines = f.read().splitlines()
     stamp = next((l for l in lines if l.startswith("Measured on ")), None)
@@ -146,9 +151,8 @@ def read_table(path):
                 wrong.append("%s at %s" % (k, shape))
             elif cell != "-":
                 pct[k].append((float(cell.rstrip("%")), shape))
-    text = "\n".join([stamp, ""] + table + [""] +
-                     ["- " + s for s in summarize(kernels, pct, ceiling_name)]) + "\n"
-    return text, shapes, kernels, pct, ceiling_name, wrong
+    stamp = stamp[len("Measured on "):].rstrip(":")
+    return Sweep(stamp, table, shapes, kernels, pct, ceiling_name, wrong)
 
 
 def put_in_readme(path, text):
@@ -163,20 +167,20 @@ def put_in_readme(path, text):
     print("wrote the table into %s" % path, file=sys.stderr)
 
 
-def plot(stem, shapes, kernels, pct, ceiling_name, title):
+def plot(stem, sweep):
     """STEM.svg: one group of bars per shape (in the table's order), one bar per kernel, % of
     the ceiling (none where a kernel refused the shape or was wrong), with 100% drawn across."""
     if shutil.which("gnuplot") is None:
         print("note: gnuplot is not installed: no %s.svg (make deps installs gnuplot-nox)" % stem,
               file=sys.stderr)
         return
-    value = {k: dict((shape, p) for p, shape in pct[k]) for k in kernels}
+    value = {k: dict((shape, p) for p, shape in sweep.pct[k]) for k in sweep.kernels}
     data = "\n".join(" ".join(['"%s"' % "×".join(map(str, shape))] +
-                              [str(value[k].get(shape, "NaN")) for k in kernels])
-                     for shape in shapes)
+                              [str(value[k].get(shape, "NaN")) for k in sweep.kernels])
+                     for shape in sweep.shapes)
     colours = ["#999999", "#E69F00", "#0072B2", "#009E73", "#CC79A7"]
     bars = ", ".join('$d using %d:xtic(1) title "%s" lc rgb "%s"' % (i + 2, k, colours[i % 5])
-                     for i, k in enumerate(kernels))
+                     for i, k in enumerate(sweep.kernels))
     script = """$d << EOD
 %s
 EOD
@@ -197,7 +201,8 @@ set yrange [0:*]
 set arrow from graph 0, first 100 to graph 1, first 100 nohead dt 2 lc rgb '#444444'
 plot %s
 unset output
-""" % (data, stem, title.replace("'", ""), ceiling_name, bars)
+""" % (data, stem, ("%% of %s per shape: %s" % (sweep.ceiling, sweep.stamp)).replace("'", ""),
+       sweep.ceiling, bars)
     done = subprocess.run(["gnuplot"], input=script, capture_output=True, text=True)
     if done.returncode != 0:
         sys.exit("error: gnuplot failed:\n%s" % done.stderr)
@@ -216,11 +221,12 @@ def main(argv=None):
     ap.add_argument("--from-table", metavar="FILE", help="read an earlier --out, measure nothing")
     args = ap.parse_args(argv)
     if args.from_table:
-        text, shapes, kernels, pct, ceiling_name, wrong = read_table(args.from_table)
+        sweep = read_table(args.from_table)
     else:
         if not (args.exe and args.shapes and args.kernel):
             ap.error("--exe, --shapes and --kernel are needed (or --from-table)")
-        text, shapes, kernels, pct, ceiling_name, wrong = measure(args)
+        sweep = measure(args)
+    text = text_of(sweep)
     print()
     print(text)
     if args.out:
@@ -229,12 +235,10 @@ def main(argv=None):
     if args.readme:
         put_in_readme(args.readme, text)
     if args.plot:
-        stamp = text.splitlines()[0].replace("Measured on ", "").rstrip(":")
-        plot(args.plot, shapes, kernels, pct, ceiling_name,
-             "%% of %s per shape: %s" % (ceiling_name, stamp))
-    for w in wrong:
+        plot(args.plot, sweep)
+    for w in sweep.wrong:
         print("WRONG: " + w, file=sys.stderr)
-    return 1 if wrong else 0
+    return 1 if sweep.wrong else 0
 
 
 if __name__ == "__main__":
