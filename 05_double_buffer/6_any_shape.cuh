@@ -319,23 +319,18 @@ constexpr TileChoice kAnyShapeTiles[3] = {
 // Launchers
 // ---------------------------------------------------------------------------------------
 
-// The slices' workspace: one cached device buffer, grown when a launch needs more (cudaFree
-// waits for the kernels still using the old one). Out of memory is a CudaError that names
-// the size and says what it was for.
+// The slices' workspace: a device buffer cached per GPU, grown when a launch needs more
+// (cudaFree waits for the kernels still using the old one). Out of memory is a CudaError that
+// names the size and says what it was for.
 inline float* slice_workspace(size_t floats, int slices, int M, int N) {
-  static tutorial::DeviceBuffer<float> workspace;
-  if (workspace.size() < floats) {
-    workspace = tutorial::DeviceBuffer<float>();
-    try {
-      workspace = tutorial::DeviceBuffer<float>(floats);
-    } catch (const tutorial::CudaError& e) {
-      throw tutorial::CudaError("any_shape_gemm: the split-K workspace (" +
-                                std::to_string(slices) + " slices x " + std::to_string(M) +
-                                " x " + std::to_string(N) + " floats) does not fit: " +
-                                e.what());
-    }
+  static tutorial::PerDeviceBuffer<float> workspace;
+  try {
+    return workspace.at_least(floats);
+  } catch (const tutorial::CudaError& e) {
+    throw tutorial::CudaError("any_shape_gemm: the split-K workspace (" + std::to_string(slices) +
+                              " slices x " + std::to_string(M) + " x " + std::to_string(N) +
+                              " floats) does not fit: " + e.what());
   }
-  return workspace.data();
 }
 
 // C = A * B in `slices` slices of K (fewer when K is short: slice_k), BM x BN tiles.

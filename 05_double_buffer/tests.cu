@@ -132,6 +132,26 @@ TEST_CASE("the final launcher runs stream-K where this GPU's last wave is partia
   CHECK(differ_between_runs({"stream-K final", ch05::launch_stream_k_gemm}, shapes[1], 9) == 0);
 }
 
+TEST_CASE("split-K and stream-K use a workspace on whichever GPU is current", "[gpu][multi]") {
+  REQUIRE_GPU();
+  int devices = 0;
+  REQUIRE(cudaGetDeviceCount(&devices) == cudaSuccess);
+  if (devices < 2) {
+    ::tutorial::test::note_skipped();
+    TUTORIAL_SKIP_("SKIPPED: needs two GPUs (this process sees " << devices << ")");
+  }
+  // GPU 0 first, so that its cached workspace exists, then the same launches on GPU 1, whose
+  // kernels cannot read GPU 0's memory; GPU 0 is current again afterwards, whatever happens.
+  const std::vector<TestShape> shapes = {{37, 20, 3001}, {257, 385, 1000}};
+  check_kernels_at(kSlicedKernels, shapes);
+  struct OnDevice {
+    explicit OnDevice(int device) { cudaSetDevice(device); }
+    ~OnDevice() { cudaSetDevice(0); }
+  } onOne(1);
+  check_kernels_at(kSlicedKernels, shapes);
+  CHECK(cudaDeviceSynchronize() == cudaSuccess);
+}
+
 // ---------------------------------------------------------------------------------------
 // GPU: resources of the compiled kernels
 // ---------------------------------------------------------------------------------------

@@ -55,4 +55,10 @@ void device_memset(void* ptr, int byte, size_t bytes) {
 }
 void device_synchronize() { CUDA_CHECK(cudaDeviceSynchronize()); }
 
+int current_device() {
+  int device = 0;
+  CUDA_CHECK(cudaGetDevice(&device));
+  return device;
+}
+
 }  // namespace tutorial

@@ -6,6 +6,8 @@
 
 #include <algorithm>
 #include <cstddef>
+#include <map>
+#include <mutex>
 #include <string>
 #include <utility>
 #include <vector>
@@ -22,6 +24,7 @@ void copy_to_host(void* dst, const void* src, size_t bytes);
 void copy_device_to_device(void* dst, const void* src, size_t bytes);  // cudaMemcpy D2D
 void device_memset(void* ptr, int byte, size_t bytes);
 void device_synchronize();
+int current_device();  // cudaGetDevice, checked
 
 template <typename T>
 class DeviceBuffer {
@@ -65,6 +68,29 @@ class DeviceBuffer {
  private:
   T* data_ = nullptr;
   size_t count_ = 0;
+};
+
+// A device buffer kept from call to call, one per GPU of the process: the scratch space a
+// launcher reuses (split-K slices, the L2 flush) must be on the GPU the launch runs on, and
+// after cudaSetDevice that is another one. Grown, contents not kept, when a call needs more.
+// The pointer stays valid until the next call on the same GPU asks for more; the launchers
+// that use one are not meant to be called from two host threads at once.
+template <typename T>
+class PerDeviceBuffer {
+ public:
+  T* at_least(size_t count) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    DeviceBuffer<T>& buffer = buffers_[current_device()];
+    if (buffer.size() < count) {
+      buffer = DeviceBuffer<T>();  // free the old one first (cudaFree waits for its kernels)
+      buffer = DeviceBuffer<T>(count);
+    }
+    return buffer.data();
+  }
+
+ private:
+  std::mutex mutex_;
+  std::map<int, DeviceBuffer<T>> buffers_;
 };
 
 }  // namespace tutorial

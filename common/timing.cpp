@@ -23,14 +23,11 @@ TimingStats summarize_samples(std::vector<double> samples) {
 }
 
 void flush_l2_cache() {
-  static DeviceBuffer<char> scratch;  // allocated once per process, freed at exit
-  if (scratch.size() == 0) {
-    int device = 0, l2_bytes = 0;
-    CUDA_CHECK(cudaGetDevice(&device));
-    CUDA_CHECK(cudaDeviceGetAttribute(&l2_bytes, cudaDevAttrL2CacheSize, device));
-    scratch = DeviceBuffer<char>(std::max<size_t>(2 * size_t(l2_bytes), 16u << 20));
-  }
-  CUDA_CHECK(cudaMemsetAsync(scratch.data(), 0, scratch.bytes()));
+  static PerDeviceBuffer<char> scratch;  // allocated once per GPU, freed at exit
+  int l2_bytes = 0;
+  CUDA_CHECK(cudaDeviceGetAttribute(&l2_bytes, cudaDevAttrL2CacheSize, current_device()));
+  const size_t bytes = std::max<size_t>(2 * size_t(l2_bytes), 16u << 20);
+  CUDA_CHECK(cudaMemsetAsync(scratch.at_least(bytes), 0, bytes));
 }
 
 namespace {
