@@ -15,9 +15,10 @@
 //     block's first segment, 2b + 1: its last). One loop around one copy of the main loop
 //     (product_over_k, step 6): with a second copy the kernel was 13 points slower at 4096^3.
 //   - stream_k_fixup: C = a split tile's partial segments added in the order of their blocks:
-//     no atomics, the same bits on every run, like sum_slices. A second launch: done inside
-//     stream_k_gemm (as the paper does), the adding up cost about 1 to 4 points at the shapes
-//     that use stream-K, 8192^3 included, whose tiles are nearly all whole (README, section 5).
+//     no atomics, the same bits on every run, like sum_slices. It stays a second launch
+//     because inside stream_k_gemm (as the paper does it) the adding up cost about 1 to 4
+//     points at the shapes that use stream-K, 8192^3 included, whose tiles are nearly all
+//     whole (README, section 5).
 //   - launch_stream_k_gemm: stream-K wherever the last wave is partial and K is not short,
 //     step 6's any_shape_gemm elsewhere.
 // The cost: split tiles are written and read back (2 slots of 64 KB per stream-K block at
