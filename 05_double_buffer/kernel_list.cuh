@@ -4,13 +4,12 @@
 
 #include <vector>
 
-#include "04_register_block/kernel_list.cuh"
 #include "05_double_buffer/kernels.cuh"
 #include "common/gemm.hpp"
 
 namespace ch05 {
 
-using ch04::block_tile_intensity;
+using tutorial::block_tile_intensity;  // common/gemm.hpp
 
 inline std::vector<tutorial::GemmKernel> chapter_kernels() {
   return {

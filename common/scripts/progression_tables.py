@@ -1,9 +1,9 @@
 """The views of the results document as text: the console table and the README blocks
 between <!-- BEGIN GENERATED: NAME --> and <!-- END GENERATED: NAME -->. Part of
 common/scripts/progression.py (see there)."""
-import re
 from pathlib import Path
 
+from generated_blocks import BlockError, fill_blocks
 from progression_results import Failure, is_ceiling, is_gemm
 
 NOT_MEASURED = "_Not measured yet._"
@@ -180,10 +180,6 @@ def progression_markdown(doc):
             + md_table(titles, table, right=right))
 
 
-BLOCK = re.compile(r"^(<!-- BEGIN GENERATED: ([\w-]+) -->[ \t]*\n)(.*?)"
-                   r"(^<!-- END GENERATED: \2 -->)", re.S | re.M)
-
-
 def inspect_markdown(inspect_dir, chapter):
     """The `make profile` / `make sass` / `make sanitize` digests of a chapter, as committed under
     common/results/inspect/ by the inspection tooling (common/INSPECT.md)."""
@@ -204,13 +200,7 @@ def inspect_markdown(inspect_dir, chapter):
 
 def fill_readme(text, chapter, doc, inspect_dir=None):
     """Returns text with every known generated block refilled; unknown blocks stay as they are."""
-    begins = len(re.findall(r"<!-- BEGIN GENERATED: ", text))
-    if begins != len(BLOCK.findall(text)):
-        raise Failure("a <!-- BEGIN GENERATED: NAME --> line has no matching "
-                      "<!-- END GENERATED: NAME --> line (each on a line of its own)")
-
-    def replace(match):
-        name = match.group(2)
+    def content_of(name):
         if name == "results" and chapter:
             content = chapter_markdown(doc, chapter) if doc else ""
         elif name == "progression":
@@ -218,10 +208,13 @@ def fill_readme(text, chapter, doc, inspect_dir=None):
         elif name == "inspect" and chapter:
             content = inspect_markdown(inspect_dir, chapter)
         else:
-            return match.group(0)
-        return match.group(1) + (content or NOT_MEASURED) + "\n" + match.group(4)
+            return None
+        return content or NOT_MEASURED
 
-    return BLOCK.sub(replace, text)
+    try:
+        return fill_blocks(text, content_of)
+    except BlockError as e:
+        raise Failure(str(e))
 
 
 def readme_tables(doc, root):
