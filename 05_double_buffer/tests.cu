@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "04_register_block/kernel_list.cuh"  // ch04::best_kernel, the starting point
 #include "05_double_buffer/kernel_list.cuh"
 #include "common/catch_compat.hpp"
 #include "common/device_buffer.hpp"
