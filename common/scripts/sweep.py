@@ -7,7 +7,7 @@ pct_of_ceiling), then the geometric mean and the worst shape per kernel.
     sweep.py --exe build/bin/05_double_buffer --shapes 05_double_buffer/sweep_shapes.txt \
         --kernel pipelined --kernel any_shape [--iters 9] [--out table.md]
     sweep.py --exe build/bin/06_transpose --shapes 06_transpose/sweep_shapes.txt \
-        --kernel "vec4 64x64, blocks along output rows"
+        --kernel "padded 64x(64+1)" --kernel dispatch
 
 A shape line holds M N K (a GEMM) or ROWS COLS (a transpose), passed as --m --n [--k]; the
 rows the executable prints say which problem it is (their "problem" field). Each --kernel is
