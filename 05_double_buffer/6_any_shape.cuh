@@ -121,6 +121,22 @@ inline void slice_k(int K, int wanted, int& slices, int& sliceK) {
   if (slices == 1) sliceK = K;
 }
 
+// The estimate above for one tile and one cut of K: clocks of the busiest SM. bytesPerClock:
+// the DRAM bytes the whole GPU moves per SM clock (kBytesPerClock here; step 9 derives it
+// from the GPU's memory clock and bus).
+inline double sliced_clocks(int M, int N, int sms, const TileChoice& c, int slices, int sliceK,
+                            double bytesPerClock) {
+  const long long blocks =
+      (long long)tutorial::ceil_div(M, c.bm) * tutorial::ceil_div(N, c.bn) * slices;
+  const long long load = (blocks + sms - 1) / sms;
+  const long long rounds = (load + c.blocks_per_sm - 1) / c.blocks_per_sm;
+  const double warps = double(std::min<long long>(load, c.blocks_per_sm)) * c.warps;
+  const double rate = c.efficiency * std::min(1.0, warps / kBusyWarps);
+  double clocks = double(rounds) * kBlockClocks + double(load) * c.bm * c.bn * sliceK / (128.0 * rate);
+  if (slices > 1) clocks += (2.0 * slices + 1.0) * M * N * 4.0 / bytesPerClock + kLaunchClocks;
+  return clocks;
+}
+
 template <size_t TILES>
 AnyShapePlan plan_any_shape(int M, int N, int K, int sms, const TileChoice (&tiles)[TILES]) {
   AnyShapePlan best;
@@ -144,14 +160,7 @@ AnyShapePlan plan_any_shape(int M, int N, int K, int sms, const TileChoice (&til
       if (slices == lastSlices) continue;  // same cut as a smaller `wanted`
       lastSlices = slices;
       const long long blocks = tileCount * slices;
-      const long long load = (blocks + sms - 1) / sms;
-      const long long rounds = (load + c.blocks_per_sm - 1) / c.blocks_per_sm;
-      const double warps = double(std::min<long long>(load, c.blocks_per_sm)) * c.warps;
-      const double rate = c.efficiency * std::min(1.0, warps / kBusyWarps);
-      double clocks = double(rounds) * kBlockClocks +
-                      double(load) * c.bm * c.bn * sliceK / (128.0 * rate);
-      if (slices > 1)
-        clocks += (2.0 * slices + 1.0) * M * N * 4.0 / kBytesPerClock + kLaunchClocks;
+      const double clocks = sliced_clocks(M, N, sms, c, slices, sliceK, kBytesPerClock);
       if (best.blocks == 0 || clocks < bestClocks) {
         bestClocks = clocks;
         best = {t, slices, sliceK, blocks, double(blocks) / double(slots)};

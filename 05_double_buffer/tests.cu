@@ -2,7 +2,9 @@
 // sizes (random inputs, poisoned output, CPU or cuBLAS reference), K shorter than the
 // pipeline, the 4-byte fallback, refusals, the grouped block order, and the README's
 // shared-memory and occupancy arithmetic.
+#include <cmath>
 #include <cstring>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -130,6 +132,67 @@ TEST_CASE("the final launcher runs stream-K where this GPU's last wave is partia
   }
   // The same bits on every run, split tiles included.
   CHECK(differ_between_runs({"stream-K final", ch05::launch_stream_k_gemm}, shapes[1], 9) == 0);
+}
+
+// thin_gemm (8_thin.cuh) at the shapes it is for and at every edge: one row or column, K of 1,
+// sides one past a tile, slices of K that do not divide it; and the planned launcher
+// (9_planned.cuh) at shapes drawn at random, against cuBLAS (the CPU reference on the CPU
+// backend), whichever path its plan takes there.
+namespace {
+
+const std::vector<TestShape> kThinShapes = {
+    {1, 1, 1},     {1, 513, 37},  {2, 1000, 19}, {5, 517, 300},  {17, 33, 1},
+    {4, 1025, 64}, {16, 9, 700},  {1000, 1, 45}, {513, 2, 333},  {700, 5, 31},
+    {515, 17, 90}, {130, 129, 11}, {65, 300, 33}, {129, 385, 8},  {3, 3, 2049}};
+
+}  // namespace
+
+TEST_CASE("thin_gemm is correct at thin, odd and edge shapes", "[gpu][small]") {
+  REQUIRE_GPU();
+  check_kernels_at(ch05::thin_kernels(), kThinShapes);
+  check_kernels_at(ch05::thin_kernels(), kOddAndEdgeShapes);
+}
+
+TEST_CASE("thin_gemm reads and writes at any alignment", "[gpu]") {
+  REQUIRE_GPU();
+  check_unaligned_pointers(ch05::thin_kernels());
+}
+
+TEST_CASE("thin_gemm's slices are summed the same way on every run", "[gpu][small]") {
+  REQUIRE_GPU();
+  for (const GemmKernel& kernel : ch05::thin_kernels()) {
+    const std::string name = kernel.name;
+    CAPTURE(name);
+    CHECK(differ_between_runs(kernel, {37, 20, 3001}, 5) == 0);
+  }
+}
+
+namespace {
+
+// Shapes log-uniform in [1, most] per side with M * N * K <= volume, from a fixed seed.
+std::vector<TestShape> random_shapes(int count, uint64_t seed, int most, double volume) {
+  std::mt19937_64 rng(seed);
+  std::uniform_real_distribution<double> side(0.0, std::log(double(most)));
+  std::vector<TestShape> shapes;
+  while (int(shapes.size()) < count) {
+    const TestShape s{int(std::lround(std::exp(side(rng)))), int(std::lround(std::exp(side(rng)))),
+                      int(std::lround(std::exp(side(rng))))};
+    if (double(s.M) * s.N * s.K <= volume) shapes.push_back(s);
+  }
+  return shapes;
+}
+
+}  // namespace
+
+TEST_CASE("the planned launcher is correct at random shapes, whatever path it takes", "[gpu]") {
+  REQUIRE_GPU();
+#ifdef TUTORIAL_CPU_BACKEND
+  const std::vector<TestShape> shapes = random_shapes(24, 29, 600, 3e6);
+#else
+  const std::vector<TestShape> shapes = random_shapes(60, 29, 8192, 4e9);
+#endif
+  check_kernel_at({"planned", ch05::launch_planned_gemm}, shapes);
+  CHECK(differ_between_runs({"planned", ch05::launch_planned_gemm}, {4, 4, 30001}, 3) == 0);
 }
 
 TEST_CASE("split-K and stream-K use a workspace on whichever GPU is current", "[gpu][multi]") {
