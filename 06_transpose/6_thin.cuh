@@ -158,12 +158,15 @@ __global__ void __launch_bounds__(THREADS)
 }
 
 // One block per chunk of span_max rows (tall) or columns (wide), span_max a multiple of 32:
-// the chunk holds at most CHUNK floats whatever the thin side.
+// the chunk holds at most CHUNK floats whatever the thin side, and at least 32 elements along
+// the long side for each one along the thin side (so that every segment moves whole 128-byte
+// lines), which bounds the thin side it takes: below CHUNK / 32.
 template <int THREADS, int CHUNK>
 void launch_thin_sized(const float* in, float* out, int rows, int cols) {
   const int thin = std::min(rows, cols), along = std::max(rows, cols);
-  if (thin >= kThinMax)
-    throw tutorial::UnsupportedShape("transpose_thin: needs fewer than " + std::to_string(kThinMax) +
+  if (32 * (thin | 1) > CHUNK)
+    throw tutorial::UnsupportedShape("transpose_thin: a chunk of " + std::to_string(CHUNK) +
+                                     " floats takes fewer than " + std::to_string(CHUNK / 32) +
                                      " rows or columns, got " + std::to_string(rows) + "x" +
                                      std::to_string(cols));
   const int span_max = std::max(32, CHUNK / (thin | 1) / 32 * 32);

@@ -349,14 +349,15 @@ TEST_CASE("the thin kernel: fewer than 64 rows or columns, chunks longer than it
       }
     }
   }
-  // Not thin: refused with the reason.
+  // Not thin enough for a chunk (8,192 floats wide: 32 columns of at most 255 rows): refused
+  // with the reason.
   std::string message;
   try {
-    ch06::launch_thin(nullptr, nullptr, 64, 64);
+    ch06::launch_thin(nullptr, nullptr, 400, 400);
   } catch (const UnsupportedShape& e) {
     message = e.what();
   }
-  CHECK(message.find("fewer than 64 rows or columns") != std::string::npos);
+  CHECK(message.find("takes fewer than 256 rows or columns") != std::string::npos);
 }
 
 namespace {

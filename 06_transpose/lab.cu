@@ -1,0 +1,31 @@
+// Chapter 06's comparisons behind the dispatcher's thin limits (NOTES.md, "Shapes nobody
+// listed"): transpose_thin with several block sizes and chunks, at thin sides up to what a
+// chunk holds, beside every tile kernel and the dispatcher, against the copy in one process:
+//     06_transpose_lab --rows 179 --cols 1306965 --kernel thin --kernel dispatch
+// Not built by default (`cmake --build build --target 06_transpose_lab`).
+#include <vector>
+
+#include "06_transpose/kernel_list.cuh"
+#include "common/chapter_main.hpp"
+
+int main(int argc, char** argv) {
+  tutorial::CliOptions defaults;
+  defaults.problem = tutorial::Problem::Transpose;
+  defaults.m = defaults.n = defaults.k = 8192;
+  std::vector<tutorial::TransposeKernel> kernels;
+  for (const tutorial::TransposeKernel& k : ch06::chapter_kernels())
+    if (k.name.rfind("naive", 0) != 0 && k.name.rfind("tiled", 0) != 0) kernels.push_back(k);
+  kernels.push_back({"thin 256/8192", ch06::launch_thin_sized<256, 8192>});
+  kernels.push_back({"thin 512/12288", ch06::launch_thin_sized<512, 12288>});
+  kernels.push_back({"thin 256/12288", ch06::launch_thin_sized<256, 12288>});
+  kernels.push_back({"thin 512/16384", ch06::launch_thin_sized<512, 16384>});
+  kernels.push_back({"thin 1024/24576", ch06::launch_thin_sized<1024, 24576>});
+  const std::vector<tutorial::TransposeKernel> copies = {ch06::copy_kernel()};
+  std::vector<std::string> names = tutorial::names_of(copies);
+  for (const std::string& name : tutorial::names_of(kernels)) names.push_back(name);
+  return tutorial::guarded_main(argc, argv, defaults, names,
+                                [&](const tutorial::CliOptions& o, const tutorial::DeviceInfo& d) {
+    tutorial::check_transpose_size("06_transpose", o.m, o.n);
+    return tutorial::run_transpose_chapter("06_transpose", copies, kernels, o, d);
+  });
+}
