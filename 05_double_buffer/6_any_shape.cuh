@@ -46,6 +46,43 @@ __global__ void sum_slices(const T* __restrict__ partials, T* __restrict__ C, in
   C[i] = sum;
 }
 
+// The same sum for many slices (steps 8 and 9 cut K into up to 1,024): sum_slices gives each element
+// one thread, which adds the S partials one after another, so with a tiny C and hundreds of
+// slices a few thousand threads each wait on hundreds of loads. Here each element has 8 threads
+// (threadIdx.y): thread y adds slices y, y + 8, y + 16, ... in that order, then thread 0 adds
+// the 8 sums in the order y = 0 .. 7. Not sum_slices' order, but the same order on every run:
+// the result is the same bit for bit run after run.
+template <typename T>
+__global__ void __launch_bounds__(256)
+    sum_many_slices(const T* __restrict__ partials, T* __restrict__ C, int count, int slices) {
+  __shared__ T part[8][32];
+  const int i = blockIdx.x * 32 + threadIdx.x;  // blockDim (32, 8)
+  T sum = 0;
+  if (i < count)
+    for (int s = threadIdx.y; s < slices; s += 8) sum += partials[size_t(s) * count + i];
+  part[threadIdx.y][threadIdx.x] = sum;
+  __syncthreads();
+  if (threadIdx.y != 0 || i >= count) return;
+  T total = part[0][threadIdx.x];
+  for (int y = 1; y < 8; ++y) total += part[y][threadIdx.x];
+  C[i] = total;
+}
+
+// C = the sum of the `slices` partial products in `partials` (count elements each): sum_slices
+// up to `many` slices, sum_many_slices above (thin_gemm: above 8; the tiles: above step 6's
+// kMaxSlices, so that step 6's own cuts keep sum_slices).
+template <typename T>
+void sum_partials(const T* partials, T* C, int count, int slices, int many) {
+  if (slices > many) {
+    tutorial::launch(sum_many_slices<T>, dim3(tutorial::ceil_div(count, 32)), dim3(32, 8), 0,
+                     partials, C, count, slices);
+  } else {
+    constexpr int SUM_THREADS = 256;
+    tutorial::launch(sum_slices<T>, dim3(tutorial::ceil_div(count, SUM_THREADS)),
+                     dim3(SUM_THREADS), 0, partials, C, count, slices);
+  }
+}
+
 // pipelined_gemm over one slice of K: k in [k0, k0 + Ks), k0 = blockIdx.z * sliceK, with
 // Ks = min(sliceK, K - k0) (the last slice may be shorter). Its partial product goes to
 // C + blockIdx.z * M * N.
@@ -91,6 +128,7 @@ __global__ void __launch_bounds__(WarpLayout<BM, BN, WM, WN, TM, TN>::THREADS,
 struct TileChoice {
   int bm, bn, warps, blocks_per_sm;  // blocks_per_sm: the kernel's __launch_bounds__ minimum
   double efficiency;          // fraction of the SM's FMA rate a full wave of these blocks gets
+  double overheadK = 0;       // step 9: a block's fixed costs, in k's of its own FMA time
 };
 struct AnyShapePlan {
   int tile = 0;     // index into the tile list: 0: 128 x 128, 1: 64 x 64, 2: 32 x 128
@@ -102,10 +140,19 @@ struct AnyShapePlan {
 
 constexpr int kMaxSlices = 64;
 constexpr int kSliceAlign = 16;           // BK of every tile: every slice starts 16-byte aligned
+
+// The model's constants (step 9 measures its own set of the same quantities).
+struct SliceCosts {
+  double blockClocks;    // a round of blocks' first loads and stores
+  double busyWarps;      // warps an SM needs to hide latency
+  double bytesPerClock;  // DRAM bytes the whole GPU moves per SM clock
+  double launchClocks;   // the second launch (sum_slices)
+};
 constexpr double kBlockClocks = 3000.0;   // a block's first loads and its store (~1.5 us)
 constexpr double kBusyWarps = 16.0;       // the chapter's kernels run 2 blocks of 8 warps per SM
 constexpr double kBytesPerClock = 1500.0; // ~3 TB/s at ~2 GHz
 constexpr double kLaunchClocks = 6000.0;  // ~3 us for the second launch
+constexpr SliceCosts kAnyShapeCosts = {kBlockClocks, kBusyWarps, kBytesPerClock, kLaunchClocks};
 
 // S slices of K, each a multiple of kSliceAlign long and none empty: the S actually used can
 // be smaller than asked (K = 100, S = 8 -> slices of 16 -> 7 slices; K <= 16 -> 1 slice).
@@ -121,19 +168,19 @@ inline void slice_k(int K, int wanted, int& slices, int& sliceK) {
   if (slices == 1) sliceK = K;
 }
 
-// The estimate above for one tile and one cut of K: clocks of the busiest SM. bytesPerClock:
-// the DRAM bytes the whole GPU moves per SM clock (kBytesPerClock here; step 9 derives it
-// from the GPU's memory clock and bus).
+// The estimate above for one tile and one cut of K: clocks of the busiest SM, with the costs
+// `k` (kAnyShapeCosts here; step 9 measured its own, and adds each tile's overheadK to sliceK).
 inline double sliced_clocks(int M, int N, int sms, const TileChoice& c, int slices, int sliceK,
-                            double bytesPerClock) {
+                            const SliceCosts& k) {
   const long long blocks =
       (long long)tutorial::ceil_div(M, c.bm) * tutorial::ceil_div(N, c.bn) * slices;
   const long long load = (blocks + sms - 1) / sms;
   const long long rounds = (load + c.blocks_per_sm - 1) / c.blocks_per_sm;
   const double warps = double(std::min<long long>(load, c.blocks_per_sm)) * c.warps;
-  const double rate = c.efficiency * std::min(1.0, warps / kBusyWarps);
-  double clocks = double(rounds) * kBlockClocks + double(load) * c.bm * c.bn * sliceK / (128.0 * rate);
-  if (slices > 1) clocks += (2.0 * slices + 1.0) * M * N * 4.0 / bytesPerClock + kLaunchClocks;
+  const double rate = c.efficiency * std::min(1.0, warps / k.busyWarps);
+  double clocks = double(rounds) * k.blockClocks +
+                  double(load) * c.bm * c.bn * (sliceK + c.overheadK) / (128.0 * rate);
+  if (slices > 1) clocks += (2.0 * slices + 1.0) * M * N * 4.0 / k.bytesPerClock + k.launchClocks;
   return clocks;
 }
 
@@ -160,7 +207,7 @@ AnyShapePlan plan_any_shape(int M, int N, int K, int sms, const TileChoice (&til
       if (slices == lastSlices) continue;  // same cut as a smaller `wanted`
       lastSlices = slices;
       const long long blocks = tileCount * slices;
-      const double clocks = sliced_clocks(M, N, sms, c, slices, sliceK, kBytesPerClock);
+      const double clocks = sliced_clocks(M, N, sms, c, slices, sliceK, kAnyShapeCosts);
       if (best.blocks == 0 || clocks < bestClocks) {
         bestClocks = clocks;
         best = {t, slices, sliceK, blocks, double(blocks) / double(slots)};
@@ -223,9 +270,7 @@ void run_sliced_gemm(const float* A, const float* B, float* C, int M, int N, int
                      warp_tiles_smem_bytes<BM, BN, BK, 2>(), A, B, out, M, N, K, sliceK);
   });
   if (slices == 1) return;
-  constexpr int SUM_THREADS = 256;
-  tutorial::launch(sum_slices<float>, dim3(tutorial::ceil_div(int(count), SUM_THREADS)),
-                   dim3(SUM_THREADS), 0, out, C, int(count), slices);
+  sum_partials(out, C, int(count), slices, kMaxSlices);
 }
 
 // A fixed tile and slice count, for the tests and the sweep's comparisons.

@@ -16,7 +16,7 @@
 //     that few of its FMAs fall outside C (a 128 x 128 tile at M = 8 wastes 15 of every 16);
 //   - the next chunk's loads issued before the current chunk's FMAs (step 2's prefetch), and,
 //     where the tiles are too few to keep every SM's loads in flight, K cut into slices summed
-//     afterwards in a fixed order (step 6), with a sum that is parallel over the slices too.
+//     afterwards in a fixed order (step 6's sum_partials).
 // Which problems take it, and with how many slices: step 9's plan, from the bytes that must
 // move, the FLOPs and the waves.
 #pragma once
@@ -24,7 +24,7 @@
 #include <algorithm>
 #include <string>
 
-#include "05_double_buffer/6_any_shape.cuh"  // slice_k, slice_workspace, sum_slices
+#include "05_double_buffer/6_any_shape.cuh"  // slice_k, slice_workspace, sum_partials
 
 namespace ch05 {
 
@@ -197,28 +197,6 @@ __global__ void __launch_bounds__(32 * WARPS_M * WARPS_N, 2)
     }
 }
 
-// The sum of many slices: C[i] = the S partials of element i added in a fixed order. sum_slices
-// (step 6) gives each element one thread, which adds the S partials one after another: with a
-// tiny C and hundreds of slices, a few thousand threads each wait on hundreds of loads. Here
-// each element has 8 threads (threadIdx.y): thread y adds slices y, y + 8, y + 16, ... in that
-// order, then thread 0 adds the 8 sums in the order y = 0 .. 7. Not the order sum_slices uses,
-// but the same order on every run: the result is the same bit for bit run after run.
-template <typename T>
-__global__ void __launch_bounds__(256)
-    sum_many_slices(const T* __restrict__ partials, T* __restrict__ C, int count, int slices) {
-  __shared__ T part[8][32];
-  const int i = blockIdx.x * 32 + threadIdx.x;  // blockDim (32, 8)
-  T sum = 0;
-  if (i < count)
-    for (int s = threadIdx.y; s < slices; s += 8) sum += partials[size_t(s) * count + i];
-  part[threadIdx.y][threadIdx.x] = sum;
-  __syncthreads();
-  if (threadIdx.y != 0 || i >= count) return;
-  T total = part[0][threadIdx.x];
-  for (int y = 1; y < 8; ++y) total += part[y][threadIdx.x];
-  C[i] = total;
-}
-
 // The thin shapes a plan can choose (step 9), one instantiation each:
 //   ShortK   64 x 128, lanes along N, 8 x 4 per thread, chunks of 32: all of a short K at once
 //   SmallM4  4 x 512 (M <= 4, down to a row vector times a matrix), lanes along N
@@ -261,9 +239,9 @@ template <ThinShape S>
 using ThinLayoutOf = ThinLayout<ThinConfig<S>::TM, ThinConfig<S>::TN, ThinConfig<S>::WARPS_M,
                                 ThinConfig<S>::WARPS_N, ThinConfig<S>::LANES>;
 
-// Above this many slices the sum is sum_many_slices, below it sum_slices (one thread per element
-// is enough when each adds only a few partials).
-constexpr int kManySlices = 8;
+// Above this many slices thin_gemm's partials are added by sum_many_slices (its C is small, and
+// each element's partials are many).
+constexpr int kThinManySlices = 8;
 
 // C = A * B with thin_gemm's tile S, K cut into `wantedSlices` slices (fewer when K is short:
 // slice_k) summed afterwards.
@@ -284,15 +262,7 @@ void run_thin_gemm(const float* A, const float* B, float* C, int M, int N, int K
   tutorial::launch(thin_gemm<Cfg::TM, Cfg::TN, Cfg::WARPS_M, Cfg::WARPS_N, Cfg::LANES, Cfg::KC>,
                    dim3(unsigned(tiles), slices), dim3(Layout::THREADS), 0, A, B, out, M, N, K,
                    sliceK);
-  if (slices == 1) return;
-  if (slices > kManySlices) {
-    tutorial::launch(sum_many_slices<float>, dim3(tutorial::ceil_div(int(count), 32)),
-                     dim3(32, 8), 0, out, C, int(count), slices);
-  } else {
-    constexpr int SUM_THREADS = 256;
-    tutorial::launch(sum_slices<float>, dim3(tutorial::ceil_div(int(count), SUM_THREADS)),
-                     dim3(SUM_THREADS), 0, out, C, int(count), slices);
-  }
+  if (slices > 1) sum_partials(out, C, int(count), slices, kThinManySlices);
 }
 
 // A fixed tile and slice count, for the tests and the comparisons.

@@ -5,7 +5,7 @@
 // stream-K from K = 1536 on); step 8 added a kernel for the shapes whose time is memory. Here
 // one model estimates, for every path the chapter has, how long the busiest SM works, in its
 // clock cycles, and the launcher runs the cheapest:
-//   - tiles (step 6): 128 x 128, 64 x 64 or 32 x 128 tiles, K in 1 to 64 slices;
+//   - tiles (step 6): 128 x 128, 64 x 64 or 32 x 128 tiles, K in 1 to 1,024 slices;
 //   - stream-K (step 7): whole 128 x 128 tiles, the last partial wave shared by k-iterations,
 //     at any K where the estimate says it pays (a wave that is 2% full after one full one,
 //     6899 x 528 x 195: 270 tiles for 264 slots, costs as much as the full one);
@@ -57,35 +57,45 @@ inline const GpuModel& current_gpu_model() {
   return g;
 }
 
-// The paths, and the numbers that were measured rather than derived (README, "Shapes nobody
-// listed": each one's fit on H100 runs of random shapes).
+// The paths, and the numbers that were measured rather than derived (fitted to the H100 runs
+// of README "Shapes nobody listed": 79 shapes, every path forced, and the 24 of sweep_shapes.txt).
 enum class GemmPath { Tiles, StreamK, Thin };
 
 struct GemmPlan {
   GemmPath path = GemmPath::Tiles;
-  int tile = 0;                        // Tiles: index into kAnyShapeTiles
+  int tile = 0;                        // Tiles: index into kPlanTiles
   ThinShape thin = ThinShape::ShortK;  // Thin: the tile
   int slices = 1;                      // Tiles and Thin: S (1: straight to C)
   double clocks = 0;                   // the estimate: clocks of the busiest SM
 };
 
-// Fractions of an SM's FMA rate each kernel reaches with its SM full (the 128 x 128 tile: 1.0,
-// the others relative to it; step 6's TileChoice holds the tiles'), and of the DRAM rate.
-constexpr double kThinFmaEfficiency = 0.5;   // 8 FMAs per shared-memory load at best
-constexpr double kTileDramEfficiency = 0.6;  // tiles reading or writing at their DRAM roof
-constexpr double kThinDramEfficiency = 0.9;  // thin_gemm streaming its big matrix
+// Step 6's tiles with measured rates: the 64 x 64 and 32 x 128 lanes' 8 x 4 outputs reach 0.84
+// of the 128 x 128 tile's FMA rate on large problems; a 128 x 128 block's first loads and its
+// 64 KB of stores cost about 28 k's worth of its FMAs (the 64 x 64 blocks, five to an SM, hide
+// theirs behind each other's).
+constexpr TileChoice kPlanTiles[3] = {
+    {128, 128, BigTile::THREADS / 32, BigTile::MIN_BLOCKS, 1.0, 28.0},
+    {64, 64, SmallTile::THREADS / 32, SmallTile::MIN_BLOCKS, 0.84, 0.0},
+    {32, 128, SkinnyTile::THREADS / 32, SkinnyTile::MIN_BLOCKS, 0.84, 0.0}};
+constexpr double kPlanBlockClocks = 750.0;    // a round of blocks' start, beyond overheadK
+constexpr double kPlanBusyWarps = 10.0;       // warps per SM that hide the latencies
+constexpr double kPlanLaunchClocks = 10000.0; // the sum's launch and the partials' round trip
+// Fractions of the DRAM rate the tiles reach where their compulsory bytes bind, and thin_gemm
+// streaming its big matrix; of the FMA rate thin_gemm reaches, per tile (its 16-wide tiles
+// spend a shared-memory load on every 2 or 4 FMAs).
+constexpr double kTileDramEfficiency = 0.5;
+constexpr double kThinDramEfficiency = 0.75;
+constexpr double kThinFmaEfficiency[5] = {0.5, 0.5, 0.25, 0.5, 0.25};  // ThinShape order
 // Blocks per SM thin_gemm needs resident to keep enough loads in flight for the full DRAM
-// rate (Little's law: ~23 KB per SM on an H100, ~32 KB per block).
+// rate (Little's law: ~23 KB per SM on an H100, ~32 KB per block), and each round's start.
 constexpr double kThinBlocksForBandwidth = 2.0;
-constexpr double kThinBlockClocks = 2000.0;  // a thin block's first loads and its stores
-constexpr int kMaxThinSlices = 1024;
-// No plan whose slices' partial sums would need more than this much workspace.
+constexpr double kThinBlockClocks = 2000.0;
+// At most this many slices (either path), and no plan whose partial sums would need more than
+// kMaxWorkspaceBytes of workspace.
+constexpr int kMaxPlanSlices = 1024;
 constexpr double kMaxWorkspaceBytes = double(1 << 28);
-// A stream-K launch: the stream-K blocks' partial tiles are written and read back, and each
-// segment of a tile costs a block a prologue.
-constexpr double kStreamKSegmentClocks = 3000.0;
 
-// Slice counts worth trying: 1, 2, 3, 4, 6, 8, 12, 16, ... up to `most` (about 1.4x apart).
+// Slice counts worth trying: 1, 2, 3, 4, 6, 9, 13, 19, ... up to `most` (about 1.5x apart).
 template <typename Try>
 void for_each_slice_count(int K, int most, Try tryCut) {
   int last = 0;
@@ -97,49 +107,56 @@ void for_each_slice_count(int K, int most, Try tryCut) {
   }
 }
 
-// The tiles path (step 6's estimate with this GPU's DRAM rate), plus the bytes that must move.
-inline double tiles_clocks(int M, int N, int K, const GpuModel& g, const TileChoice& c,
-                           int slices, int sliceK) {
-  const double compulsory = 4.0 * (double(M) * K + double(K) * N + double(M) * N);
-  const double bytesPerClock = g.dramBytesPerClock;
-  return std::max(sliced_clocks(M, N, g.sms, c, slices, sliceK, bytesPerClock),
-                  compulsory / (bytesPerClock * kTileDramEfficiency));
+inline double compulsory_bytes(int M, int N, int K) {
+  return 4.0 * (double(M) * K + double(K) * N + double(M) * N);
 }
 
-// Stream-K with 128 x 128 tiles (plan_stream_k): whole tiles in full waves, then the stream-K
-// blocks' share of the rest; the split tiles' partial sums written, read back and added.
+// The tiles path: step 6's estimate with the costs above, or the tiles' DRAM roof.
+inline double tiles_clocks(int M, int N, int K, const GpuModel& g, const TileChoice& c,
+                           int slices, int sliceK) {
+  const SliceCosts costs = {kPlanBlockClocks, kPlanBusyWarps, g.dramBytesPerClock,
+                            kPlanLaunchClocks};
+  return std::max(sliced_clocks(M, N, g.sms, c, slices, sliceK, costs),
+                  compulsory_bytes(M, N, K) / (g.dramBytesPerClock * kTileDramEfficiency));
+}
+
+// Stream-K with 128 x 128 tiles (plan_stream_k): the full waves of whole tiles, each tile
+// K + overheadK long, then each stream-K block's share of the rest, plus a tile's overhead per
+// segment it works on; then the split tiles' partial sums written, read back and added.
 inline double stream_k_clocks(int M, int N, int K, const GpuModel& g) {
-  const TileChoice& c = kAnyShapeTiles[0];
+  const TileChoice& c = kPlanTiles[0];
   const int slots = g.sms * c.blocks_per_sm;
   const StreamKPlan p = plan_stream_k(M, N, K, c.bm, c.bn, kSliceAlign, slots);
-  // Clocks per k-iteration (BK = 16 values of k) of one tile, with the SM's blocks all busy.
+  // Clocks of one k-iteration (BK = 16 values of k) of one tile, the SM's blocks all busy.
   const double iteration = double(c.bm) * c.bn * kSliceAlign * c.blocks_per_sm /
                            (g.fmaPerClock * c.efficiency);
+  const double overhead = c.overheadK / kSliceAlign;  // in iterations
   const double dpRounds = double(p.dpTiles) / slots;
   const double skIterations = std::ceil(double(p.skTiles) * p.kIters / slots);
   const double segments = std::min<double>(slots, double(p.skTiles) * p.kIters) + p.skTiles;
   const double partialBytes = 2.0 * segments * c.bm * c.bn * 4.0;
-  const double compulsory = 4.0 * (double(M) * K + double(K) * N + double(M) * N);
-  const double work = dpRounds * (p.kIters * iteration + kBlockClocks) +
-                      skIterations * iteration + kStreamKSegmentClocks * (1 + skIterations / p.kIters);
-  return std::max(work, compulsory / (g.dramBytesPerClock * kTileDramEfficiency)) +
-         partialBytes / g.dramBytesPerClock + kLaunchClocks;
+  const double work = dpRounds * (p.kIters + overhead) * iteration +
+                      (skIterations + overhead * (1.0 + skIterations / p.kIters)) * iteration;
+  return std::max(work, compulsory_bytes(M, N, K) / (g.dramBytesPerClock * kTileDramEfficiency)) +
+         partialBytes / g.dramBytesPerClock + kPlanLaunchClocks;
 }
 
-// thin_gemm with tile S and `slices` slices of sliceK.
+// thin_gemm with tile S and `slices` slices of sliceK: its FMAs on the busiest SM, or the bytes
+// that must move at the DRAM rate (less while too few blocks keep loads in flight).
 template <ThinShape S>
 double thin_clocks(int M, int N, int K, const GpuModel& g, int slices, int sliceK) {
   using Layout = ThinLayoutOf<S>;
   const double tiles = double(tutorial::ceil_div(M, Layout::BM)) * tutorial::ceil_div(N, Layout::BN);
   const double blocks = tiles * slices;
   const double perSm = std::ceil(blocks / g.sms);  // blocks on the busiest SM
-  const double fma = perSm * Layout::BM * Layout::BN * sliceK / (g.fmaPerClock * kThinFmaEfficiency);
-  double bytes = 4.0 * (double(M) * K + double(K) * N + double(M) * N);
+  const double fma = perSm * Layout::BM * Layout::BN * sliceK /
+                     (g.fmaPerClock * kThinFmaEfficiency[int(S)]);
+  double bytes = compulsory_bytes(M, N, K);
   if (slices > 1) bytes += 4.0 * 2.0 * slices * double(M) * N;  // partials written, read back
   const double fill = std::min(1.0, blocks / (g.sms * kThinBlocksForBandwidth));
   const double dram = bytes / (g.dramBytesPerClock * kThinDramEfficiency * fill);
   const double rounds = std::ceil(perSm / kThinBlocksForBandwidth);
-  return std::max(fma, dram) + rounds * kThinBlockClocks + (slices > 1 ? kLaunchClocks : 0.0);
+  return std::max(fma, dram) + rounds * kThinBlockClocks + (slices > 1 ? kPlanLaunchClocks : 0.0);
 }
 
 // The cheapest path for M x N x K on GPU g (ties: the earlier candidate) among those `allowed`
@@ -154,10 +171,9 @@ GemmPlan plan_gemm(int M, int N, int K, const GpuModel& g, Allowed allowed) {
     if (best.clocks < 0 || p.clocks < best.clocks) best = p;
   };
   for (int t = 0; t < 3; ++t) {
-    const TileChoice& c = kAnyShapeTiles[t];
-    for_each_slice_count(K, kMaxSlices, [&](int slices, int sliceK) {
+    for_each_slice_count(K, kMaxPlanSlices, [&](int slices, int sliceK) {
       consider({GemmPath::Tiles, t, ThinShape::ShortK, slices,
-                tiles_clocks(M, N, K, g, c, slices, sliceK)});
+                tiles_clocks(M, N, K, g, kPlanTiles[t], slices, sliceK)});
     });
   }
   const long long tiles128 = (long long)tutorial::ceil_div(M, 128) * tutorial::ceil_div(N, 128);
@@ -168,7 +184,7 @@ GemmPlan plan_gemm(int M, int N, int K, const GpuModel& g, Allowed allowed) {
   auto thin = [&](auto shape, bool fits) {
     constexpr ThinShape S = decltype(shape)::value;
     if (!fits) return;
-    for_each_slice_count(K, kMaxThinSlices, [&](int slices, int sliceK) {
+    for_each_slice_count(K, kMaxPlanSlices, [&](int slices, int sliceK) {
       consider({GemmPath::Thin, 0, S, slices, thin_clocks<S>(M, N, K, g, slices, sliceK)});
     });
   };
@@ -216,10 +232,30 @@ inline void run_gemm_plan(const GemmPlan& p, const float* A, const float* B, flo
   }
 }
 
+// The plans of the last few shapes, per device: planning weighs a few hundred candidates, some
+// microseconds of host time that a program calling the same shape again need not pay twice.
+// (One host thread, as everywhere in this tutorial.)
+inline GemmPlan cached_plan(int M, int N, int K) {
+  struct Entry {
+    int M = 0, N = 0, K = 0, device = -1;
+    GemmPlan plan;
+  };
+  static Entry entries[16];
+  static int next = 0;
+  int device = 0;
+  CUDA_CHECK(cudaGetDevice(&device));
+  for (const Entry& e : entries)
+    if (e.M == M && e.N == N && e.K == K && e.device == device) return e.plan;
+  Entry& e = entries[next];
+  next = (next + 1) % 16;
+  e = {M, N, K, device, plan_gemm(M, N, K, current_gpu_model())};
+  return e.plan;
+}
+
 // The chapter's final GEMM: the plan for this shape on this GPU.
 inline void launch_planned_gemm(const float* A, const float* B, float* C, int M, int N, int K) {
   tutorial::check_gemm_shape("planned_gemm", M, N, K);
-  run_gemm_plan(plan_gemm(M, N, K, current_gpu_model()), A, B, C, M, N, K);
+  run_gemm_plan(cached_plan(M, N, K), A, B, C, M, N, K);
 }
 
 }  // namespace ch05

@@ -34,8 +34,7 @@ void forced(const float* A, const float* B, float* C, int M, int N, int K) {
   };
   GemmPlan p = ch05::plan_gemm(M, N, K, ch05::current_gpu_model(), allowed);
   if (p.clocks < 0) throw tutorial::UnsupportedShape("lab: the plan does not consider this path here");
-  const int most = PATH == GemmPath::Thin ? ch05::kMaxThinSlices : ch05::kMaxSlices;
-  p.slices = std::max(1, std::min(most, p.slices * NUM / DEN));
+  p.slices = std::max(1, std::min(ch05::kMaxPlanSlices, p.slices * NUM / DEN));
   static bool told = false;
   if (!told) {
     std::fprintf(stderr, "lab-plan %d %d %d forced %d/%d x%d/%d: %s\n", M, N, K, int(PATH), WHICH,

@@ -370,6 +370,80 @@ TEST_CASE("stream-K wherever the last wave is partial and K is long (132 SMs, as
         576);
 }
 
+TEST_CASE("the plan of step 9 on a 132-SM GPU (H100): a path for each family", "[model]") {
+  // An H100 SXM as gpu_model_of reads it: 132 SMs of 128 FP32 lanes at 1,980 MHz, HBM3 at
+  // 2,619 MHz on a 5,120-bit bus (3.35 TB/s, 90% of it: 1,524 bytes per SM clock).
+  tutorial::DeviceInfo h100;
+  h100.sm_count = 132;
+  h100.compute_major = 9;
+  h100.sm_clock_khz = 1980000;
+  h100.memory_clock_khz = 2619000;
+  h100.memory_bus_bits = 5120;
+  const ch05::GpuModel g = ch05::gpu_model_of(h100);
+  CHECK(g.sms == 132);
+  CHECK(g.fmaPerClock == 128.0);
+  CHECK(g.dramBytesPerClock == Approx(1524.0).epsilon(0.01));
+  using ch05::GemmPath;
+  using ch05::ThinShape;
+  auto plan = [&](int M, int N, int K) { return ch05::plan_gemm(M, N, K, g); };
+  // Large problems with a partial last wave: stream-K (the final launcher of step 7 there).
+  for (const TestShape s : {TestShape{4096, 4096, 4096}, {8192, 8192, 8192}, {3072, 3072, 3072},
+                            {2048, 11008, 4096}}) {
+    INFO(s.M << "x" << s.N << "x" << s.K);
+    CHECK(plan(s.M, s.N, s.K).path == GemmPath::StreamK);
+  }
+  // Whole waves, or K too short for stream-K's partial tiles to pay: one block per tile.
+  for (const TestShape s : {TestShape{4093, 4099, 4097}, {16384, 1024, 1024}}) {
+    INFO(s.M << "x" << s.N << "x" << s.K);
+    const ch05::GemmPlan p = plan(s.M, s.N, s.K);
+    CHECK(p.path == GemmPath::Tiles);
+    CHECK(p.tile == 0);
+    CHECK(p.slices == 1);
+  }
+  // The bandwidth-bound shapes: thin_gemm, with slices where the tiles are too few.
+  CHECK(plan(3622, 4500, 11).path == GemmPath::Thin);
+  CHECK(plan(3622, 4500, 11).thin == ThinShape::ShortK);
+  const ch05::GemmPlan gemv = plan(4096, 1, 4096), vecmat = plan(1, 4096, 4096);
+  CHECK(gemv.path == GemmPath::Thin);
+  CHECK(gemv.thin == ThinShape::SmallN4);
+  CHECK(gemv.slices > 1);
+  CHECK(vecmat.path == GemmPath::Thin);
+  CHECK(vecmat.thin == ThinShape::SmallM4);
+  // A tiny C and an enormous K: more slices than step 6's 64, at least a wave of blocks.
+  const ch05::GemmPlan tiny = plan(64, 64, 1048576);
+  CHECK(tiny.slices > 64);
+  CHECK(tiny.slices <= ch05::kMaxPlanSlices);
+  // 270 tiles of 128 x 128 for 264 slots: not one block per 128 x 128 tile (two waves, the
+  // second nearly empty).
+  const ch05::GemmPlan nearlyOneWave = plan(6899, 528, 195);
+  CHECK_FALSE((nearlyOneWave.path == GemmPath::Tiles && nearlyOneWave.tile == 0 &&
+               nearlyOneWave.slices == 1));
+  // A GPU with twice the SMs cuts 4 tiles and a long K into more blocks.
+  ch05::GpuModel twice = g;
+  twice.sms = 264;
+  auto blocks = [](const ch05::GemmPlan& p) {
+    REQUIRE(p.path == GemmPath::Tiles);
+    const ch05::TileChoice& t = ch05::kPlanTiles[p.tile];
+    return ceil_div(256, t.bm) * ceil_div(256, t.bn) * p.slices;
+  };
+  CHECK(blocks(ch05::plan_gemm(256, 256, 65536, twice)) > blocks(plan(256, 256, 65536)));
+}
+
+TEST_CASE("the plan of step 9 is the cheapest estimate, within its limits, at random shapes",
+          "[model]") {
+  const ch05::GpuModel g{132, 128.0, 1524.0};
+  for (const TestShape& s : random_shapes(300, 41, 16384, 6.9e10)) {
+    INFO(s.M << "x" << s.N << "x" << s.K);
+    const ch05::GemmPlan p = ch05::plan_gemm(s.M, s.N, s.K, g);
+    REQUIRE(p.clocks > 0);
+    CHECK(p.slices >= 1);
+    CHECK(p.slices <= ch05::kMaxPlanSlices);
+    CHECK((p.slices == 1 || 4.0 * p.slices * double(s.M) * s.N <= ch05::kMaxWorkspaceBytes));
+    // No cheaper estimate than one block per 128 x 128 tile was passed over.
+    CHECK(p.clocks <= ch05::tiles_clocks(s.M, s.N, s.K, g, ch05::kPlanTiles[0], 1, s.K));
+  }
+}
+
 TEST_CASE("shared memory of the shipped configurations", "[model]") {
   CHECK(ch05::double_buffer_smem_bytes<128, 128, 8, 1>() == 8 * 1024);
   CHECK(ch05::double_buffer_smem_bytes<128, 128, 8, 2>() == 16 * 1024);
