@@ -10,8 +10,12 @@
 //     a quarter of real data at best);
 //   - float4 possible: transpose_vec4, blocks along output rows;
 //   - otherwise transpose_thin for fewer than 64 rows (short and wide) or 48 columns (tall and
-//     narrow), else a scalar tile kernel, one float per access: the sector-aligned 128 x 32
-//     tile where the output's rows do not start on 32-byte sectors, else the padded 64 x 64 one.
+//     narrow); for a wide matrix of 64 to 767 rows, transpose_thin too, with the largest chunk
+//     that still gives every SM kThinBlocksPerSm blocks (the tiles' row bands would be partly
+//     empty: 179 rows fill two bands of 128 to 70%, and the tiles measured 71% of the copy at
+//     179 x 1306965, the thin kernel 83%: README, "Shapes nobody listed");
+//   - else a scalar tile kernel, one float per access: the sector-aligned 128 x 32 tile where
+//     the output's rows do not start on 32-byte sectors, else the padded 64 x 64 one.
 // Past 65,535 tiles along y the sector-aligned kernel loops over its bands and transpose_vec4
 // turns its grid round, so every shape up to INT_MAX elements runs.
 // What none of them can fix: a transpose must read every byte and write every byte once, so
@@ -28,6 +32,7 @@
 #include "06_transpose/access_patterns.cuh"  // launch_copy, for a single row or column
 #include "06_transpose/float4.cuh"
 #include "common/ceil_div.hpp"
+#include "common/cuda_check.hpp"
 #include "common/launch.cuh"
 
 namespace ch06 {
@@ -35,6 +40,39 @@ namespace ch06 {
 // Below kThinSmall rows or columns transpose_thin always runs; below kThinTall columns it
 // also takes the tall matrices float4 cannot.
 constexpr int kThinSmall = 16, kThinTall = 48;
+// Wide matrices float4 cannot take go to transpose_thin below kThinWide rows (its largest chunk,
+// 24,576 floats, holds 32 columns of 767 rows) when it gets at least kThinBlocksPerSm blocks
+// per SM: fewer, and too few loads are in flight (722 x 12740: 398 blocks, 94% of the copy,
+// against 98% for the tiles).
+constexpr int kThinWide = 768, kThinBlocksPerSm = 4;
+
+// transpose_thin with chunks of CHUNK floats, if its thin side fits one and the chunks make at
+// least `blocks` blocks and fit this GPU's shared memory; false (nothing launched) otherwise.
+template <int THREADS, int CHUNK>
+bool try_thin(const float* in, float* out, int rows, int cols, long long blocks) {
+  const int thin = std::min(rows, cols), along = std::max(rows, cols);
+  if (32 * (thin | 1) > CHUNK) return false;
+  const int span = std::max(32, CHUNK / (thin | 1) / 32 * 32);
+  if (tutorial::ceil_div(along, span) < blocks) return false;
+  try {
+    launch_thin_sized<THREADS, CHUNK>(in, out, rows, cols);
+  } catch (const tutorial::KernelDoesNotFit&) {
+    return false;  // 96 KB of shared memory is more than some GPUs give a block
+  }
+  return true;
+}
+
+// A wide matrix with a thin side of 64 to 767 rows: the largest chunk that leaves every SM
+// kThinBlocksPerSm blocks (a longer segment of each row per block, and fewer blocks).
+inline bool launch_wide_thin(const float* in, float* out, int rows, int cols) {
+  int device = 0, sms = 0;
+  CUDA_CHECK(cudaGetDevice(&device));
+  CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+  const long long blocks = (long long)sms * kThinBlocksPerSm;
+  return try_thin<1024, 24576>(in, out, rows, cols, blocks) ||
+         try_thin<512, 16384>(in, out, rows, cols, blocks) ||
+         try_thin<256, 8192>(in, out, rows, cols, blocks);
+}
 
 inline void dispatch_transpose(const float* in, float* out, int rows, int cols) {
   const bool aligned_pointers =
@@ -55,6 +93,8 @@ inline void dispatch_transpose(const float* in, float* out, int rows, int cols) 
     launch_thin(in, out, rows, cols);  // wide and short: a 128-row band would be mostly empty
   else if (cols < kThinTall && cols < rows)
     launch_thin(in, out, rows, cols);  // tall and narrow: most of a 32-column band is empty
+  else if (rows < kThinWide && rows < cols && launch_wide_thin(in, out, rows, cols))
+    return;  // wide, a few hundred rows: bands of 128 partly empty
   else if (rows % 8 != 0 || reinterpret_cast<uintptr_t>(out) % 32 != 0 ||
            tutorial::ceil_div(rows, 64) > tutorial::kMaxGridY)  // (the padded grid has no room)
     launch_sector_aligned<128, 32, 8>(in, out, rows, cols);  // output rows off the sectors

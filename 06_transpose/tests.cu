@@ -360,6 +360,51 @@ TEST_CASE("the thin kernel: fewer than 64 rows or columns, chunks longer than it
   CHECK(message.find("takes fewer than 256 rows or columns") != std::string::npos);
 }
 
+TEST_CASE("the thin kernel's larger chunks: thin sides of 64 to 767", "[gpu]") {
+  REQUIRE_GPU();
+  // Each chunk size at the thin sides it takes (32 columns of fewer than CHUNK / 32 rows), odd
+  // (float4 segments) and even (one float per lane), wide and tall, with a last chunk partly
+  // empty.
+  const TransposeKernel kernels[] = {{"thin 256/8192", ch06::launch_thin_sized<256, 8192>},
+                                     {"thin 512/16384", ch06::launch_thin_sized<512, 16384>},
+                                     {"thin 1024/24576", ch06::launch_thin_sized<1024, 24576>}};
+  const int most[] = {255, 511, 767};
+  for (int i = 0; i < 3; ++i) {
+    for (int side : {64, 100, 179, 255, 256, 383, 511, 512, 767}) {
+      if (side > most[i]) continue;
+      for (const Shape& s : {Shape{side, 1001}, Shape{1001, side}}) {
+        CAPTURE(kernels[i].name, s.rows, s.cols);
+        const CompareResult r = check_transpose(kernels[i].launch, s.rows, s.cols, 23);
+        INFO(r.summary());
+        CHECK(r.ok());
+      }
+    }
+  }
+}
+
+TEST_CASE("the chapter's best takes wide matrices of 64 to 767 rows to the thin kernel when "
+          "they are long enough", "[gpu]") {
+  REQUIRE_GPU();
+  int sms = 0;
+  REQUIRE(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0) == cudaSuccess);
+  // 100 rows, odd columns (no float4): chunks of 24,576 floats hold 224 columns of 100 rows,
+  // of 16,384 floats 160, of 8,192 64. With at least 4 chunks per SM the largest chunk runs,
+  // with fewer a smaller one, and with too few for any the sector-aligned tiles.
+  const struct {
+    int cols;
+    const void* kernel;
+  } picks[] = {{224 * 4 * sms + 1, reinterpret_cast<const void*>(ch06::transpose_thin<1024>)},
+               {160 * 4 * sms + 1, reinterpret_cast<const void*>(ch06::transpose_thin<512>)},
+               {151, reinterpret_cast<const void*>(ch06::transpose_sector_aligned<128, 32, 8>)}};
+  for (const auto& pick : picks) {
+    CAPTURE(pick.cols);
+    const CompareResult r = check_transpose(ch06::best_kernel().launch, 100, pick.cols, 19);
+    INFO(r.summary());
+    CHECK(r.ok());
+    CHECK(last_launch().kernel == pick.kernel);
+  }
+}
+
 namespace {
 template <int CAP>
 void sector_aligned_capped(const float* in, float* out, int rows, int cols) {
