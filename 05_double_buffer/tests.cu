@@ -167,6 +167,19 @@ TEST_CASE("thin_gemm's slices are summed the same way on every run", "[gpu][smal
   }
 }
 
+// Small shapes of steps 8 and 9 only, so that compute-sanitizer (memcheck, racecheck) finishes
+// quickly: every thin tile whole and sliced (sum_slices and sum_many_slices), the tiles with
+// more than 64 slices, the planned launcher.
+//   compute-sanitizer --tool racecheck build/bin/05_double_buffer_tests "[sanitize]"
+TEST_CASE("small shapes of the thin and planned paths for the sanitizers", "[gpu][sanitize]") {
+  REQUIRE_GPU();
+  const std::vector<TestShape> shapes = {{3, 5, 7}, {17, 33, 70}, {65, 130, 9}, {4, 515, 33}};
+  check_kernels_at(ch05::thin_kernels(), shapes);
+  check_kernels_at({{"sliced 64x64 S=100", ch05::launch_sliced_gemm<64, 64, 16, 32, 32, 8, 4, 100>},
+                    {"planned", ch05::launch_planned_gemm}},
+                   {{3, 5, 1700}, {70, 33, 2000}, {130, 9, 300}});
+}
+
 namespace {
 
 // Shapes log-uniform in [1, most] per side with M * N * K <= volume, from a fixed seed.

@@ -70,17 +70,24 @@ ReportRow check_kernel(const std::string& row_chapter, const std::string& name,
 // (a run of a few microseconds timed right after the process starts ran up to 13% slower
 // than the same run after other kernels had kept the GPU busy: 05_double_buffer/NOTES.md).
 constexpr double kWarmupMs = 200.0;
+// Short runs get more rounds than --iters, up to this much timed work or kMaxRounds rounds:
+// runs of a few microseconds vary by several percent from one to the next.
+constexpr double kTimedMs = 100.0;
+constexpr int kMaxRounds = 201;
 
 // The ceiling and every kernel that ran, timed side by side in interleaved rounds
-// (time_gpu_interleaved): medians over --iters rounds, all measured at the same clocks.
+// (time_gpu_interleaved): medians over --iters rounds (more where a round is short, up to
+// kTimedMs of timed work), all measured at the same clocks.
 // Returns the ceiling's timing; `timed(i, t)` receives kernel i's.
 TimingStats time_side_by_side(const std::function<void()>& ceiling,
                               const std::vector<std::function<void()>>& launches, int iters,
                               const std::function<void(size_t, const TimingStats&)>& timed) {
   std::vector<std::function<void()>> works = {ceiling};
   works.insert(works.end(), launches.begin(), launches.end());
-  const std::vector<TimingStats> t = time_gpu_interleaved(works, TimingOptions{2, iters, true,
-                                                                               kWarmupMs});
+  TimingOptions options{2, iters, true, kWarmupMs};
+  options.timed_ms = kTimedMs;
+  options.max_repetitions = kMaxRounds;
+  const std::vector<TimingStats> t = time_gpu_interleaved(works, options);
   for (size_t i = 0; i < launches.size(); ++i) timed(i, t[i + 1]);
   return t[0];
 }

@@ -15,6 +15,11 @@ struct TimingOptions {
   // launch, no waiting in between) until this much wall time has passed, so that the first
   // timed round does not run at a lower clock than the last.
   double warmup_ms = 0;
+  // time_gpu_interleaved only: more rounds than `repetitions` where a round is short, until
+  // the timed rounds take about this long (at most max_repetitions): the median of a few
+  // microseconds' runs needs more samples to settle than that of a few milliseconds'.
+  double timed_ms = 0;
+  int max_repetitions = 0;
 };
 
 struct TimingStats {
@@ -35,7 +40,8 @@ TimingStats time_gpu(const std::function<void()>& work, const TimingOptions& opt
 // flushed before each, a pair of events around it), starting one later in the list each round,
 // and the GPU is never left idle between them; stats[i] is launch i's over `repetitions`
 // rounds. A ratio of two of them compares runs made at the same clocks, in the same
-// conditions. Before timing: `warmup` runs of each, then more rounds until `warmup_ms` passed.
+// conditions. Before timing: `warmup` runs of each, then more rounds until `warmup_ms` passed;
+// then `repetitions` rounds, or more (timed_ms, max_repetitions).
 std::vector<TimingStats> time_gpu_interleaved(const std::vector<std::function<void()>>& works,
                                               const TimingOptions& options);
 
