@@ -70,22 +70,26 @@ struct GemmPlan {
 };
 
 // Step 6's tiles with measured rates: the 64 x 64 and 32 x 128 lanes' 8 x 4 outputs reach 0.84
-// of the 128 x 128 tile's FMA rate on large problems; a 128 x 128 block's first loads and its
-// 64 KB of stores cost about 28 k's worth of its FMAs (the 64 x 64 blocks, five to an SM, hide
-// theirs behind each other's).
+// of the 128 x 128 tile's FMA rate on large problems; a 128 x 128 block's first loads cost
+// about 24 k's worth of its FMAs (the 64 x 64 blocks, five to an SM, hide theirs behind each
+// other's).
 constexpr TileChoice kPlanTiles[3] = {
-    {128, 128, BigTile::THREADS / 32, BigTile::MIN_BLOCKS, 1.0, 28.0},
+    {128, 128, BigTile::THREADS / 32, BigTile::MIN_BLOCKS, 1.0, 24.0},
     {64, 64, SmallTile::THREADS / 32, SmallTile::MIN_BLOCKS, 0.84, 0.0},
     {32, 128, SkinnyTile::THREADS / 32, SkinnyTile::MIN_BLOCKS, 0.84, 0.0}};
-constexpr double kPlanBlockClocks = 750.0;    // a round of blocks' start, beyond overheadK
-constexpr double kPlanBusyWarps = 10.0;       // warps per SM that hide the latencies
+constexpr double kPlanBlockClocks = 2100.0;   // a round of blocks' start, beyond overheadK
+constexpr double kPlanBusyWarps = 14.0;       // warps per SM that hide the latencies
 constexpr double kPlanLaunchClocks = 10000.0; // the sum's launch and the partials' round trip
-// Fractions of the DRAM rate the tiles reach where their compulsory bytes bind, and thin_gemm
-// streaming its big matrix; of the FMA rate thin_gemm reaches, per tile (its 16-wide tiles
-// spend a shared-memory load on every 2 or 4 FMAs).
-constexpr double kTileDramEfficiency = 0.5;
+// Fractions of the DRAM rate the tiles reach where their compulsory bytes bind (with every SM's
+// blocks resident; fewer blocks, proportionally less), and thin_gemm streaming its big matrix;
+// of the FMA rate thin_gemm reaches, per tile (its 16-wide tiles spend a shared-memory load on
+// every 2 or 4 FMAs).
+constexpr double kTileDramEfficiency = 0.6;
 constexpr double kThinDramEfficiency = 0.75;
-constexpr double kThinFmaEfficiency[5] = {0.5, 0.5, 0.25, 0.5, 0.25};  // ThinShape order
+constexpr double kThinFmaEfficiency[5] = {0.5, 0.5, 0.35, 0.5, 0.25};  // ThinShape order
+// The tiles store C after their FMAs, each thread 16 or 8 float4 (or 4-byte) stores at once:
+// half of C's time at the DRAM rate is not hidden behind other blocks' FMAs.
+constexpr double kTileStoreExposed = 0.5;
 // Blocks per SM thin_gemm needs resident to keep enough loads in flight for the full DRAM
 // rate (Little's law: ~23 KB per SM on an H100, ~32 KB per block), and each round's start.
 constexpr double kThinBlocksForBandwidth = 2.0;
@@ -95,11 +99,12 @@ constexpr double kThinBlockClocks = 2000.0;
 constexpr int kMaxPlanSlices = 1024;
 constexpr double kMaxWorkspaceBytes = double(1 << 28);
 
-// Slice counts worth trying: 1, 2, 3, 4, 6, 9, 13, 19, ... up to `most` (about 1.5x apart).
+// Slice counts worth trying: every one up to step 6's 64 (where a slice more or less decides
+// whether the blocks fill whole waves), then 96, 144, ... up to `most` (about 1.5x apart).
 template <typename Try>
 void for_each_slice_count(int K, int most, Try tryCut) {
   int last = 0;
-  for (int wanted = 1; wanted <= most; wanted = wanted < 4 ? wanted + 1 : wanted * 3 / 2) {
+  for (int wanted = 1; wanted <= most; wanted = wanted < kMaxSlices ? wanted + 1 : wanted * 3 / 2) {
     int slices = 1, sliceK = K;
     slice_k(K, wanted, slices, sliceK);
     if (slices != last) tryCut(slices, sliceK);
@@ -111,13 +116,23 @@ inline double compulsory_bytes(int M, int N, int K) {
   return 4.0 * (double(M) * K + double(K) * N + double(M) * N);
 }
 
-// The tiles path: step 6's estimate with the costs above, or the tiles' DRAM roof.
+// The part of the tiles' stores of C that other blocks' FMAs do not hide.
+inline double tile_store_clocks(int M, int N, const GpuModel& g) {
+  return kTileStoreExposed * 4.0 * double(M) * N / g.dramBytesPerClock;
+}
+
+// The tiles path: step 6's estimate with the costs above, or the tiles' DRAM roof (less while
+// the blocks cannot fill every SM), plus their stores.
 inline double tiles_clocks(int M, int N, int K, const GpuModel& g, const TileChoice& c,
                            int slices, int sliceK) {
   const SliceCosts costs = {kPlanBlockClocks, kPlanBusyWarps, g.dramBytesPerClock,
                             kPlanLaunchClocks};
+  const double blocks =
+      double(tutorial::ceil_div(M, c.bm)) * tutorial::ceil_div(N, c.bn) * slices;
+  const double fill = std::min(1.0, blocks / (double(g.sms) * c.blocks_per_sm));
   return std::max(sliced_clocks(M, N, g.sms, c, slices, sliceK, costs),
-                  compulsory_bytes(M, N, K) / (g.dramBytesPerClock * kTileDramEfficiency));
+                  compulsory_bytes(M, N, K) / (g.dramBytesPerClock * kTileDramEfficiency * fill)) +
+         tile_store_clocks(M, N, g);
 }
 
 // Stream-K with 128 x 128 tiles (plan_stream_k): the full waves of whole tiles, each tile
@@ -138,7 +153,7 @@ inline double stream_k_clocks(int M, int N, int K, const GpuModel& g) {
   const double work = dpRounds * (p.kIters + overhead) * iteration +
                       (skIterations + overhead * (1.0 + skIterations / p.kIters)) * iteration;
   return std::max(work, compulsory_bytes(M, N, K) / (g.dramBytesPerClock * kTileDramEfficiency)) +
-         partialBytes / g.dramBytesPerClock + kPlanLaunchClocks;
+         partialBytes / g.dramBytesPerClock + kPlanLaunchClocks + tile_store_clocks(M, N, g);
 }
 
 // thin_gemm with tile S and `slices` slices of sliceK: its FMAs on the busiest SM, or the bytes
