@@ -286,8 +286,8 @@ inline int sm_count() {
   return sms;
 }
 
-// Tile and slices from the problem and this GPU (plan_any_shape); step 7's launcher, the
-// chapter's final one, calls it wherever stream-K does not pay.
+// Tile and slices from the problem and this GPU (plan_any_shape); step 7's launcher calls it
+// wherever stream-K does not pay.
 inline void launch_any_shape_gemm(const float* A, const float* B, float* C, int M, int N,
                                   int K) {
   tutorial::check_gemm_shape("any_shape_gemm", M, N, K);

@@ -57,8 +57,9 @@ inline const GpuModel& current_gpu_model() {
   return g;
 }
 
-// The paths, and the numbers that were measured rather than derived (fitted to the H100 runs
-// of README "Shapes nobody listed": 79 shapes, every path forced, and the 24 of sweep_shapes.txt).
+// The paths, and the numbers that were measured rather than derived (fitted to H100 runs,
+// NOTES.md "Shapes nobody listed": 79 shapes with every path forced, the 24 of
+// sweep_shapes.txt and 80 random shapes with two paths each).
 enum class GemmPath { Tiles, StreamK, Thin };
 
 struct GemmPlan {
