@@ -7,15 +7,18 @@
 // clock cycles, and the launcher runs the cheapest:
 //   - tiles (step 6): 128 x 128, 64 x 64 or 32 x 128 tiles, K in 1 to 1,024 slices;
 //   - stream-K (step 7): whole 128 x 128 tiles, the last partial wave shared by k-iterations,
-//     at any K where the estimate says it pays (a wave that is 2% full after one full one,
-//     6899 x 528 x 195: 270 tiles for 264 slots, costs as much as the full one);
+//     at any K where the estimate says it pays (step 7: from K = 1536 on);
 //   - thin (step 8): its five tiles, K in 1 to 1024 slices.
 // The estimate (plan_gemm) is a roofline per path, wave by wave:
 //     clocks = max(FMAs of the busiest SM / its FMA rate, bytes that must move / DRAM rate)
 //              + per-block and per-launch costs
 // with the GPU's own numbers (GpuModel: SMs, FP32 lanes, SM clock, DRAM bytes per SM clock
-// from the memory clock and bus width) and a few efficiencies measured once (README, "Shapes
-// nobody listed"). A model, not a table of shapes: a GPU with other counts gets other plans.
+// from the memory clock and bus width) and a few efficiencies measured once on an H100 (README,
+// section 6). A model, not a table of shapes: a GPU with other counts gets other plans, though
+// its efficiencies were fitted on one GPU and may be off on another (`make sweep RANDOM=40`).
+// What it still gets wrong: a fitted estimate picks a worse path at some shapes (the worst
+// measured 66-68% of cuBLAS on random shapes; 64^3, 1000^3-1536^3 below step 7's rules), and
+// mid-size problems of 10-30 us stay at 70-80% of cuBLAS on every path.
 #pragma once
 
 #include <algorithm>
