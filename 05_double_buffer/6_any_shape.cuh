@@ -279,6 +279,17 @@ void launch_sliced_gemm(const float* A, const float* B, float* C, int M, int N, 
   run_sliced_gemm<BM, BN, BK, WM, WN, TM, TN>(A, B, C, M, N, K, SLICES);
 }
 
+// Tile `tile` of kAnyShapeTiles (0: 128 x 128, 1: 64 x 64, 2: 32 x 128) in `slices` slices.
+inline void run_sliced_tile(int tile, const float* A, const float* B, float* C, int M, int N,
+                            int K, int slices) {
+  if (tile == 0)
+    run_sliced_gemm<128, 128, 16, 32, 64, 8, 8>(A, B, C, M, N, K, slices);
+  else if (tile == 1)
+    run_sliced_gemm<64, 64, 16, 32, 32, 8, 4>(A, B, C, M, N, K, slices);
+  else
+    run_sliced_gemm<32, 128, 16, 32, 32, 8, 4>(A, B, C, M, N, K, slices);
+}
+
 inline int sm_count() {
   int device = 0, sms = 0;
   CUDA_CHECK(cudaGetDevice(&device));
@@ -292,12 +303,7 @@ inline void launch_any_shape_gemm(const float* A, const float* B, float* C, int 
                                   int K) {
   tutorial::check_gemm_shape("any_shape_gemm", M, N, K);
   const AnyShapePlan plan = plan_any_shape(M, N, K, sm_count(), kAnyShapeTiles);
-  if (plan.tile == 0)
-    run_sliced_gemm<128, 128, 16, 32, 64, 8, 8>(A, B, C, M, N, K, plan.slices);
-  else if (plan.tile == 1)
-    run_sliced_gemm<64, 64, 16, 32, 32, 8, 4>(A, B, C, M, N, K, plan.slices);
-  else
-    run_sliced_gemm<32, 128, 16, 32, 32, 8, 4>(A, B, C, M, N, K, plan.slices);
+  run_sliced_tile(plan.tile, A, B, C, M, N, K, plan.slices);
 }
 
 }  // namespace ch05

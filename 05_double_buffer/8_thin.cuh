@@ -207,33 +207,19 @@ __global__ void __launch_bounds__(32 * WARPS_M * WARPS_N, 2)
 // still covers any M and N, tile after tile.)
 enum class ThinShape { ShortK, SmallM4, SmallM16, SmallN4, SmallN16 };
 
+template <int TM_, int TN_, int WARPS_M_, int WARPS_N_, Lanes LANES_, int KC_>
+struct ThinTile {
+  static constexpr int TM = TM_, TN = TN_, WARPS_M = WARPS_M_, WARPS_N = WARPS_N_, KC = KC_;
+  static constexpr Lanes LANES = LANES_;
+};
 template <ThinShape S>
 struct ThinConfig;
-template <>
-struct ThinConfig<ThinShape::ShortK> {
-  static constexpr int TM = 8, TN = 4, WARPS_M = 8, WARPS_N = 1, KC = 32;
-  static constexpr Lanes LANES = Lanes::AlongN;
-};
-template <>
-struct ThinConfig<ThinShape::SmallM4> {
-  static constexpr int TM = 4, TN = 2, WARPS_M = 1, WARPS_N = 8, KC = 16;
-  static constexpr Lanes LANES = Lanes::AlongN;
-};
-template <>
-struct ThinConfig<ThinShape::SmallM16> {
-  static constexpr int TM = 16, TN = 2, WARPS_M = 1, WARPS_N = 8, KC = 16;
-  static constexpr Lanes LANES = Lanes::AlongN;
-};
-template <>
-struct ThinConfig<ThinShape::SmallN4> {
-  static constexpr int TM = 2, TN = 4, WARPS_M = 8, WARPS_N = 1, KC = 16;
-  static constexpr Lanes LANES = Lanes::AlongM;
-};
-template <>
-struct ThinConfig<ThinShape::SmallN16> {
-  static constexpr int TM = 2, TN = 16, WARPS_M = 8, WARPS_N = 1, KC = 16;
-  static constexpr Lanes LANES = Lanes::AlongM;
-};
+//                                                     TM  TN  warps M x N  lanes        KC
+template <> struct ThinConfig<ThinShape::ShortK> : ThinTile<8, 4, 8, 1, Lanes::AlongN, 32> {};
+template <> struct ThinConfig<ThinShape::SmallM4> : ThinTile<4, 2, 1, 8, Lanes::AlongN, 16> {};
+template <> struct ThinConfig<ThinShape::SmallM16> : ThinTile<16, 2, 1, 8, Lanes::AlongN, 16> {};
+template <> struct ThinConfig<ThinShape::SmallN4> : ThinTile<2, 4, 8, 1, Lanes::AlongM, 16> {};
+template <> struct ThinConfig<ThinShape::SmallN16> : ThinTile<2, 16, 8, 1, Lanes::AlongM, 16> {};
 
 template <ThinShape S>
 using ThinLayoutOf = ThinLayout<ThinConfig<S>::TM, ThinConfig<S>::TN, ThinConfig<S>::WARPS_M,

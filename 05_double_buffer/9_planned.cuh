@@ -240,13 +240,8 @@ inline void run_gemm_plan(const GemmPlan& p, const float* A, const float* B, flo
         case ThinShape::SmallN16: run_thin_gemm<ThinShape::SmallN16>(A, B, C, M, N, K, p.slices); return;
       }
       return;
-    case GemmPath::Tiles:
-      if (p.tile == 0)
-        run_sliced_gemm<128, 128, 16, 32, 64, 8, 8>(A, B, C, M, N, K, p.slices);
-      else if (p.tile == 1)
-        run_sliced_gemm<64, 64, 16, 32, 32, 8, 4>(A, B, C, M, N, K, p.slices);
-      else
-        run_sliced_gemm<32, 128, 16, 32, 32, 8, 4>(A, B, C, M, N, K, p.slices);
+    case GemmPath::Tiles:  // kPlanTiles are kAnyShapeTiles, measured
+      run_sliced_tile(p.tile, A, B, C, M, N, K, p.slices);
       return;
   }
 }
