@@ -5,6 +5,8 @@
 #              (ARGS="--iters 20" adds flags to every chapter executable)
 # make plots   roofline and progression charts from that JSON (gnuplot; any machine)
 # make readme-tables  refill the generated results tables of the READMEs from that JSON
+# make memory-system  (GPU) latency per level, bandwidth by working set, Little's law: the
+#              output is kept in common/results/memory-system.txt (chapter 01's opening)
 # make bench   run every chapter's Google Benchmark binary
 # make docs-test  try every command the READMEs show (common/scripts/docs_test.py; after a build)
 # make arch-check  every chapter compiled for sm_75 ... sm_120, warnings checked (no GPU)
@@ -14,7 +16,7 @@ include $(TOP)/common/make/inspect.mk
 
 CHAPTERS := $(TUTORIAL_CHAPTERS)
 
-.PHONY: all build check run plots readme-tables bench docs-test arch-check clean
+.PHONY: all build check run plots readme-tables memory-system bench docs-test arch-check clean
 all: build
 
 build: configure
@@ -38,6 +40,9 @@ plots:
 
 readme-tables:
 	$(PROGRESSION) readme-tables --results $(RESULTS_DIR)
+
+memory-system: build
+	bash $(TOP)/common/scripts/memory_system.sh $(BUILD_DIR) $(RESULTS_DIR) $(ARGS)
 
 bench: build
 	@set -e; for c in $(CHAPTERS); do \
