@@ -41,7 +41,8 @@ plots:
 readme-tables:
 	$(PROGRESSION) readme-tables --results $(RESULTS_DIR)
 
-memory-system: build
+memory-system: configure
+	cmake --build $(BUILD_DIR) --target 06_memory_system -j $(JOBS)
 	bash $(TOP)/common/scripts/memory_system.sh $(BUILD_DIR) $(RESULTS_DIR) $(ARGS)
 
 bench: build

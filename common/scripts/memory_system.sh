@@ -18,7 +18,7 @@ gpu=$(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>/dev/nu
       sed 's/, / (driver /; s/$/)/' || true)
 {
   echo "Measured by \`make memory-system\` on **${gpu:-an unnamed GPU}**, $(date -u +%Y-%m-%dT%H:%M:%SZ)" \
-       "(\`build/bin/06_memory_system $*\`). Sizes in binary units (1 MB = 2^20 bytes, 1 GB =" \
+       "(\`build/bin/06_memory_system${*:+ $*}\`). Sizes in binary units (1 MB = 2^20 bytes, 1 GB =" \
        "2^30 bytes), rates in GB/s of 10^9 bytes per second."
   "$exe" "$@"
 } | tee "$tmp"
