@@ -222,17 +222,27 @@ def inspect_markdown(inspect_dir, chapter):
     return "\n\n".join(parts)
 
 
+# The sections of 06_memory_system's output from this title on (a gather, __restrict__) are
+# chapter 06's lesson; the block `memory-system` (chapter 01's opening) stops before them.
+MEMORY_SYSTEM_LAST = "A gather"
+
+
 def memory_system_markdown(inspect_dir):
     """The output of `make memory-system` (06_memory_system's tables, each measurement beside
-    its prediction), as common/scripts/memory_system.sh keeps it in
-    common/results/memory-system.txt, beside the inspect/ folder."""
+    its prediction) as common/scripts/memory_system.sh keeps it in
+    common/results/memory-system.txt, beside the inspect/ folder: its first line, then the
+    program's output up to the section MEMORY_SYSTEM_LAST."""
     if inspect_dir is None:
         return ""
     saved = Path(inspect_dir).parent / "memory-system.txt"
     if not saved.is_file():
         return ""
     lines = saved.read_text().strip().splitlines()
-    return lines[0] + "\n\n```text\n" + "\n".join(lines[1:]).strip("\n") + "\n```"
+    body = lines[1:]
+    cut = next((i for i, line in enumerate(body) if line.startswith(MEMORY_SYSTEM_LAST)), None)
+    if cut is not None:
+        body = body[:cut]
+    return lines[0] + "\n\n```text\n" + "\n".join(body).strip("\n") + "\n```"
 
 
 def fill_readme(text, chapter, doc, inspect_dir=None):

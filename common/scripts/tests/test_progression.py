@@ -391,7 +391,8 @@ class Digests(unittest.TestCase):
             "<!-- BEGIN GENERATED: memory-system -->\n_Not measured yet._\n"
             "<!-- END GENERATED: memory-system -->\n")
         (results / "memory-system.txt").write_text("Measured on a GPU.\nMemory system of X\n\n"
-                                                   "level  ns\nL1     21\n")
+                                                   "level  ns\nL1     21\n\nA gather, ...\n"
+                                                   "chapter 06's\n")
         self.assertEqual(progression.fill_readme(
             "<!-- BEGIN GENERATED: memory-system -->\nx\n<!-- END GENERATED: memory-system -->\n",
             "01_naive", sample(), results / "inspect"),
