@@ -39,7 +39,9 @@ void launch_gemm_missing_last_column(const float* A, const float* B, float* C, i
   launch(simple_gemm, dim3(ceil_div(N - 1, 16), ceil_div(M, 16)), block, 0, A, B, C, M, N - 1, K);
 }
 
-template <int SMEM_FLOATS>
+// INSTANCE: another copy of the same kernel, for a test that changes a kernel's attributes
+// (the carveout test) without changing those the other tests see.
+template <int SMEM_FLOATS, int INSTANCE = 0>
 __global__ void smem_kernel(float* out) {
   __shared__ float tile[SMEM_FLOATS];
   tile[threadIdx.x % SMEM_FLOATS] = float(threadIdx.x);
@@ -57,15 +59,8 @@ __global__ void dynamic_smem_kernel(float* out) {
 // A kernel only the carveout test launches, so that the preference it sets stays its own.
 __global__ void carveout_kernel(float* out) { out[threadIdx.x] = float(threadIdx.x); }
 
-// Kernels only the carveout occupancy test uses (it sets their carveout preference).
-template <int SMEM_FLOATS>
-__global__ void carveout_smem_kernel(float* out) {
-  __shared__ float tile[SMEM_FLOATS];
-  tile[threadIdx.x % SMEM_FLOATS] = float(threadIdx.x);
-  __syncthreads();
-  out[blockIdx.x * blockDim.x + threadIdx.x] = tile[(threadIdx.x + 1) % SMEM_FLOATS];
-}
-
+// Only the carveout occupancy test uses this one (it sets the kernel's carveout preference);
+// its static counterparts are smem_kernel<N, 1>.
 __global__ void carveout_dynamic_kernel(float* out) {
   extern __shared__ float tile[];
   tile[threadIdx.x] = float(threadIdx.x);
@@ -175,11 +170,11 @@ TEST_CASE("with a carveout preference of 0, 25 and 100% the calculator agrees wi
   allow_dynamic_smem(carveout_dynamic_kernel, most);
   const Case cases[] = {
       // the shapes of chapter 03's tiled_gemm<8>, <16>, <32> (two tiles of floats)
-      {reinterpret_cast<const void*>(carveout_smem_kernel<128>), 64, 0, "512 B static, 64 threads"},
-      {reinterpret_cast<const void*>(carveout_smem_kernel<512>), 256, 0, "2 KB static, 256 threads"},
-      {reinterpret_cast<const void*>(carveout_smem_kernel<2048>), 1024, 0, "8 KB static, 1024 threads"},
-      {reinterpret_cast<const void*>(carveout_smem_kernel<8192>), 256, 0, "32 KB static, 256 threads"},
-      {reinterpret_cast<const void*>(carveout_smem_kernel<12000>), 128, 0, "48000 B static, 128 threads"},
+      {reinterpret_cast<const void*>(smem_kernel<128, 1>), 64, 0, "512 B static, 64 threads"},
+      {reinterpret_cast<const void*>(smem_kernel<512, 1>), 256, 0, "2 KB static, 256 threads"},
+      {reinterpret_cast<const void*>(smem_kernel<2048, 1>), 1024, 0, "8 KB static, 1024 threads"},
+      {reinterpret_cast<const void*>(smem_kernel<8192, 1>), 256, 0, "32 KB static, 256 threads"},
+      {reinterpret_cast<const void*>(smem_kernel<12000, 1>), 128, 0, "48000 B static, 128 threads"},
       {reinterpret_cast<const void*>(carveout_dynamic_kernel), 128, 0, "no shared memory, 128 threads"},
       {reinterpret_cast<const void*>(carveout_dynamic_kernel), 32, 20000, "20000 B dynamic, 32 threads"},
       {reinterpret_cast<const void*>(carveout_dynamic_kernel), 128, big, "half the opt-in maximum"},
