@@ -13,7 +13,7 @@
 //     its equal share of the remaining tiles' iterations. A segment that covers a whole tile
 //     goes to C; a partial one to the block's slot in a workspace (slot 2b: the stream-K
 //     block's first segment, 2b + 1: its last). One loop around one copy of the main loop
-//     (product_over_k, step 6): with a second copy the kernel was 13 points slower at 4096^3.
+//     (product_over_k, step 5): with a second copy the kernel was 13 points slower at 4096^3.
 //   - stream_k_fixup: C = a split tile's partial segments added in the order of their blocks:
 //     no atomics, the same bits on every run, like sum_slices. It stays a second launch
 //     because inside stream_k_gemm (as the paper does it) the adding up cost about 1 to 4

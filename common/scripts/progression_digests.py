@@ -6,6 +6,8 @@ import re
 import sys
 from pathlib import Path
 
+from progression_results import is_gemm
+
 SCALE = {"": 1.0, "k": 1e3, "M": 1e6, "G": 1e9}
 TIME_SCALE = {"s": 1e3, "ms": 1.0, "us": 1e-3, "ns": 1e-6}
 
@@ -74,7 +76,7 @@ def measured_intensities(doc, inspect_dir, size):
         if run["size"] != size:
             continue
         rows = [r for r in run.get("rows", []) if r.get("chapter") != "ceiling"
-                and r.get("rate_unit") == "GFLOP/s"]
+                and is_gemm({"problem": run.get("problem"), **r})]
         traffic = dram_traffic(inspect_dir, run["executable"]) if rows else None
         if not traffic:
             continue

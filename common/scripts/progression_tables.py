@@ -1,9 +1,9 @@
 """The views of the results document as text: the console table and the README blocks
 between <!-- BEGIN GENERATED: NAME --> and <!-- END GENERATED: NAME -->. Part of
 common/scripts/progression.py (see there)."""
-import re
 from pathlib import Path
 
+from generated_blocks import BlockError, fill_blocks
 from progression_digests import measured_intensities
 from progression_results import Failure, is_ceiling, is_gemm
 
@@ -200,10 +200,6 @@ def progression_markdown(doc):
             + md_table(titles, table, right=right))
 
 
-BLOCK = re.compile(r"^(<!-- BEGIN GENERATED: ([\w-]+) -->[ \t]*\n)(.*?)"
-                   r"(^<!-- END GENERATED: \2 -->)", re.S | re.M)
-
-
 def inspect_markdown(inspect_dir, chapter):
     """The `make profile` / `make sass` / `make sanitize` digests of a chapter, as committed under
     common/results/inspect/ by the inspection tooling (common/INSPECT.md)."""
@@ -247,13 +243,7 @@ def memory_system_markdown(inspect_dir):
 
 def fill_readme(text, chapter, doc, inspect_dir=None):
     """Returns text with every known generated block refilled; unknown blocks stay as they are."""
-    begins = len(re.findall(r"<!-- BEGIN GENERATED: ", text))
-    if begins != len(BLOCK.findall(text)):
-        raise Failure("a <!-- BEGIN GENERATED: NAME --> line has no matching "
-                      "<!-- END GENERATED: NAME --> line (each on a line of its own)")
-
-    def replace(match):
-        name = match.group(2)
+    def content_of(name):
         if name == "results" and chapter:
             content = chapter_markdown(doc, chapter, inspect_dir) if doc else ""
         elif name == "progression":
@@ -263,10 +253,13 @@ def fill_readme(text, chapter, doc, inspect_dir=None):
         elif name == "memory-system":
             content = memory_system_markdown(inspect_dir)
         else:
-            return match.group(0)
-        return match.group(1) + (content or NOT_MEASURED) + "\n" + match.group(4)
+            return None
+        return content or NOT_MEASURED
 
-    return BLOCK.sub(replace, text)
+    try:
+        return fill_blocks(text, content_of)
+    except BlockError as e:
+        raise Failure(str(e))
 
 
 def readme_tables(doc, root):

@@ -187,6 +187,9 @@ class Tables(unittest.TestCase):
     def test_readme_with_an_unclosed_block_is_an_error(self):
         with self.assertRaisesRegex(progression.Failure, "no matching"):
             progression.fill_readme("<!-- BEGIN GENERATED: results -->\nx\n", "02_tiled", sample())
+        # The markers named in prose (common/README.md does) are not blocks.
+        prose = "| a table cell naming `<!-- BEGIN GENERATED: NAME -->` |\n"
+        self.assertEqual(progression.fill_readme(prose, "02_tiled", sample()), prose)
 
     def test_missing_results_file_says_to_run_make_run(self):
         with self.assertRaisesRegex(progression.Failure, "make run"):
