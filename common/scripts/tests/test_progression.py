@@ -369,6 +369,17 @@ class Digests(unittest.TestCase):
         found = self.measured(rows=rows)
         self.assertEqual(list(found), [("01_naive", "naive_gemm")])
 
+    def test_a_last_launcher_row_with_kernels_of_other_names_gets_no_point(self):
+        # Chapter 05's stream-K row: the launcher ran stream_k_gemm and its fixup, listed after
+        # the kernels of the rows before it.
+        rows = [("naive_gemm", "4.3 GB", "68.7 MB", "327.24 ms"),
+                ("stream_k_gemm<128, 128, 16, 32, 64, 8, 8, 1>", "964.9 MB", "77.2 MB", "290 ms"),
+                ("stream_k_fixup<128, 128, 256, 1>", "32.0 MB", "2.5 MB", "0.02 ms")]
+        found = self.measured(rows=rows)
+        self.assertEqual(list(found), [("01_naive", "naive_gemm")])
+        # A digest whose first kernel is not the first row's: nothing.
+        self.assertEqual(self.measured(rows=rows[1:]), {})
+
     def test_the_results_block_puts_profiled_kernels_under_their_measured_roof(self):
         folder = tempfile.mkdtemp(dir=OUT)
         self.digest(folder)
