@@ -54,7 +54,7 @@ inline std::vector<tutorial::GemmKernel> chapter_kernels() {
 
 // The chapter's final GEMM: one block per 128 x 128 tile wherever the tiles fill whole waves,
 // stream-K for the last wave where it is partial (K >= 1536), split-K and/or smaller tiles
-// where the tiles do not fill one wave (README, sections 4 and 5: geometric means over the 24
+// where the tiles do not fill one wave (README, part 4, and its sweep: geometric means over the 24
 // shapes of sweep_shapes.txt).
 inline tutorial::GemmKernel best_kernel() {
   return {"ch05::stream-K 128x128 + any_shape", launch_stream_k_gemm};

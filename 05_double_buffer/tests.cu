@@ -63,7 +63,7 @@ const std::vector<GemmKernel> kSlicedKernels = {
     {"stream-K 128x128 5 blocks", ch05::launch_stream_k_slots<128, 128, 16, 32, 64, 8, 8, 5>},
     // More blocks than iterations: some blocks get none (5 iterations of one tile, 7 blocks).
     {"stream-K 128x128 7 blocks", ch05::launch_stream_k_slots<128, 128, 16, 32, 64, 8, 8, 7>},
-    // The comparisons of README section 5: the last two waves by iterations, and no tile by
+    // The comparisons of NOTES.md (stream-K): the last two waves by iterations, and no tile by
     // iterations.
     {"stream-K 128x128 5 blocks, last two waves",
      ch05::launch_stream_k_slots<128, 128, 16, 32, 64, 8, 8, 5,
