@@ -24,18 +24,11 @@ deps:
 	$(SUDO) apt-get update
 	$(SUDO) apt-get install -y --no-install-recommends $(DEPS_PACKAGES)
 
-# nvcc only in /usr/local/cuda/bin (not on the PATH) is found too.
-CUDA_COMPILER_FLAG := $(shell command -v nvcc >/dev/null 2>&1 || { [ -x /usr/local/cuda/bin/nvcc ] && \
-                        echo -DCMAKE_CUDA_COMPILER=/usr/local/cuda/bin/nvcc; })
-
-# Configures when there is no complete build folder yet (also after a configure that failed
-# half-way), and whenever CMAKE_FLAGS are given, so that new options reach an existing build.
+# Configures when there is no complete build folder yet, and whenever CMAKE_FLAGS are given,
+# so that new options reach an existing build; a cache left by a configure that failed in the
+# compiler checks is thrown away first (configure.sh says why).
 configure:
-	@if [ -n "$(strip $(CMAKE_FLAGS))" ] || [ ! -f $(BUILD_DIR)/CMakeCache.txt ] || \
-	    { [ ! -f $(BUILD_DIR)/Makefile ] && [ ! -f $(BUILD_DIR)/build.ninja ]; }; then \
-	  echo "cmake -S $(TOP) -B $(BUILD_DIR) $(CUDA_COMPILER_FLAG) $(CMAKE_FLAGS)"; \
-	  cmake -S $(TOP) -B $(BUILD_DIR) $(CUDA_COMPILER_FLAG) $(CMAKE_FLAGS); \
-	fi
+	@bash $(TOP)/common/make/configure.sh '$(TOP)' '$(BUILD_DIR)' $(CMAKE_FLAGS)
 
 # After ctest: list each distinct reason a test was skipped (e.g. no GPU), one line each.
 define print_skip_reasons
