@@ -30,7 +30,8 @@ deps:
 configure:
 	@bash $(TOP)/common/make/configure.sh '$(TOP)' '$(BUILD_DIR)' $(CMAKE_FLAGS)
 
-# After ctest: list each distinct reason a test was skipped (e.g. no GPU), one line each.
+# After ctest: each distinct reason a test was skipped (e.g. no GPU), one line each, with how
+# many tests of which kind (GPU, CPU backend, host) gave it.
 define print_skip_reasons
-	@grep -ho 'SKIPPED: [^"]*' $(BUILD_DIR)/Testing/Temporary/LastTest.log 2>/dev/null | sort -u | sed 's/^SKIPPED: /note: GPU tests were skipped: /' || true
+	@python3 $(TOP)/common/make/skip_reasons.py $(BUILD_DIR)/Testing/Temporary/LastTest.log || true
 endef
