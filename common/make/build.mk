@@ -17,6 +17,8 @@ SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
 # The build's own make runs are quiet about the directories they enter.
 MAKEFLAGS += --no-print-directory
+# Every includer defines `all`; `make` alone means that, not the first rule below.
+.DEFAULT_GOAL := all
 
 .PHONY: deps configure
 
@@ -24,10 +26,18 @@ deps:
 	$(SUDO) apt-get update
 	$(SUDO) apt-get install -y --no-install-recommends $(DEPS_PACKAGES)
 
+# Targets that need a GPU stop before building anything where there is certainly none
+# (require_gpu.sh), when every goal of the command line is one of them.
+GPU_GOALS := run bench model-check
+GPU_GATE := $(if $(MAKECMDGOALS),$(if $(filter-out $(GPU_GOALS),$(MAKECMDGOALS)),,gpu-gate))
+.PHONY: gpu-gate
+gpu-gate:
+	@bash $(TOP)/common/make/require_gpu.sh 'make $(MAKECMDGOALS)' $(if $(filter $(TOP),$(CURDIR)),,chapter)
+
 # Configures when there is no complete build folder yet, and whenever CMAKE_FLAGS are given,
 # so that new options reach an existing build; a cache left by a configure that failed in the
 # compiler checks is thrown away first (configure.sh says why).
-configure:
+configure: $(GPU_GATE)
 	@bash $(TOP)/common/make/configure.sh '$(TOP)' '$(BUILD_DIR)' $(CMAKE_FLAGS)
 
 # After ctest: each distinct reason a test was skipped (e.g. no GPU), one line each, with how
