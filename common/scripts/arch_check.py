@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Every chapter's kernels compiled for the other GPUs a student may have, without a GPU.
 
-  arch_check.py [--arch 75 --arch 120 ...] [-j N]
+  arch_check.py [--arch 75 --arch 120 ...] [-j N] [--nvcc PATH]
 
 The build compiles for sm_80 and sm_90 (or this machine's GPU); this compiles each chapter's
 main.cu, and the entry.cu of every GPU exercise with its committed stub, to machine code
@@ -13,7 +13,9 @@ minimum of resident blocks that such a GPU cannot hold. A kernel that starts (or
 spilling must be fixed, or the list and the README updated. The list has no stub: a student
 who has not written a line yet must see no warning.
 
-Python 3 standard library only; nvcc from the PATH or /usr/local/cuda/bin.
+Python 3 standard library only; nvcc from --nvcc, else the PATH or /usr/local/cuda/bin. The list
+holds what nvcc 13.0 says; another toolkit (`--nvcc /opt/cuda-12.4/bin/nvcc --arch 75`) may
+spill differently, and its differences are then failures to read, not to list.
 """
 import argparse
 import json
@@ -54,10 +56,10 @@ def units():
     return found
 
 
-def nvcc():
-    found = shutil.which("nvcc") or "/usr/local/cuda/bin/nvcc"
+def nvcc(given=None):
+    found = given or shutil.which("nvcc") or "/usr/local/cuda/bin/nvcc"
     if not os.access(found, os.X_OK):
-        sys.exit("error: nvcc not found (PATH, /usr/local/cuda/bin)")
+        sys.exit(f"error: nvcc not found ({given or 'PATH, /usr/local/cuda/bin'})")
     return found
 
 
@@ -93,9 +95,13 @@ def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--arch", action="append", help="compute capability, e.g. 75 (repeatable)")
     parser.add_argument("-j", "--jobs", type=int, default=os.cpu_count() or 2)
+    parser.add_argument("--nvcc", help="the nvcc to use (default: PATH, then /usr/local/cuda/bin)")
     args = parser.parse_args(argv)
     archs = args.arch or ["75", "80", "86", "89", "90", "100", "120"]
-    compiler = nvcc()
+    compiler = nvcc(args.nvcc)
+    version = subprocess.run([compiler, "--version"], stdout=subprocess.PIPE, text=True).stdout
+    release = [line for line in version.splitlines() if "release" in line]
+    print(f"{compiler}: {release[0] if release else '?'}")
     jobs = [(label, source, arch) for arch in archs for label, source in units()]
     with ThreadPoolExecutor(max_workers=args.jobs) as pool:
         results = list(pool.map(lambda job: compile_one(compiler, *job[1:]), jobs))
