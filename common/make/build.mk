@@ -35,9 +35,11 @@ deps-gpu:
 	$(SUDO) apt-get install -y --no-install-recommends $(DEPS_GPU_PACKAGES)
 
 # Targets that need a GPU stop before building anything where there is certainly none
-# (require_gpu.sh), when every goal of the command line is one of them.
+# (require_gpu.sh), when every goal of the command line is one of them (listing the
+# benchmarks, BENCH_ARGS=--benchmark_list_tests, needs none).
 GPU_GOALS := run bench model-check
-GPU_GATE := $(if $(MAKECMDGOALS),$(if $(filter-out $(GPU_GOALS),$(MAKECMDGOALS)),,gpu-gate))
+GPU_GATE := $(if $(MAKECMDGOALS),$(if $(filter-out $(GPU_GOALS),$(MAKECMDGOALS)),,$(if \
+              $(findstring benchmark_list_tests,$(BENCH_ARGS)),,gpu-gate)))
 .PHONY: gpu-gate
 gpu-gate:
 	@bash $(TOP)/common/make/require_gpu.sh 'make $(MAKECMDGOALS)' $(if $(filter $(TOP),$(CURDIR)),,chapter)
