@@ -17,6 +17,7 @@ import argparse
 import json
 import os
 import re
+import resource
 import shutil
 import subprocess
 import sys
@@ -48,11 +49,14 @@ STEPS = {
 
 
 def run(command, cwd, env, log):
-    start = time.monotonic()
+    """(exit code, wall seconds, CPU seconds of everything it ran: user + system)."""
+    start, before = time.monotonic(), resource.getrusage(resource.RUSAGE_CHILDREN)
     with open(log, "w", encoding="utf-8") as out:
         done = subprocess.run(command, shell=True, cwd=cwd, env=env, stdout=out,
                               stderr=subprocess.STDOUT)
-    return done.returncode, time.monotonic() - start
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    return done.returncode, time.monotonic() - start, cpu
 
 
 def version(argv):
@@ -106,16 +110,17 @@ def measure(args):
             command, extra, _ = STEPS[name]
             log = Path(tmp) / f"{name}.log"
             print(f"== {name}: {command}", flush=True)
-            code, seconds = run(command, clone, dict(env, **extra), log)
+            code, seconds, cpu = run(command, clone, dict(env, **extra), log)
             text = log.read_text(errors="replace")
             if code != 0:
                 print(text[-3000:])
                 sys.exit(f"error: {name} failed (exit {code}); nothing written")
-            entry = {"command": command, "env": extra, "seconds": round(seconds, 1)}
+            entry = {"command": command, "env": extra, "seconds": round(seconds, 1),
+                     "cpu_seconds": round(cpu, 1)}
             if "check" in name:
                 entry.update(test_counts(text))
             doc["steps"][name] = entry
-            print(f"   {seconds:.1f} s", flush=True)
+            print(f"   {seconds:.1f} s ({cpu:.1f} s of CPU)", flush=True)
     old = json.loads(Path(args.json).read_text()) if Path(args.json).is_file() else {"steps": {}}
     old_steps = old.get("steps", {})
     old_steps.update(doc["steps"])  # a partial measurement keeps the other steps' rows
@@ -132,16 +137,21 @@ def duration(seconds):
 
 def markdown(doc):
     m = doc["machine"]
+    cores = m["cores"]
     lines = [f"Measured {doc['date']} at commit {doc['commit']} by "
              "`python3 common/scripts/build_times.py measure` (a fresh clone, ccache off) on "
-             f"{m['cores']} cores ({m['cpu']}; load average {m['load_average']} at the start, "
-             f"a machine shared with other builds), {m['nvcc']}, {m['cmake']}:", "",
-             "| command | time |", "| --- | --: |"]
+             f"{cores} cores ({m['cpu']}), {m['nvcc']}, {m['cmake']}. The machine was shared "
+             f"with other builds (load average {m['load_average']} at the start), so the wall "
+             "times are long; the CPU time, divided by the cores, is what the command itself "
+             "needs of them (its wall time on an idle machine is at least that):", "",
+             f"| command | wall time | CPU time / {cores} |", "| --- | --: | --: |"]
     for name, step in doc["steps"].items():
         what = STEPS[name][2] if name in STEPS else step["command"]
         if step.get("tests"):
             what += f"; {step['tests']} tests, {step['skipped']} of them skipped"
-        lines.append(f"| {what} | {duration(step['seconds'])} |")
+        cpu = step.get("cpu_seconds")
+        lines.append(f"| {what} | {duration(step['seconds'])} | "
+                     f"{duration(cpu / cores) if cpu is not None else '-'} |")
     return "\n".join(lines) + "\n"
 
 
