@@ -56,7 +56,12 @@ analyze: configure
 # runs each chapter at the model's size; build/model-check/<chapter>.md holds the side-by-side
 # table. Without MODEL_DIR the counts come from this build's analyzers (built and run first
 # when their CSVs are missing); a build without them says what to run instead.
-.PHONY: model-check
-model-check: $(INSPECT_PREREQ)
-	@$(INSPECT_ENV) MODEL_DIR='$(MODEL_DIR)' ANALYZE_ARGS='$(ANALYZE_ARGS)' ANALYZE_SMS='$(ANALYZE_SMS)' \
-	  JOBS='$(JOBS)' NO_BUILD='$(NO_BUILD)' bash $(TOP)/common/scripts/inspect_model_check.sh $(INSPECT_CHAPTERS)
+MODEL_CHECK = @$(INSPECT_ENV) MODEL_DIR='$(MODEL_DIR)' ANALYZE_ARGS='$(ANALYZE_ARGS)' \
+  ANALYZE_SMS='$(ANALYZE_SMS)' JOBS='$(JOBS)' NO_BUILD='$(NO_BUILD)' \
+  bash $(TOP)/common/scripts/inspect_model_check.sh
+.PHONY: model-check model-check-inputs
+model-check: model-check-inputs $(INSPECT_PREREQ)
+	$(MODEL_CHECK) $(INSPECT_CHAPTERS)
+
+model-check-inputs: $(if $(NO_BUILD),,configure)
+	$(MODEL_CHECK) --inputs-only $(INSPECT_CHAPTERS)

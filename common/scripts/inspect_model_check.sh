@@ -2,7 +2,10 @@
 # make model-check: the CPU backend's memory model against Nsight Compute, chapter by chapter,
 # on a GPU (model_vs_ncu.py: the verdicts and why).
 #
-#   inspect_model_check.sh CHAPTER...
+#   inspect_model_check.sh [--inputs-only] CHAPTER...
+#
+# --inputs-only: only find (or make) the model's CSVs, before the chapters are built, so that a
+# missing CSV is reported before minutes of building.
 #
 # The model's counts are `make analyze`'s CSVs, <chapter>-model.csv, read from $MODEL_DIR, or
 # by default from build/analyze/, where the missing ones are made first when this build has the
@@ -12,6 +15,11 @@
 set -uo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/inspect_lib.sh"
 
+inputs_only=""
+if [ "${1:-}" = --inputs-only ]; then
+  inputs_only=1
+  shift
+fi
 model_dir=${MODEL_DIR:-$BUILD_DIR/analyze}
 OUT_DIR="$BUILD_DIR/model-check"
 mkdir -p "$OUT_DIR"
@@ -41,6 +49,8 @@ if [ ${#missing[@]} -gt 0 ]; then
     exit 1
   }
 fi
+
+[ -z "$inputs_only" ] || exit 0
 
 NCU=$(inspect_find_tool ncu)
 if [ -z "$NCU" ]; then
