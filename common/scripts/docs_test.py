@@ -291,7 +291,7 @@ def paragraphs(text):
     cleaned = []
     for start, paragraph in out:
         paragraph = re.sub(r"`[^`]*`", "", paragraph)
-        paragraph = re.sub(r"\]\([^)\s]*\)", "]", paragraph)
+        paragraph = re.sub(r"\]\((?:[^()\s]|\([^()\s]*\))*\)", "]", paragraph)  # link targets
         cleaned.append((start, paragraph))
     return cleaned
 
@@ -302,16 +302,17 @@ TEST_COUNT = re.compile(r"\b\d[\d,]*(?:/\d[\d,]*)? tests\b")
 def prose_problems(path):
     """Unbalanced parentheses and hand-written test counts in a README's prose."""
     problems = []
+    name = path.relative_to(REPO) if path.is_relative_to(REPO) else path
     for start, paragraph in paragraphs(path.read_text()):
         depth, low = 0, 0
         for char in paragraph:
             depth += {"(": 1, ")": -1}.get(char, 0)
             low = min(low, depth)
         if depth or low < 0:
-            problems.append(f"{path.relative_to(REPO)}:{start}: unbalanced parentheses in the "
+            problems.append(f"{name}:{start}: unbalanced parentheses in the "
                             f"paragraph starting {paragraph[:60]!r}")
         for count in TEST_COUNT.findall(paragraph):
-            problems.append(f"{path.relative_to(REPO)}:{start}: a hand-written test count "
+            problems.append(f"{name}:{start}: a hand-written test count "
                             f"({count!r}): it drifts; say it in a generated block")
     return problems
 
