@@ -36,10 +36,11 @@ deps-gpu:
 
 # Targets that need a GPU stop before building anything where there is certainly none
 # (require_gpu.sh), when every goal of the command line is one of them (listing the
-# benchmarks, BENCH_ARGS=--benchmark_list_tests, needs none).
-GPU_GOALS := run bench model-check
+# benchmarks, BENCH_ARGS=--benchmark_list_tests, and judging old sanitizer logs,
+# SANITIZE_FROM_LOGS=1, need none).
+GPU_GOALS := run bench sweep profile sanitize model-check
 GPU_GATE := $(if $(MAKECMDGOALS),$(if $(filter-out $(GPU_GOALS),$(MAKECMDGOALS)),,$(if \
-              $(findstring benchmark_list_tests,$(BENCH_ARGS)),,gpu-gate)))
+              $(findstring benchmark_list_tests,$(BENCH_ARGS))$(SANITIZE_FROM_LOGS),,gpu-gate)))
 .PHONY: gpu-gate
 gpu-gate:
 	@bash $(TOP)/common/make/require_gpu.sh 'make $(MAKECMDGOALS)' $(if $(filter $(TOP),$(CURDIR)),,chapter)
