@@ -117,7 +117,7 @@ def measure(args):
                 sys.exit(f"error: {name} failed (exit {code}); nothing written")
             entry = {"command": command, "env": extra, "seconds": round(seconds, 1),
                      "cpu_seconds": round(cpu, 1)}
-            if "check" in name:
+            if command.startswith("make check"):
                 entry.update(test_counts(text))
             doc["steps"][name] = entry
             print(f"   {seconds:.1f} s ({cpu:.1f} s of CPU)", flush=True)
