@@ -1,4 +1,5 @@
 # make deps    install the Debian/Ubuntu packages the build needs (besides the CUDA Toolkit)
+# make deps-gpu  only those a machine with a GPU needs (Colab): cmake g++ catch2 libbenchmark-dev
 # make check   build everything and run every test (GPU tests are skipped without a GPU)
 # make run     every chapter on the GPU: one table, kept in common/results/progression.json/.csv,
 #              and the two charts when gnuplot is installed
@@ -10,6 +11,8 @@
 # make bench   run every chapter's Google Benchmark binary
 # make docs-test  try every command the READMEs show (common/scripts/docs_test.py; after a build)
 # make arch-check  every chapter compiled for sm_75 ... sm_120, warnings checked (no GPU)
+#              (ARCH_CHECK_ARGS="--arch 75 --nvcc /opt/cuda-12.4/bin/nvcc": one architecture,
+#              another toolkit)
 TOP := $(abspath $(dir $(lastword $(MAKEFILE_LIST))))
 include $(TOP)/common/make/build.mk
 include $(TOP)/common/make/inspect.mk
@@ -56,7 +59,7 @@ docs-test: build
 	python3 $(TOP)/common/scripts/docs_test.py --build-dir $(BUILD_DIR)
 
 arch-check:
-	python3 $(TOP)/common/scripts/arch_check.py -j $(JOBS)
+	python3 $(TOP)/common/scripts/arch_check.py -j $(JOBS) $(ARCH_CHECK_ARGS)
 
 clean:
 	rm -rf $(BUILD_DIR)

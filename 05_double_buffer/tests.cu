@@ -133,7 +133,7 @@ TEST_CASE("the final launcher runs stream-K where this GPU's last wave is partia
 }
 
 TEST_CASE("split-K and stream-K use a workspace on whichever GPU is current", "[gpu][multi]") {
-  REQUIRE_GPU();
+  REQUIRE_REAL_GPU();  // the CPU backend is one device
   int devices = 0;
   REQUIRE(cudaGetDeviceCount(&devices) == cudaSuccess);
   if (devices < 2) {
