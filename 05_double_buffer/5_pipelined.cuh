@@ -14,7 +14,7 @@
 //   - the FMAs of a step column by column (outer_product_by_columns), with which ptxas finds a
 //     register assignment with few bank conflicts. Each of the three alone measured slower or
 //     no better; together they bring the kernel level with cuBLAS at 8192 (NOTES.md, runs
-//     10-16; README, section 3).
+//     10-16; README, part 3).
 // What it still gets wrong: one 128 x 128 tile for every problem, so a problem with too few
 // tiles to fill the GPU (small sizes, small M, long K) runs far below cuBLAS; and it is FP32 on
 // the CUDA cores: the same GPU multiplies TF32, BF16 or FP8 matrices on its tensor cores many
@@ -41,7 +41,7 @@ namespace ch05 {
 // the same instructions as when it was written inside the kernel (k0 = 0 folds away); moving k0
 // into the pointers instead (A + k0, B + k0 * N) adds 12 instructions per 2,048 FFMAs to
 // stream_k_gemm's float4 loop and 24 to sliced_gemm's, and measured 2 points slower at 4096^3
-// (README, section 5; the SASS counts: NOTES.md).
+// (NOTES.md: stream-K's fix 1, and the SASS counts).
 template <int BM, int BN, int BK, int WM, int WN, int TM, int TN, bool VEC>
 __device__ __forceinline__ void product_over_k(const float* __restrict__ A,
                                                const float* __restrict__ B, int M, int N,

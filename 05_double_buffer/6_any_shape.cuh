@@ -5,12 +5,12 @@
 //   - sliced_gemm: block (x, y, z) computes tile (y, x) of C over the K range of slice z only,
 //     [z * sliceK, z * sliceK + sliceK), and stores that partial product in slice z of a
 //     workspace (S x M x N floats). With one slice it stores straight to C: then it is
-//     pipelined_gemm, as fast, and faster where float4 cannot be used (README, section 5);
+//     pipelined_gemm, as fast, and faster where float4 cannot be used (NOTES.md, "5. Stream-K");
 //   - sum_slices: C = partial 0 + partial 1 + ... + partial S-1, in that order for every
 //     element: no atomics, so the result is the same bit for bit run after run;
 //   - launch_any_shape_gemm: picks the tile (128 x 128; 64 x 64 or 32 x 128 where the estimate
 //     says it is faster: small M or N, tiny problems) and the slice count S from M, N, K and the
-//     GPU's SM count, with the wave arithmetic of plan_any_shape below (README, section 4).
+//     GPU's SM count, with the wave arithmetic of plan_any_shape below (README, part 4).
 // Why it is faster: pipelined_gemm makes ceil(M/128) * ceil(N/128) blocks. The GPU runs
 // SMs x 2 of them at once (one wave: 264 on an H100); at 256 x 256 x 65536 that is 4 blocks,
 // each walking all of K, and 128 of the 132 SMs idle. Slicing K gives the idle SMs work.
@@ -124,7 +124,7 @@ __global__ void __launch_bounds__(WarpLayout<BM, BN, WM, WN, TM, TN>::THREADS,
 //              (fraction of its 128 FMA per clock: it takes kBusyWarps warps to hide latency)
 //     clocks = rounds * kBlockClocks + load * BM * BN * sliceK / (128 * rate)
 //              + (S > 1 ? (2 S + 1) * M * N * 4 bytes / kBytesPerClock + kLaunchClocks : 0)
-// The constants are rough H100/H200 figures (README, section 4); only their ratios matter.
+// The constants are rough H100/H200 figures (README, part 4); only their ratios matter.
 struct TileChoice {
   int bm, bn, warps, blocks_per_sm;  // blocks_per_sm: the kernel's __launch_bounds__ minimum
   double efficiency;          // fraction of the SM's FMA rate a full wave of these blocks gets
@@ -189,7 +189,7 @@ AnyShapePlan plan_any_shape(int M, int N, int K, int sms, const TileChoice (&til
   AnyShapePlan best;
   // At least one full wave of 128 x 128 tiles: pipelined_gemm as it is. Blocks do not run in
   // lockstep waves, so a partly filled last wave after several full ones costs less than the
-  // model below says; the remaining tail is stream-K's business (README, section 4).
+  // model below says; the remaining tail is stream-K's business (README, part 4).
   const long long bigTiles =
       (long long)tutorial::ceil_div(M, tiles[0].bm) * tutorial::ceil_div(N, tiles[0].bn);
   const long long bigSlots = (long long)sms * tiles[0].blocks_per_sm;
@@ -227,7 +227,7 @@ using BigTile = WarpLayout<128, 128, 32, 64, 8, 8>;
 using SmallTile = WarpLayout<64, 64, 32, 32, 8, 4>;
 using SkinnyTile = WarpLayout<32, 128, 32, 32, 8, 4>;
 // The efficiency of the 8 x 4 lane tiles relative to the 128 x 128 one is a guess (0.7),
-// checked by the sweep (README, section 4).
+// checked by the sweep (README, part 4).
 constexpr TileChoice kAnyShapeTiles[3] = {
     {128, 128, BigTile::THREADS / 32, BigTile::MIN_BLOCKS, 1.0},
     {64, 64, SmallTile::THREADS / 32, SmallTile::MIN_BLOCKS, 0.7},
@@ -260,7 +260,7 @@ void run_sliced_gemm(const float* A, const float* B, float* C, int M, int N, int
   int slices = 1, sliceK = K;
   slice_k(K, wantedSlices, slices, sliceK);
   // One slice: straight to C, no workspace and no sum (as fast as pipelined_gemm at 128 x 128,
-  // faster where float4 cannot be used: README, section 5).
+  // faster where float4 cannot be used: NOTES.md, "5. Stream-K").
   const size_t count = size_t(M) * N;
   float* out = slices == 1 ? C : slice_workspace(count * slices, slices, M, N);
   const dim3 block(WarpLayout<BM, BN, WM, WN, TM, TN>::THREADS);

@@ -13,8 +13,8 @@
 //     clocks = max(FMAs of the busiest SM / its FMA rate, bytes that must move / DRAM rate)
 //              + per-block and per-launch costs
 // with the GPU's own numbers (GpuModel: SMs, FP32 lanes, SM clock, DRAM bytes per SM clock
-// from the memory clock and bus width) and a few efficiencies measured once on an H100 (README,
-// section 6). A model, not a table of shapes: a GPU with other counts gets other plans, though
+// from the memory clock and bus width) and a few efficiencies measured once on an H100 (NOTES.md,
+// "Shapes nobody listed"). A model, not a table of shapes: a GPU with other counts gets other plans, though
 // its efficiencies were fitted on one GPU and may be off on another (`make sweep RANDOM=40`).
 // What it still gets wrong: a fitted estimate picks a worse path at some shapes (the worst
 // measured 66-68% of cuBLAS on random shapes; 64^3, 1000^3-1536^3 below step 7's rules), and

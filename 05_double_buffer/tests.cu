@@ -65,7 +65,7 @@ const std::vector<GemmKernel> kSlicedKernels = {
     {"stream-K 128x128 5 blocks", ch05::launch_stream_k_slots<128, 128, 16, 32, 64, 8, 8, 5>},
     // More blocks than iterations: some blocks get none (5 iterations of one tile, 7 blocks).
     {"stream-K 128x128 7 blocks", ch05::launch_stream_k_slots<128, 128, 16, 32, 64, 8, 8, 7>},
-    // The comparisons of README section 5: the last two waves by iterations, and no tile by
+    // The comparisons of NOTES.md (stream-K): the last two waves by iterations, and no tile by
     // iterations.
     {"stream-K 128x128 5 blocks, last two waves",
      ch05::launch_stream_k_slots<128, 128, 16, 32, 64, 8, 8, 5,
@@ -209,7 +209,7 @@ TEST_CASE("the planned launcher is correct at random shapes, whatever path it ta
 }
 
 TEST_CASE("split-K and stream-K use a workspace on whichever GPU is current", "[gpu][multi]") {
-  REQUIRE_GPU();
+  REQUIRE_REAL_GPU();  // the CPU backend is one device
   int devices = 0;
   REQUIRE(cudaGetDeviceCount(&devices) == cudaSuccess);
   if (devices < 2) {
@@ -355,7 +355,7 @@ TEST_CASE("any_shape's plan on a 132-SM GPU (H100): waves", "[model]") {
 
 TEST_CASE("stream-K wherever the last wave is partial and K is long (132 SMs, as an H100)",
           "[model]") {
-  // 264 slots of 128 x 128 tiles (section 5's tables).
+  // 264 slots of 128 x 128 tiles (NOTES.md, "5. Stream-K").
   CHECK(ch05::stream_k_pays(3072, 3072, 3072, 132));        // 576 tiles: 2.18 waves
   CHECK(ch05::stream_k_pays(3000, 3000, 3000, 132));        // the same 576
   CHECK(ch05::stream_k_pays(2048, 11008, 4096, 132));       // 1376 tiles: 5.21 waves

@@ -21,14 +21,14 @@ namespace ch06 {
 // multiple of 8 floats, or a misaligned `out`). The padded kernel then writes each 64-float
 // piece of an output row across 9 sectors, the first and the last partly; their other parts
 // come from a neighbouring block, and those partial writes cost a third of the bandwidth
-// (README, section 6). Here output row c is cut at sector boundaries instead: block b writes
+// (README, part 5). Here output row c is cut at sector boundaries instead: block b writes
 // out[c][SPAN·b − s .. SPAN·b − s + SPAN), SPAN = TILE_ROWS, with s = (float index of
 // out[c][SPAN·b]) mod 8 the same for every b (SPAN is a multiple of 8), so every warp's store
 // starts a sector. The segment moves back by up to SHIFT = 7 floats, so the block stages input
 // rows SPAN·b − 7 .. SPAN·b + SPAN − 1 (7 more than it writes, read again by the block above:
 // 7 / SPAN more reads, mostly L2 hits), and the grid has a block for the last 7 columns.
 // TILE_ROWS input rows (output columns) by TILE_COLS input columns, TILE_COLS × BLOCK_ROWS
-// threads. Measured on the H100 at odd shapes (README, section 6): 128 × 32 tiles with 32 × 8
+// threads. Measured on the H100 at odd shapes (NOTES.md, section 6): 128 × 32 tiles with 32 × 8
 // threads tie with 96 × 32 (within 0.2 points) and beat 64 × 64, 64 × 32 and 128 × 64; of the
 // two we keep 128, whose 7 extra rows are 5.5% of the tile instead of 7.3%.
 template <int TILE_ROWS, int TILE_COLS, int BLOCK_ROWS>

@@ -2,7 +2,7 @@
 //
 // What changed since step 6: no new kernel. Each kernel of steps 3-6 wins on its own kind of
 // shape and refuses or loses on others; this launcher picks, from the shape and the pointers,
-// the one that measured fastest there on an H100 (README, section 6):
+// the one that measured fastest there on an H100 (NOTES.md, "6. Every shape"):
 //   - a single row or column: its transpose holds the same floats in the same order, so it is
 //     copied (copy_vec4, access_patterns.cuh) instead of moving 64 x 64 tiles of which one row
 //     or column is real;

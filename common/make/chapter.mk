@@ -33,8 +33,8 @@ bench: build
 #              without a GPU.
 # make sweep RANDOM=40 [SEED=S]   40 shapes drawn at random instead (SWEEP_PROBLEM's ranges in
 #              sweep.py; without SEED the seed comes from /dev/urandom and is printed), the
-#              chapter's final launcher only (SWEEP_FINAL_FLAGS): the same table, summary and
-#              SWEEP_OUT; the README and the picture are left as they are.
+#              chapter's final launcher (and in 05 step 7's beside it: SWEEP_FINAL_FLAGS): the
+#              same table, summary and SWEEP_OUT; the README and the picture are left as they are.
 SWEEP_ITERS ?= 9
 .PHONY: sweep
 sweep: build

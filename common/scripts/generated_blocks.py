@@ -1,6 +1,6 @@
 """The one writer of the generated blocks in the READMEs: the text between a line
 `<!-- BEGIN GENERATED: NAME -->` and a line `<!-- END GENERATED: NAME -->` belongs to a script
-(progression.py: results, progression, inspect; sweep.py: sweep) and is replaced whole, the
+(progression.py: results, progression, inspect, memory-system; sweep.py: sweep) and is replaced whole, the
 rest of the file is left as it is. Python 3 standard library only.
 
     fill_blocks(text, content_of)   every block: content_of(NAME) gives its new text (without
@@ -29,7 +29,8 @@ def end(name):
 
 def fill_blocks(text, content_of):
     """text with every block whose content_of(NAME) is not None refilled with that content."""
-    if len(re.findall(r"<!-- BEGIN GENERATED: ", text)) != len(BLOCK.findall(text)):
+    # Marker lines only: a README may name the markers in its prose (common/README.md does).
+    if len(re.findall(r"^<!-- BEGIN GENERATED: ", text, re.M)) != len(BLOCK.findall(text)):
         raise BlockError("a <!-- BEGIN GENERATED: NAME --> line has no matching "
                          "<!-- END GENERATED: NAME --> line (each on a line of its own)")
 
