@@ -57,9 +57,9 @@ inline std::vector<tutorial::GemmKernel> chapter_kernels() {
   };
 }
 
-// The chapter's final GEMM: for each shape, the path and cut of K that plan_gemm estimates
-// fastest on this GPU: whole 128 x 128 tiles, stream-K for a partial last wave, split-K and
-// smaller tiles below one wave, thin_gemm where the time is memory (README, "Shapes nobody
+// The chapter's final GEMM: for each shape, step 7's path unless plan_gemm estimates another
+// clearly faster on this GPU: whole 128 x 128 tiles, stream-K for a partial last wave, split-K
+// and smaller tiles below one wave, thin_gemm where the time is memory (README, "Shapes nobody
 // listed": random shapes as well as the 24 of sweep_shapes.txt).
 inline tutorial::GemmKernel best_kernel() {
   return {"ch05::planned: tiles|stream-K|split-K|thin", launch_planned_gemm};

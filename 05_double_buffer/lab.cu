@@ -32,7 +32,7 @@ void forced(const float* A, const float* B, float* C, int M, int N, int K) {
     if (PATH == GemmPath::Thin) return int(p.thin) == WHICH;
     return true;
   };
-  GemmPlan p = ch05::plan_gemm(M, N, K, ch05::current_gpu_model(), allowed);
+  GemmPlan p = ch05::cheapest_plan(M, N, K, ch05::current_gpu_model(), allowed);
   if (p.clocks < 0) throw tutorial::UnsupportedShape("lab: the plan does not consider this path here");
   p.slices = std::max(1, std::min(ch05::kMaxPlanSlices, p.slices * NUM / DEN));
   static bool told = false;

@@ -382,23 +382,30 @@ TEST_CASE("the thin kernel's larger chunks: thin sides of 64 to 767", "[gpu]") {
   }
 }
 
-TEST_CASE("the chapter's best takes wide matrices of 64 to 767 rows to the thin kernel when "
+TEST_CASE("the chapter's best takes wide matrices of 128 to 383 rows to the thin kernel when "
           "they are long enough", "[gpu]") {
   REQUIRE_GPU();
   int sms = 0;
   REQUIRE(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0) == cudaSuccess);
-  // 100 rows, odd columns (no float4): chunks of 24,576 floats hold 224 columns of 100 rows,
-  // of 16,384 floats 160, of 8,192 64. With at least 4 chunks per SM the largest chunk runs,
-  // with fewer a smaller one, and with too few for any the sector-aligned tiles.
+  const void* thin1024 = reinterpret_cast<const void*>(ch06::transpose_thin<1024>);
+  const void* thin512 = reinterpret_cast<const void*>(ch06::transpose_thin<512>);
+  const void* tiles = reinterpret_cast<const void*>(ch06::transpose_sector_aligned<128, 32, 8>);
+  // Odd row and column counts (no float4, output rows off the sectors). 201 rows: chunks of
+  // 24,576 floats hold 96 columns of each row, of 16,384 floats 64, of 8,192 only 32 (too few).
+  // With at least 4 chunks per SM the largest chunk runs, with fewer a smaller one of 64
+  // columns, and with too few for any the sector-aligned tiles. 101 rows (one band of the
+  // tiles) and 401 (32 columns per chunk) stay with the tiles however long.
   const struct {
-    int cols;
+    int rows, cols;
     const void* kernel;
-  } picks[] = {{224 * 4 * sms + 1, reinterpret_cast<const void*>(ch06::transpose_thin<1024>)},
-               {160 * 4 * sms + 1, reinterpret_cast<const void*>(ch06::transpose_thin<512>)},
-               {151, reinterpret_cast<const void*>(ch06::transpose_sector_aligned<128, 32, 8>)}};
+  } picks[] = {{201, 96 * 4 * sms + 1, thin1024},
+               {201, 64 * 4 * sms + 1, thin512},
+               {201, 151, tiles},
+               {101, 224 * 4 * sms + 1, tiles},
+               {401, 32 * 4 * sms + 1, tiles}};
   for (const auto& pick : picks) {
-    CAPTURE(pick.cols);
-    const CompareResult r = check_transpose(ch06::best_kernel().launch, 100, pick.cols, 19);
+    CAPTURE(pick.rows, pick.cols);
+    const CompareResult r = check_transpose(ch06::best_kernel().launch, pick.rows, pick.cols, 19);
     INFO(r.summary());
     CHECK(r.ok());
     CHECK(last_launch().kernel == pick.kernel);
