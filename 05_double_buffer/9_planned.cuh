@@ -247,21 +247,23 @@ inline GemmPlan step7_plan(int M, int N, int K, const GpuModel& g) {
 // How much faster than step 7's choice another plan must be estimated before plan_gemm takes
 // it, as a fraction of its clocks, by kind of departure. Each is the estimate's error measured
 // for that kind: wherever the H100 runs timed step 7's choice and a plan the estimate called
-// faster at the same shape (149 such pairs at 263 shapes; NOTES.md, "The plan against step
+// faster at the same shape (165 such pairs at 263 shapes; NOTES.md, "The plan against step
 // 7"), q = measured gain / estimated gain at the pairs' lower quartile, and the margin is
 // 1/q - 1 rounded down to 5%: an estimated gain must outgrow the error of 3/4 of those pairs.
-//   - fewer slices of step 7's tile (one launch and fewer partials less): measured / estimated
-//     at the lower quartile 0.98, never below 0.93 (14 pairs): no margin;
-//   - another tile or stream-K where 128 x 128 tiles fill a wave or more (step 6 always ran them
-//     whole there): 0.93 (34 pairs, 28 measured gains);
+//   - fewer slices of step 7's tile (one launch and fewer partials less): q = 0.98, never below
+//     0.93 (14 pairs): no margin;
+//   - another tile or stream-K where step 7 runs whole 128 x 128 tiles or stream-K: 0.91 (42
+//     pairs, 34 measured gains: the 128 x 128 tile's first loads and stores, which 64 x 64
+//     blocks five to an SM hide behind each other, cost most where K is short);
 //   - step 8's thin tiles: 0.89 (47 pairs, 40 gains; at short K 2-3x measured for 1.2-1.5x
 //     estimated);
-//   - another tile below one wave, where step 6's model chose among the same tiles: 0.82 (35
-//     pairs, 20 gains);
+//   - another tile where step 7 cut K or took a smaller tile, step 6's model choosing among the
+//     same tiles: 0.80 (43 pairs, 21 gains; 211 x 819 x 13043: 32 x 128 tiles, 1.04 estimated,
+//     0.81 measured);
 //   - more slices of step 7's tile: 0.67 (19 pairs, 9 gains; 32 x 4096 x 4096: 1.29 estimated,
 //     0.87 measured).
 constexpr double kMarginFewerSlices = 0.0;
-constexpr double kMarginWholeWaves = 0.05;
+constexpr double kMarginWholeTiles = 0.05;
 constexpr double kMarginThin = 0.10;
 constexpr double kMarginOtherTile = 0.20;
 constexpr double kMarginMoreSlices = 0.45;
@@ -273,29 +275,24 @@ inline bool same_plan(const GemmPlan& a, const GemmPlan& b) {
   return a.tile == b.tile && a.slices == b.slices;
 }
 
-inline double departure_margin(const GemmPlan& p, const GemmPlan& step7, int M, int N,
-                               const GpuModel& g) {
+inline double departure_margin(const GemmPlan& p, const GemmPlan& step7) {
   if (p.path == GemmPath::Thin) return kMarginThin;
   if (p.path == GemmPath::Tiles && step7.path == GemmPath::Tiles && p.tile == step7.tile)
     return p.slices < step7.slices ? kMarginFewerSlices : kMarginMoreSlices;
-  const long long tiles128 = (long long)tutorial::ceil_div(M, 128) * tutorial::ceil_div(N, 128);
-  const long long slots = (long long)g.sms * BigTile::MIN_BLOCKS;
-  return tiles128 >= slots ? kMarginWholeWaves : kMarginOtherTile;
+  const bool wholeTiles =
+      step7.path == GemmPath::StreamK || (step7.tile == 0 && step7.slices == 1);
+  return wholeTiles ? kMarginWholeTiles : kMarginOtherTile;
 }
 
 // The plan for M x N x K on GPU g: step 7's choice, unless another plan's estimate beats it by
-// more than departure_margin (then the one that beats it by most, margins counted). The 32 x 128
-// tile is a departure only for M <= 32, the rows it was made for (beyond, at 211 x 819 x 13043,
-// 197 x 7897 x 14640 and 404 x 2040 x 13990 it measured 15-19% slower than step 7's choice).
+// more than departure_margin (then the one that beats it by most, margins counted).
 inline GemmPlan plan_gemm(int M, int N, int K, const GpuModel& g) {
   const GemmPlan step7 = step7_plan(M, N, K, g);
-  const bool step7Skinny = step7.path == GemmPath::Tiles && step7.tile == 2;
   GemmPlan best = step7;
   double bestCost = step7.clocks;
   for_each_plan(M, N, K, g, [&](const GemmPlan& p) {
     if (same_plan(p, step7)) return;
-    if (p.path == GemmPath::Tiles && p.tile == 2 && M > 32 && !step7Skinny) return;
-    const double cost = p.clocks * (1.0 + departure_margin(p, step7, M, N, g));
+    const double cost = p.clocks * (1.0 + departure_margin(p, step7));
     if (cost < bestCost) {
       best = p;
       bestCost = cost;
