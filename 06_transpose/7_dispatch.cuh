@@ -52,6 +52,8 @@ constexpr int kThinSmall = 16, kThinTall = 48;
 //     lines per row and block, the thin kernel gained at all 8 shapes from 140 to 327 rows, +3
 //     to +17 points; with 32 columns (384 to 767 rows) +0.5 to +6 at four, -1 at two, and -4
 //     and -14 at 722 x 12740 and 691 x 19590 (1.5 and 2.3 waves of 2 blocks per SM).
+// The lower bound sits between the last loss measured (99 rows) and the first gain (140); a later
+// draw found the tiles at 67.9% of the copy at 124 x 947017, below it (NOTES.md, round two).
 constexpr int kThinWideMin = 128, kThinWideMax = 384, kThinWideSpan = 64, kThinBlocksPerSm = 4;
 
 // transpose_thin with chunks of CHUNK floats, if a chunk holds `span` columns of its thin side
