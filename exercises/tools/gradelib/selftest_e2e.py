@@ -488,7 +488,66 @@ def model_attacks(checks, args):
                      (f": {why[:110]}" if why else ""), why[:300])
 
 
-PARTS = ("stubs", "fixture", "solutions", "faults", "model", "corpus", "gradescope")
+# Issue 32's attacks on where an answer comes from and on what the memory model sees
+# (selftest/hostile.py, kernel_attacks): each graded alone, with the exercises it touches.
+EARNS = {
+    "nothing": lambda t: False,
+    "host": lambda t: bool(t.calls) and all("refuse_gemm" in c or "call" in c for c in t.calls),
+    "correct": lambda t: t.model is None,
+    "all": lambda t: True,
+}
+
+
+def kernel_attacks(checks, args, only=None):
+    print("3f. answers from the host, and accesses the memory model does not see", flush=True)
+    attacks = [a for a in hostile.kernel_attacks() if not only or a.name in only]
+    stubs = {}
+    for e, f in hostile.KERNEL_FILES.items():
+        with open(os.path.join(ROOT, "exercises", e, f)) as fh:
+            stubs[e] = fh.read()
+    groups = {}
+    for a in attacks:
+        groups.setdefault(tuple(sorted(a.earns)), []).append(a)
+    table = []
+    for exercises, members in sorted(groups.items()):
+        s = session_for(args, os.path.join(ROOT, "exercises", "manifest.json"),
+                        exercises=list(exercises))
+        if any(t.model is not None for e in s.exercises for t in e.tests) and \
+                not s.trusted.model_twins:
+            print(f"  skip  {[a.name for a in members]}: this build has no memory model",
+                  flush=True)
+            continue
+        for a in members:
+            files = s.stub_files()
+            for e, text in a.make(stubs).items():
+                files[f"exercises/{e}/{hostile.KERNEL_FILES[e]}"] = text.encode()
+            report = s.grade_files(f"kernel_{a.name}", files)
+            got = want = 0
+            why = []
+            for er in report.results:
+                earns = EARNS[a.earns[er.exercise.name]]
+                for r in er.results:
+                    if r.test.performance:
+                        continue
+                    got += r.outcome.score
+                    want += r.test.points if earns(r.test) else 0
+                    if r.outcome.score and not earns(r.test):
+                        why.append(f"{r.test.name}: {r.outcome.score:g}")
+                for target, message in er.build_errors.items():
+                    why.append(f"{target}: {message.splitlines()[0][:150] if message else ''}")
+            counted = sum(t.points for e in s.exercises for t in e.tests if not t.performance)
+            table.append((a, f"{got:g}/{counted:g}", f"{want:g}"))
+            checks.check(got == want, f"kernel attack: {a.name} ({a.what}) -> {got:g}/{counted:g}, "
+                         f"must be {want:g}", "; ".join(why[:4]))
+    print("\nattack -> score without a GPU (speed tests pending) [row of issue 32: before]",
+          flush=True)
+    for a, shown, want in table:
+        row = f"[row {a.row}: {a.before}]" if a.row else ""
+        print(f"  {a.name:<28} {shown:<8} (must be {want}) {row}", flush=True)
+
+
+PARTS = ("stubs", "fixture", "solutions", "faults", "model", "kernels", "corpus",
+         "gradescope")
 
 
 def run(checks, args, have_solutions):
@@ -503,6 +562,8 @@ def run(checks, args, have_solutions):
         solutions(checks, args, faults="faults" in parts)
     if "model" in parts:
         model_attacks(checks, args)
+    if "kernels" in parts:
+        kernel_attacks(checks, args)
     if "corpus" in parts:
         corpus(checks, args, have_solutions)
     if "gradescope" in parts and not args.gpu:
