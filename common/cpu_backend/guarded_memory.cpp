@@ -3,6 +3,8 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <iterator>
 #include <map>
@@ -48,6 +50,17 @@ char* map_with_guards(size_t data_bytes) {  // data_bytes: whole pages
   return mapping;
 }
 
+int g_open = 0;  // DeviceAccess holders: device memory is readable and writable while > 0
+
+void protect(const Allocation& a, bool open) {
+  const size_t page = page_size();
+  const size_t data_pages = a.mapping_bytes - 2 * page;
+  if (data_pages && mprotect(a.mapping + page, data_pages, open ? PROT_READ | PROT_WRITE : PROT_NONE) != 0) {
+    std::perror("CPU backend: mprotect of device memory");
+    std::abort();
+  }
+}
+
 // The dynamic shared memory region: one mapping, grown when a launch needs more.
 struct SmemRegion {
   char* mapping = nullptr;
@@ -82,10 +95,23 @@ void* guarded_alloc(size_t bytes) {
   // uses memory nobody wrote produces NaN instead of a plausible zero.
   std::memset(data, kPoison, bytes);
   std::memset(data + bytes, kCanary, padded - bytes);
-  allocations()[reinterpret_cast<uintptr_t>(data)] =
-      Allocation{mapping, data_pages + 2 * page_size(), bytes, padded};
+  const Allocation a{mapping, data_pages + 2 * page_size(), bytes, padded};
+  allocations()[reinterpret_cast<uintptr_t>(data)] = a;
+  if (!g_open) protect(a, false);
   return data;
 }
+
+DeviceAccess::DeviceAccess() {
+  if (g_open++ == 0)
+    for (const auto& [start, a] : allocations()) protect(a, true);
+}
+
+DeviceAccess::~DeviceAccess() {
+  if (--g_open == 0)
+    for (const auto& [start, a] : allocations()) protect(a, false);
+}
+
+bool device_memory_open() { return g_open > 0; }
 
 bool guarded_free(void* ptr) {
   auto it = allocations().find(reinterpret_cast<uintptr_t>(ptr));
@@ -213,6 +239,19 @@ void SignalText::write_to_stderr() const {
     if (n <= 0) break;
     done += size_t(n);
   }
+}
+
+bool describe_host_access(uintptr_t address, SignalText& out) {
+  if (g_open) return false;
+  auto it = allocations().upper_bound(address);
+  if (it == allocations().begin()) return false;
+  --it;
+  if (address - it->first >= it->second.padded) return false;
+  out << "byte " << uint64_t(address - it->first) << " of a device allocation of "
+      << uint64_t(it->second.bytes) << " bytes at ";
+  out.hex(it->first) << ", outside a kernel launch: host code may not read or write device "
+                        "memory (on a GPU it is not the host's memory; cudaMemcpy copies it)";
+  return true;
 }
 
 void describe_address(uintptr_t address, SignalText& out) {

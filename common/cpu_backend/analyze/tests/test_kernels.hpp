@@ -28,4 +28,9 @@ MemoryStats even_lanes_copy();
 MemoryStats shared_float4_copy(int stride);
 MemoryStats shared_float4_halves();
 
+// A kernel that writes threadIdx through a const_cast (the process is stopped).
+MemoryStats write_thread_index();
+// Whether tutorial::launch runs a function that is not __global__ (the model refuses it).
+bool launches_a_plain_function();
+
 }  // namespace memory_model_test
