@@ -46,10 +46,15 @@
 // OS thread and blocks run one after another, so a function-local static is exactly that.
 // (The build rewrites `__shared__ alignas(16) T x[..]` to `alignas(16) __shared__ T x[..]`,
 // since C++ wants the attribute first, and `extern __shared__ T x[];` to a pointer into the
-// launch's dynamic shared memory; see rewrite_shared.cmake.) All of them in one section, so
-// that the scheduler can poison them around every launch (nothing a kernel left there
-// reaches the host) and the memory model knows which addresses are shared memory.
+// launch's dynamic shared memory; see rewrite_shared.cmake.)
+#ifndef TUTORIAL_CPU_ANALYZE
+#define __shared__ static
+#else
+// The memory model's build (clang) also needs to know which statics are shared memory: one
+// section, which the scheduler also poisons around every launch. (g++ ignores a section for
+// the statics of templates, and refuses to mix them with others in one section.)
 #define __shared__ static __attribute__((section("tutorial_shared")))
+#endif
 
 // ---------------------------------------------------------------------------------------
 // Built-in types and variables

@@ -37,10 +37,13 @@ std::map<uintptr_t, Allocation>& allocations() {
   return *map;
 }
 
-char* map_with_guards(size_t data_bytes) {  // data_bytes: whole pages
+char* map_with_guards(size_t data_bytes, bool shared) {  // data_bytes: whole pages
   const size_t page = page_size();
   if (data_bytes > (size_t(1) << 60)) return nullptr;
-  void* base = mmap(nullptr, data_bytes + 2 * page, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  // Device memory is MAP_SHARED: an isolated launch's process (scheduler.hpp,
+  // isolate_launches) writes the same pages.
+  void* base = mmap(nullptr, data_bytes + 2 * page, PROT_NONE,
+                    (shared ? MAP_SHARED : MAP_PRIVATE) | MAP_ANONYMOUS, -1, 0);
   if (base == MAP_FAILED) return nullptr;
   char* mapping = static_cast<char*>(base);
   if (data_bytes > 0 && mprotect(mapping + page, data_bytes, PROT_READ | PROT_WRITE) != 0) {
@@ -88,7 +91,7 @@ void* guarded_alloc(size_t bytes) {
   const size_t padded = round_up(bytes, 16);
   if (padded < bytes) return nullptr;  // wrapped around
   const size_t data_pages = round_up(padded, page_size());
-  char* mapping = map_with_guards(data_pages);
+  char* mapping = map_with_guards(data_pages, true);
   if (!mapping) return nullptr;
   char* data = mapping + page_size() + data_pages - padded;
   // Fresh device memory is undefined on a GPU; here it reads as NaN, so that a kernel that
@@ -162,7 +165,7 @@ void* dynamic_smem_region(size_t bytes) {
   if (data_pages > g_smem.data_bytes) {
     if (g_smem.mapping) munmap(g_smem.mapping, g_smem.data_bytes + 2 * page_size());
     g_smem = SmemRegion{};
-    g_smem.mapping = map_with_guards(data_pages);
+    g_smem.mapping = map_with_guards(data_pages, false);
     if (!g_smem.mapping) return nullptr;
     g_smem.data_bytes = data_pages;
   }
@@ -192,6 +195,14 @@ char* map_stacks(size_t count, size_t bytes, size_t* stride) {
   for (size_t i = 0; i < count; ++i) mprotect(b + i * *stride, page, PROT_NONE);
   if (g_stack_regions < kMaxStackRegions) g_stacks[g_stack_regions++] = {b, *stride, count};
   return b;
+}
+
+bool is_fiber_stack(uintptr_t address) {
+  for (int r = 0; r < g_stack_regions; ++r) {
+    const uintptr_t base = reinterpret_cast<uintptr_t>(g_stacks[r].base);
+    if (address >= base && address < base + g_stacks[r].count * g_stacks[r].stride) return true;
+  }
+  return false;
 }
 
 // ---------------------------------------------------------------------------------------

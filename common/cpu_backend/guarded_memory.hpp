@@ -63,6 +63,8 @@ struct StackRange {
 };
 // `count` stacks of `bytes` each (rounded up to pages), each above its own guard page.
 char* map_stacks(size_t count, size_t bytes, size_t* stride);
+// Whether an address lies in a fiber stack (a CUDA thread's locals).
+bool is_fiber_stack(uintptr_t address);
 
 // Text built inside a signal handler: no allocation, no locale, no locks.
 struct SignalText {

@@ -3,7 +3,11 @@
 #include <cxxabi.h>
 #include <dlfcn.h>
 #include <signal.h>
+#include <sys/wait.h>
 #include <unistd.h>
+
+#include <cerrno>
+#include <stdexcept>
 
 #include <algorithm>
 #include <boost/context/fiber.hpp>
@@ -169,6 +173,7 @@ std::vector<Thread> g_threads;
 Thread* g_current = nullptr;          // the thread whose fiber runs; null in scheduler code
 volatile sig_atomic_t g_in_kernel = 0;  // for the fault handler
 uint64_t g_launches = 0;
+bool g_isolated = std::getenv("TUTORIAL_CPU_ISOLATE") != nullptr;  // isolate_launches
 
 void perform(const AsyncCopy& c) {
   std::memcpy(c.dst, c.src, c.size - c.zfill);
@@ -354,6 +359,106 @@ void install_fault_handler() {
   }
 }
 
+// The grid, in this process; returns the damage the canaries found ("" for none).
+std::string run_grid_here() {
+  const DeviceAccess open;  // device memory is the kernel's for the launch
+  Random random{options().seed * 0x2545F4914F6CDD1Dull + g_launch.number};
+  for (unsigned z = 0; z < g_launch.grid.z; ++z)
+    for (unsigned y = 0; y < g_launch.grid.y; ++y)
+      for (unsigned x = 0; x < g_launch.grid.x; ++x) run_block(uint3{x, y, z}, random);
+  return check_slack_canaries();
+}
+
+// What the launch's process reports to the host's.
+struct ChildReport {
+  int exception = 0;  // 1: the kernel threw (text: what())
+  char text[2048] = {};
+};
+
+bool write_all(int fd, const void* data, size_t bytes) {
+  const char* p = static_cast<const char*>(data);
+  while (bytes) {
+    const ssize_t n = write(fd, p, bytes);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return false;
+    p += n;
+    bytes -= size_t(n);
+  }
+  return true;
+}
+
+size_t read_all(int fd, void* data, size_t bytes) {
+  char* p = static_cast<char*>(data);
+  size_t done = 0;
+  while (done < bytes) {
+    const ssize_t n = read(fd, p + done, bytes - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) break;
+    done += size_t(n);
+  }
+  return done;
+}
+
+// The host process dies as the launch's did (its message is already on stderr): through the
+// handler that was there before ours (a test framework's report), else by default.
+[[noreturn]] void die_like_child(int sig) {
+  std::fflush(stdout);
+  if (sig > 0 && sig < NSIG) {
+    sigaction(sig, &g_previous[sig], nullptr);
+    raise(sig);
+    signal(sig, SIG_DFL);
+    raise(sig);
+  }
+  std::abort();
+}
+
+// The grid in a child process (isolate_launches): the kernel writes device memory, which is
+// shared with this process, and nothing else of it: whatever a kernel writes to host memory
+// (a host pointer it was given in disguise, a static it shares with host code on the CPU
+// backend) stays in the child, as it would stay on a GPU. Device memory is never opened in
+// this process.
+std::string run_grid_in_child() {
+  std::fflush(nullptr);
+  int fds[2];
+  if (pipe(fds) != 0) throw std::runtime_error("CPU backend: pipe() for an isolated launch failed");
+  const pid_t pid = fork();
+  if (pid < 0) {
+    close(fds[0]);
+    close(fds[1]);
+    throw std::runtime_error("CPU backend: fork() for an isolated launch failed");
+  }
+  if (pid == 0) {
+    close(fds[0]);
+    ChildReport report;
+    std::string damage;
+    try {
+      damage = run_grid_here();
+    } catch (const std::exception& e) {
+      report.exception = 1;
+      damage = e.what();
+    } catch (...) {
+      report.exception = 1;
+      damage = "an exception that is not a std::exception";
+    }
+    std::snprintf(report.text, sizeof report.text, "%s", damage.c_str());
+    std::fflush(nullptr);
+    _exit(write_all(fds[1], &report, sizeof report) ? 0 : 3);
+  }
+  close(fds[1]);
+  ChildReport report;
+  const size_t got = read_all(fds[0], &report, sizeof report);
+  close(fds[0]);
+  int status = 0;
+  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  if (WIFSIGNALED(status)) die_like_child(WTERMSIG(status));
+  if (got != sizeof report || !WIFEXITED(status) || WEXITSTATUS(status) != 0)
+    throw std::runtime_error("CPU backend: the launch's process ended without a report");
+  report.text[sizeof report.text - 1] = 0;
+  if (report.exception) throw std::runtime_error(report.text);
+  return report.text;
+}
+
 void poison_static_shared() {
   const uintptr_t begin = reinterpret_cast<uintptr_t>(__start_tutorial_shared);
   const uintptr_t end = reinterpret_cast<uintptr_t>(__stop_tutorial_shared);
@@ -458,12 +563,8 @@ void run_grid(const void* kernel, dim3 grid, dim3 block, size_t dynamic_smem,
   poison_static_shared();
   std::string damage;
   try {
-    const DeviceAccess open;  // device memory is the kernel's for the launch
-    Random random{options().seed * 0x2545F4914F6CDD1Dull + g_launch.number};
-    for (unsigned z = 0; z < grid.z; ++z)
-      for (unsigned y = 0; y < grid.y; ++y)
-        for (unsigned x = 0; x < grid.x; ++x) run_block(uint3{x, y, z}, random);
-    damage = check_slack_canaries();
+    // (Never under the memory model: it counts in this process.)
+    damage = g_isolated && !tutorial_analyze_is_kernel ? run_grid_in_child() : run_grid_here();
   } catch (...) {
     end_launch();
     throw;
@@ -471,6 +572,8 @@ void run_grid(const void* kernel, dim3 grid, dim3 block, size_t dynamic_smem,
   end_launch();
   if (!damage.empty()) set_last_error(cudaErrorIllegalAddress, "kernel " + name + ": " + damage);
 }
+
+void isolate_launches(bool on) { g_isolated = on; }
 
 // ---------------------------------------------------------------------------------------
 // Called from kernels (cuda_shim.hpp, cuda_pipeline.h)

@@ -53,6 +53,12 @@ void set_scheduler_options(const SchedulerOptions&);  // for tests
 // stacks, which start zeroed); TUTORIAL_CPU_STACK_REPORT=1 prints it at exit.
 size_t deepest_stack_use();
 
+// Runs every later launch in a child process of its own (fork) that shares device memory with
+// this one and nothing else: what a kernel writes to host memory never reaches host code, as
+// on a GPU. The exercise grader's CPU runners turn it on (exercises/support/runner_main.cpp);
+// a fault or an abort in the kernel ends this process the same way.
+void isolate_launches(bool on);
+
 // The fault handler that names the kernel, thread and buffer of an invalid access (run_grid
 // installs it; cudaMalloc too, for host code that touches device memory before any launch).
 void ensure_fault_handler();

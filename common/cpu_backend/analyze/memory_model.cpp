@@ -191,12 +191,20 @@ void record(void* pointer, uint8_t bytes, bool store, void* return_address) {
   if (store && address < builtins + sizeof cpu::builtins && address + bytes > builtins)
     cpu::device_error("the kernel wrote a built-in variable (threadIdx, blockIdx, blockDim or "
                       "gridDim): they are read-only (a GPU ignores such a write)");
-  if (!g.on) return;
   // The lanes are the scheduler's threads, not the built-in variables the kernel reads.
   uint3 thread_index, block_index;
   dim3 block_dim;
   if (!cpu::current_thread(&thread_index, &block_index, &block_dim)) return;  // host code
   const bool shared = is_shared(address, bytes);
+  // A kernel writes device memory, shared memory and its own locals, nothing else: on the CPU
+  // backend host memory is in its reach, on a GPU it is not (and a host computation could be
+  // handed its inputs that way).
+  if (store && !shared && !cpu::device_allocation_start(pointer, bytes) &&
+      !cpu::is_fiber_stack(address))
+    cpu::device_error("the kernel wrote memory that is neither a device buffer, nor shared "
+                      "memory, nor its own locals (host memory, or a __device__ variable, "
+                      "which the CPU backend cannot tell from host memory)");
+  if (!g.on) return;
   if (!shared) {
     // Only GPU memory counts: a kernel's locals live on its fiber's stack (registers or local
     // memory on a GPU), threadIdx and the like in the backend's globals.

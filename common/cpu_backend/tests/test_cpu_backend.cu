@@ -121,11 +121,11 @@ __global__ void write_thread_index(float* out) {
   out[0] = 1.0f;
 }
 
-// Leaves its block's index in a __shared__ array, and where that array is.
-__global__ void leave_in_shared(unsigned long long* where) {
-  __shared__ float left[32];
-  left[threadIdx.x] = float(blockIdx.x + 1);
-  if (threadIdx.x == 0) *where = reinterpret_cast<unsigned long long>(&left[0]);
+// Copies `in` to `out`, and to the host buffer whose address it finds in device memory (a
+// host pointer in disguise: the launch's pointer check sees an integer).
+__global__ void copy_through_host(const float* in, const unsigned long long* host, float* out) {
+  reinterpret_cast<float*>(*host)[threadIdx.x] = in[threadIdx.x];
+  out[threadIdx.x] = in[threadIdx.x];
 }
 
 }  // namespace cpu_backend_test
@@ -389,10 +389,35 @@ TEST_CASE("planted: a kernel that writes threadIdx through a const_cast is stopp
   CHECK(output.find("wrote a built-in variable") != std::string::npos);
 }
 
-TEST_CASE("shared memory keeps nothing a kernel left there once the launch is over",
-          "[shared]") {
+TEST_CASE("isolated launches: what a kernel writes to host memory stays with the kernel",
+          "[host]") {
+  // The exercise grader's CPU runners isolate every launch (a child process that shares only
+  // device memory): a kernel that copies its input to a host buffer hands the host nothing.
+  struct Isolation {
+    Isolation() { cpu::isolate_launches(true); }
+    ~Isolation() { cpu::isolate_launches(false); }
+  } isolation;
+  std::vector<float> values{1, 2, 3, 4, 5, 6, 7, 8};
+  DeviceBuffer<float> in(values), out(8);
   DeviceBuffer<unsigned long long> where(1);
-  launch(leave_in_shared, dim3(3), dim3(32), 0, where.data());
-  const float* left = reinterpret_cast<const float*>(where.download()[0]);
-  for (int i = 0; i < 32; ++i) CHECK(std::isnan(left[i]));  // poisoned, not the last block's 3
+  std::vector<float> host(8, 0.0f);
+  const unsigned long long address = reinterpret_cast<unsigned long long>(host.data());
+  where.upload(std::vector<unsigned long long>{address});
+  launch(copy_through_host, dim3(1), dim3(8), 0, in.data(), where.data(), out.data());
+  CHECK(out.download() == values);  // device memory: written
+  CHECK(host == std::vector<float>(8, 0.0f));  // host memory: untouched here
+  // A fault in the launch ends this process the same way.
+  std::string output;
+  const int status = run_in_child(
+      [] {
+        cpu::isolate_launches(true);
+        const int n = 64 * 3 + 8;
+        DeviceBuffer<float> past(n);
+        launch(write_one_past_the_end, dim3(4), dim3(64), 0, past.data(), n);
+      },
+      &output);
+  INFO(output);
+  CHECK(WIFSIGNALED(status));
+  CHECK(WTERMSIG(status) == SIGSEGV);
+  CHECK(output.find("blockIdx (3, 0, 0) threadIdx (8, 0, 0)") != std::string::npos);
 }

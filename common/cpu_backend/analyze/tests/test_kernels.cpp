@@ -65,6 +65,17 @@ MemoryStats write_thread_index() {
   return measure([&] { tutorial::launch(write_thread_index_kernel, dim3(1), dim3(32), 0, out.data()); });
 }
 
+// External linkage, so that its stores are not dead code.
+__device__ float device_variable[32];
+__global__ void write_device_variable_kernel(const float* in) {
+  device_variable[threadIdx.x] = in[threadIdx.x];
+}
+
+MemoryStats write_device_variable() {
+  tutorial::DeviceBuffer<float> in(32);
+  return measure([&] { tutorial::launch(write_device_variable_kernel, dim3(1), dim3(32), 0, in.data()); });
+}
+
 bool launches_a_plain_function() {
   tutorial::DeviceBuffer<float> out(1);
   try {

@@ -30,6 +30,8 @@ MemoryStats shared_float4_halves();
 
 // A kernel that writes threadIdx through a const_cast (the process is stopped).
 MemoryStats write_thread_index();
+// A kernel that writes a __device__ array, which is host memory here (the process is stopped).
+MemoryStats write_device_variable();
 // Whether tutorial::launch runs a function that is not __global__ (the model refuses it).
 bool launches_a_plain_function();
 
