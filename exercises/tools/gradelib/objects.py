@@ -14,9 +14,6 @@ around them:
   can only come from a kernel. The list was drawn from what the stubs and the instructor
   solutions of every kernel exercise reference (nm, all three builds); the self-test checks
   that they all still pass it.
-* data_problems (CPU-backend objects): no writable variable outside the __shared__ section. On
-  the CPU backend a __device__ array or a static of a __host__ __device__ function is host
-  memory that kernels and host code share, a way to hand the host what a kernel read.
 * backend_macro_problems (the student's files): no test of the macros that tell the builds
   apart (TUTORIAL_CPU_BACKEND, __CUDACC__, __CUDA_ARCH__, __clang__, __has_include, ...): the
   file must be the same program for every build, or the CPU backend grades another kernel
@@ -59,7 +56,8 @@ ALLOWED_UNDEFINED = [
     r"exercise::todo\(.*\)", r"exercise::NotImplemented::.*",
     r"(typeinfo|typeinfo name|vtable) for exercise::NotImplemented",
     # The C++ runtime: allocation, exceptions, static initialization, the stack protector.
-    r"operator (new|delete)(\[\])?\(.*\)", r"__cxa_(allocate|free)_exception", r"__cxa_throw",
+    r"operator (new|delete)(\[\])?\(.*\)", r"malloc", r"calloc", r"realloc", r"free",
+    r"__cxa_(allocate|free)_exception", r"__cxa_throw",
     r"__cxa_rethrow", r"__cxa_(begin|end)_catch", r"__cxa_guard_(acquire|release|abort)",
     r"__cxa_atexit", r"__cxa_pure_virtual", r"__cxa_call_unexpected", r"__gxx_personality_v0",
     r"_Unwind_Resume", r"std::terminate\(\)", r"__stack_chk_fail", r"__assert_fail",
@@ -74,6 +72,13 @@ ALLOWED_UNDEFINED = [
     r"exception|bad_alloc)",
     r"(str|mem)(len|cmp|chr)", r"memcpy", r"memmove", r"memset", r"(v?sn)?printf", r"puts",
     r"putchar", r"strto(l|ul|ll|ull|f|d)", r"__isoc\d+_strto\w+",
+    # Text out: std::cout and std::cerr, string streams (no file streams, no input).
+    r"std::(cout|cerr|clog)", r"std::ios_base::Init::.*", r"std::ctype<char>::.*",
+    r"std::basic_ostream<char, std::char_traits<char> >::.*",
+    r"std::basic_ostream<char, std::char_traits<char> >& std::.*", r"std::__cxx11::basic_(o?stringstream|stringbuf)<char, std::char_traits<char>, "
+    r"std::allocator<char> >::.*",
+    r"(VTT|vtable|typeinfo) for std::__cxx11::basic_(o?stringstream|stringbuf)<.*",
+    r"std::(locale|ios_base)::.*", r"std::basic_ios<char, std::char_traits<char> >::.*",
     # Math.
     r"(acos|asin|atan2?|cbrt|ceil|copysign|cosh?|erfc?|exp(2|10|m1)?|fabs|fdim|floor|fma|fmax|"
     r"fmin|fmod|hypot|ilogb|ldexp|lgamma|llrint|llround|log(10|1p|2|b)?|lrint|lround|"
@@ -128,50 +133,6 @@ def undefined_symbol_problems(obj):
             f"from a kernel: no copies between host and device, threads, files, signals, "
             f"memory mappings, libraries beyond the exercise's interface)"
             for name in names if not _ALLOWED.fullmatch(name)]
-
-
-# The entry file's own variables (exercises/<exercise>/entry.cu: the list of its entries).
-_ENTRY_DATA = re.compile(r"^(_ZZN8exercise7entriesEvE4list|_ZGVZN8exercise7entriesEvE4list|"
-                         r"DW\.ref\.__gxx_personality_v0)$")
-
-
-def data_problems(obj):
-    """Writable variables of a CPU-backend object outside the __shared__ section (empty: none).
-    Read from the ELF symbol and section tables (readelf, binutils)."""
-    try:
-        sections = subprocess.run(["readelf", "-SW", obj], stdout=subprocess.PIPE,
-                                  stderr=subprocess.PIPE, timeout=120)
-        symbols = subprocess.run(["readelf", "-sW", obj], stdout=subprocess.PIPE,
-                                 stderr=subprocess.PIPE, timeout=120)
-    except (OSError, subprocess.SubprocessError) as e:
-        return [f"cannot read the object's sections (readelf): {e}"]
-    if sections.returncode or symbols.returncode:
-        return ["cannot read the object's sections (readelf): " +
-                (sections.stderr or symbols.stderr).decode("utf-8", "replace")[:200]]
-    writable = {}  # section index -> name, for the sections a program may write at run time
-    for line in sections.stdout.decode("utf-8", "replace").splitlines():
-        m = re.match(r"^\s*\[\s*(\d+)\]\s+(\S+)\s+\S+\s+\S+\s+\S+\s+\S+\s+\S+\s+(\S*)", line)
-        if not m:
-            continue
-        index, name, flags = int(m.group(1)), m.group(2), m.group(3)
-        if "W" in flags and "X" not in flags and not name.startswith(".data.rel.ro") and \
-                name != "tutorial_shared" and not name.startswith((".init_array", ".fini_array",
-                                                                    ".gcc_except_table")):
-            writable[index] = name
-    problems = []
-    for line in symbols.stdout.decode("utf-8", "replace").splitlines():
-        parts = line.split()
-        # Num: Value Size Type Bind Vis Ndx Name
-        if len(parts) < 8 or not parts[0].endswith(":") or parts[3] not in ("OBJECT", "TLS"):
-            continue
-        ndx, name = parts[6], parts[7]
-        if parts[3] == "TLS" or (ndx.isdigit() and int(ndx) in writable and
-                                 not _ENTRY_DATA.match(name)):
-            problems.append(f"{demangle([name])[0]}: a variable outside __shared__ memory "
-                            f"(on the CPU backend host code and kernels would share it, on a "
-                            f"GPU they would not: keep a kernel's data in device buffers and "
-                            f"__shared__ arrays)")
-    return sorted(set(problems))
 
 
 # ---------------------------------------------------------------------------------------------

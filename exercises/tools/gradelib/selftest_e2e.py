@@ -404,7 +404,8 @@ def gradescope(checks, args, have_solutions):
 # Exercise 01a's memory-model test against the ways around it we know of (spec.py, "model";
 # toolchain.py, model_source_problems): each submission is the public stub with its todo line
 # deleted and one change, and must earn exactly its correctness points plus the model's where
-# `model_points` is True. Built from the stub, so it needs nothing secret.
+# `model_points` is True (None: nothing, the build is refused). Built from the stub, so it
+# needs nothing secret.
 MODEL_EXERCISE, MODEL_FILE = "01a_coalesce", "coalesce.cuh"
 STUB_MAPPING = ("  const int row = blockIdx.x * blockDim.x + threadIdx.x;  // lanes of a warp: 32 rows\n"
                 "  const int col = blockIdx.y * blockDim.y + threadIdx.y;  // ... of one column\n")
@@ -443,7 +444,7 @@ MODEL_ATTACKS = [
          "#include <cstdio>\n#include <cstdlib>\n"
          "static void forge() { if (FILE* f = std::fopen(\"results/1.txt\", \"w\")) "
          "std::fclose(f); }\n"
-         "static const int forged = std::atexit(forge);\nnamespace ex01a {"), False),
+         "static const int forged = std::atexit(forge);\nnamespace ex01a {"), None),
     ("line_directive", "a #line directive that names a system header for the kernel's lines",
      "untouched", lambda t: t.replace("__global__ void naive_gemm",
                                       "# 1 \"/usr/include/stdlib.h\" 3\n"
@@ -479,7 +480,7 @@ def model_attacks(checks, args):
         files = {**s.stub_files(), f"exercises/{MODEL_EXERCISE}/{MODEL_FILE}": text.encode()}
         report = s.grade_files(f"model_{name}", files)
         got = report.totals()[0]
-        want = correctness + (model if earns else 0)
+        want = 0 if earns is None else correctness + (model if earns else 0)
         why = next((r.outcome.reason for er in report.results for r in er.results
                     if r.test.model is not None), "")
         applied = text != base[start] or name in ("untouched", "coalesced")

@@ -320,18 +320,13 @@ def model_symbol_problems(obj):
     return problems
 
 
-def kernel_object_problems(folder, cpu):
+def kernel_object_problems(folder):
     """The object files of one kernel exercise's runner target (the student's translation
-    unit; the runner libraries are linked from the kit): what they may not use or hold."""
+    unit; the runner libraries are linked from the kit): what they may not use."""
     objects = sorted(glob.glob(os.path.join(folder, "**", "*.o"), recursive=True))
     if not objects:
         return ["no object file to check"]
-    problems = []
-    for obj in objects:
-        problems += O.undefined_symbol_problems(obj)
-        if cpu:
-            problems += O.data_problems(obj)
-    return sorted(set(problems))
+    return sorted({p for obj in objects for p in O.undefined_symbol_problems(obj)})
 
 
 def include_violations(paths, allowed_roots, forbidden_roots):
@@ -470,7 +465,7 @@ class StudentBuild:
                             target.startswith(f"{e.name}_runner_"))
             folder = os.path.join(self.build_dir, "CMakeFiles", f"{target}.dir")
             if exercise.kind == "gpu":
-                problems = kernel_object_problems(folder, cpu=target.endswith(("_cpu", "_model")))
+                problems = kernel_object_problems(folder)
                 if problems:
                     out[target] = (None, "the build uses what a kernel exercise may not (the "
                                          "answer must come from a kernel):\n" +

@@ -17,6 +17,11 @@ Expected outcomes, per attack, for 03a without its speed test (pending without a
 and, for the attacks on the speed test (GPU only), with every correctness point:
   fair       the speed points of its real kernel (the solution's, so within noise of full)
   slow       no speed points: the timed repetitions were not all computed
+Since issue 32 a kernel exercise's object may use only what kernels and launchers need
+(gradelib/objects.py): the attacks that need a process, a thread, a file, a stream or
+cudaMemcpy (daemon, write_outside, spin_thread and the five on the speed test) are refused at
+the build and score zero; the sandbox's own defenses against them are what a host exercise,
+where any host code may run, still relies on (tools/tests/test_sandbox.py).
 """
 
 import io
@@ -516,15 +521,15 @@ def attacks():
         Attack("shape_table", "a right kernel, but only at the shapes the public tests use",
                "fixed", shape_table, needs_solution=True),
         Attack("daemon", "a right kernel; a grandchild leaves the session, keeps stdout open "
-               "and sleeps 120 s", "full", solution_with(DAEMON, sys_includes),
+               "and sleeps 120 s", "zero", solution_with(DAEMON, sys_includes),
                needs_solution=True),
         Attack("write_outside", "a right kernel that overwrites every runner, checker, library, "
-               "manifest and roster it can reach", "full", write_outside, needs_solution=True,
+               "manifest and roster it can reach", "zero", write_outside, needs_solution=True,
                needs_sandbox=True),
         Attack("read_secrets", "print the hidden tests, the solution, the key and the "
                "grader's expectations if it can read them, then fail (failing tests' output "
                "is shown)", "zero", read_secrets),
-        Attack("spin_thread", "a right kernel that leaves a thread spinning", "full",
+        Attack("spin_thread", "a right kernel that leaves a thread spinning", "zero",
                solution_with(SPIN_THREAD, sys_includes), needs_solution=True),
         Attack("output_flood", "600 MB on stdout", "zero", stub_with(OUTPUT_FLOOD, sys_includes)),
         Attack("disk_fill", "write a 4 GB file", "zero", stub_with(DISK_FILL, sys_includes),
@@ -536,19 +541,19 @@ def attacks():
         Attack("compile_bomb", "a macro that expands to 2^31 tokens", "zero",
                lambda s: files(after_includes(s.stub, COMPILE_BOMB)), needs_sandbox=True),
         Attack("stream_escape", "launch on a non-blocking stream and return before the "
-               "kernel ends", "fair", solution_with(STREAM_ESCAPE, sys_includes),
+               "kernel ends", "zero", solution_with(STREAM_ESCAPE, sys_includes),
                needs_solution=True, gpu_only=True),
         Attack("replay", "compute a shape once, replay the saved answer on later calls",
-               "slow", solution_with(REPLAY, sys_includes), needs_solution=True, gpu_only=True),
+               "zero", solution_with(REPLAY, sys_includes), needs_solution=True, gpu_only=True),
         Attack("last_only", "compute only the last timed repetition (the count read from the "
-               "request)", "slow", solution_with(LAST_ONLY, sys_includes + "#include <fstream>\n"),
+               "request)", "zero", solution_with(LAST_ONLY, sys_includes + "#include <fstream>\n"),
                needs_solution=True, gpu_only=True),
         Attack("incremental", "keep a copy of the input and recompute only the rows of the "
-               "output whose input row changed since the last call", "fair",
+               "output whose input row changed since the last call", "zero",
                lambda s: files(after_includes(at_launcher(s.solution, INCREMENTAL),
                                               sys_includes + INCREMENTAL_KERNEL)),
                needs_solution=True, gpu_only=True),
-        Attack("fake_time", "overwrite the timed result file with a tiny time at exit", "fair",
+        Attack("fake_time", "overwrite the timed result file with a tiny time at exit", "zero",
                lambda s: files(after_includes(s.solution, sys_includes + FAKE_TIME)),
                needs_solution=True, gpu_only=True),
         Attack("symlink", "the student file is a symbolic link to /etc/passwd", "refused",
@@ -1001,7 +1006,6 @@ def on_06a(body, helpers=""):
 def kernel_attacks():
     five = ["02a_tiled", "03c_strips", "04a_register_block", "04b_vectorized",
             "05a_double_buffer"]
-    host_only = dict.fromkeys(five, "host")
     corrects = {"01a_coalesce": "correct"}
     return [
         # Item 1: the answer must come from device code.
@@ -1010,7 +1014,7 @@ def kernel_attacks():
                      {"03a_bounds": "nothing"}, host_answer(["03a_bounds"], BY_MEMCPY), row=1,
                      before="8/8"),
         KernelAttack("host_answer_five", "the same for 02a, 03c, 04a, 04b, 05a in one upload, "
-                     "with their refusals and strip_bytes right", host_only,
+                     "with their refusals and strip_bytes right", dict.fromkeys(five, "nothing"),
                      host_answer(five, BY_MEMCPY), row=2, before="34/34"),
         KernelAttack("host_deref", "the same without CUDA calls: the host reads A and B and "
                      "writes C through the device pointers", {"03a_bounds": "nothing",
@@ -1061,7 +1065,8 @@ def kernel_attacks():
                      on_01a(lambda t: replace_once(t, NAIVE_MAPPING, SWAP_IFDEF)), row=3,
                      before="8/8"),
         KernelAttack("threadidx_swap_const_cast", "the same swap through const_cast, no macro "
-                     "(nvcc drops the write)", corrects,
+                     "(nvcc drops the write; the CPU backend stops the thread)",
+                     {"01a_coalesce": "nothing"},
                      on_01a(lambda t: replace_once(t, NAIVE_MAPPING, SWAP_CONST_CAST))),
         KernelAttack("fake_threadidx_tile", "06a with an unpadded tile whose column read runs "
                      "under a fake threadIdx (volatile stores, #pragma unroll 1, #ifdef "
