@@ -32,6 +32,10 @@ bool launch_argument_ok(size_t index, const T& value) {
 template <typename... Params, typename... Args>
 void launch(void (*kernel)(Params...), dim3 grid, dim3 block, size_t dynamic_smem,
             Args&&... args) {
+  // CUDA copies kernel arguments bytewise; so does this launch, and no code of a class's
+  // copy constructor runs beside the kernel (where the memory model would not look).
+  static_assert((std::is_trivially_copyable_v<std::decay_t<Params>> && ...),
+                "kernel parameters must be trivially copyable");
   validate_launch(grid, block);
   ensure_dynamic_smem(reinterpret_cast<const void*>(kernel), dynamic_smem);
   // The arguments, converted to the kernel's parameter types once, as the GPU's parameter
