@@ -9,7 +9,6 @@ nor an absolute #include reaches the chapters' kernels, the harness's references
 submissions or the instructor's files.
 """
 
-import glob
 import hashlib
 import os
 import re
@@ -184,7 +183,11 @@ def depfile_paths(folder, base):
     """Every file the compiler read, from the dependency files (.d) under a folder (relative
     paths are relative to `base`, where the build ran)."""
     paths = set()
-    for depfile in glob.glob(os.path.join(folder, "**", "*.d"), recursive=True):
+    # os.walk, not glob: "**" skips folders whose names start with a dot (a work folder under
+    # a hidden one), and a dependency file it skipped would leave its reads unchecked.
+    depfiles = sorted(os.path.join(d, n) for d, _, names in os.walk(folder) for n in names
+                      if n.endswith(".d"))
+    for depfile in depfiles:
         try:
             with open(depfile, errors="replace") as f:
                 text = f.read().replace("\\\n", " ")
@@ -323,7 +326,10 @@ def model_symbol_problems(obj):
 def kernel_object_problems(folder):
     """The object files of one kernel exercise's runner target (the student's translation
     unit; the runner libraries are linked from the kit): what they may not use."""
-    objects = sorted(glob.glob(os.path.join(folder, "**", "*.o"), recursive=True))
+    # os.walk, not glob: "**" skips folders whose names start with a dot, and the objects of
+    # sources outside the build mirror the sources' absolute path.
+    objects = sorted(os.path.join(d, n) for d, _, names in os.walk(folder) for n in names
+                     if n.endswith(".o"))
     if not objects:
         return ["no object file to check"]
     return sorted({p for obj in objects for p in O.undefined_symbol_problems(obj)})
