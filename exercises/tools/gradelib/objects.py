@@ -14,10 +14,10 @@ around them:
   can only come from a kernel. The list was drawn from what the stubs and the instructor
   solutions of every kernel exercise reference (nm, all three builds); the self-test checks
   that they all still pass it.
-* backend_macro_problems (the student's files): no test of the macros that tell the builds
+* kernel_source_problems (the student's files): no test of the macros that tell the builds
   apart (TUTORIAL_CPU_BACKEND, __CUDACC__, __CUDA_ARCH__, __clang__, __has_include, ...): the
   file must be the same program for every build, or the CPU backend grades another kernel
-  than the GPU runs.
+  than the GPU runs. No inline assembly either: a system call in it needs no symbol.
 * model_ir_problems (the memory model's LLVM IR, after the hooks were inserted): every load and
   store of every function a __global__ function reaches has its hook, or the runner is
   refused: no memcpy-like intrinsic, library copy (wmemcpy, mempcpy, bcopy, std::copy's
@@ -150,9 +150,14 @@ BACKEND_MACROS = re.compile(
     r"(?![A-Za-z0-9_])")
 
 
-def backend_macro_problems(files):
+# Inline assembly: a system call in it would do what the symbol check refuses (open device
+# memory with mprotect, say), and the CPU backend cannot run PTX anyway.
+INLINE_ASSEMBLY = re.compile(r"(?<![A-Za-z0-9_])(asm|__asm|__asm__)(?![A-Za-z0-9_])")
+
+
+def kernel_source_problems(files):
     """{path: bytes} of a submission's files of one kernel exercise -> why they cannot be graded
-    as one program (empty: they can). Comments are not read."""
+    (empty: they can). Comments are not read."""
     from .toolchain import _strip_comments  # the memory model's scan strips them the same way
     problems = []
     for path, data in sorted(files.items()):
@@ -162,6 +167,10 @@ def backend_macro_problems(files):
             problems.append(f"{os.path.basename(path)}: {', '.join(found[:5])}: a file may not "
                             f"test which build compiles it (nvcc, the CPU backend, the memory "
                             f"model); every build must grade the same kernel")
+        if INLINE_ASSEMBLY.search(text):
+            problems.append(f"{os.path.basename(path)}: inline assembly (asm): not in a kernel "
+                            f"exercise (the CPU backend cannot run it, and the grader cannot "
+                            f"check what it does)")
     return problems
 
 

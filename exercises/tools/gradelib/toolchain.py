@@ -409,12 +409,12 @@ class StudentBuild:
                      f"-DCMAKE_TOOLCHAIN_FILE={os.path.join(self.kit, 'toolchain.cmake')}",
                      f"-DEXERCISE_KIT={self.kit}", f"-DSTUDENT_ROOT={self.src}",
                      f"-DEXERCISE_LIST={listing}", "-DCMAKE_DEPENDS_USE_COMPILER=ON"]
-        # A kernel exercise whose files test which build compiles them is not built at all:
-        # each build would grade another program (objects.py, backend_macro_problems).
+        # A kernel exercise whose files test which build compiles them (each build would grade
+        # another program) or hold inline assembly is not built at all (objects.py).
         refused = {}
         for e in exercises:
             if e.kind == "gpu":
-                problems = O.backend_macro_problems({rel: files[rel] for rel in e.paths()
+                problems = O.kernel_source_problems({rel: files[rel] for rel in e.paths()
                                                      if rel in files})
                 if problems:
                     refused[e.name] = "refused before the build:\n" + \

@@ -777,6 +777,20 @@ DLSYM = {"read": "using Copy = int (*)(void*, const void*, size_t, int);\n"
                  "  reinterpret_cast<Copy>(dlsym(RTLD_DEFAULT, \"cudaMemcpy\"))(host, device, n * 4, 2);",
          "write": "using Copy = int (*)(void*, const void*, size_t, int);\n"
                   "  reinterpret_cast<Copy>(dlsym(RTLD_DEFAULT, \"cudaMemcpy\"))(device, host, n * 4, 1);"}
+# mprotect by a raw system call (x86-64), which no symbol names: the device pages opened, then
+# read and written by host code.
+SYSCALL = {"read": "open_pages(device, n);\n  for (size_t i = 0; i < n; ++i) host[i] = device[i];",
+           "write": "open_pages(device, n);\n  for (size_t i = 0; i < n; ++i) device[i] = host[i];"}
+OPEN_PAGES = """namespace hostile {
+inline void open_pages(const float* p, size_t n) {
+  const uintptr_t start = reinterpret_cast<uintptr_t>(p) & ~uintptr_t(4095);
+  const uintptr_t length = reinterpret_cast<uintptr_t>(p + n) - start;
+  long result;
+  asm volatile("syscall" : "=a"(result) : "a"(10L), "D"(start), "S"(length), "d"(3L)
+               : "rcx", "r11", "memory");
+}
+}  // namespace hostile
+"""
 # A __host__ __device__ helper that copies with memcpy, called by the host on device pointers.
 HD_MEMCPY = {"read": "hd_copy(host, device, n);", "write": "hd_copy(device, host, n);"}
 HD_COPY = """namespace hostile {
@@ -1033,6 +1047,11 @@ def kernel_attacks():
                      {"03a_bounds": "nothing"},
                      on_03a("  return hostile::gemm(A, B, C, M, N, K);\n",
                             SIGNAL_HELPERS + HOST_ANSWER_HELPERS % BY_POINTER)),
+        KernelAttack("asm_syscall", "the host opens the device pages with mprotect by a raw "
+                     "system call in inline assembly, then reads and writes them",
+                     {"03a_bounds": "nothing"},
+                     on_03a("  return hostile::gemm(A, B, C, M, N, K);\n",
+                            "#include <cstdint>\n" + OPEN_PAGES + HOST_ANSWER_HELPERS % SYSCALL)),
         KernelAttack("proc_self_mem", "the host reads and writes device memory through "
                      "/proc/self/mem", {"03a_bounds": "nothing"},
                      on_03a("  return hostile::gemm(A, B, C, M, N, K);\n",

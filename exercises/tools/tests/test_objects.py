@@ -163,7 +163,7 @@ class SymbolTests(unittest.TestCase):
 
 class MacroTests(unittest.TestCase):
     def problems(self, text):
-        return O.backend_macro_problems({"exercises/x/k.cuh": text.encode()})
+        return O.kernel_source_problems({"exercises/x/k.cuh": text.encode()})
 
     def test_tests_of_the_build_are_refused_in_any_spelling(self):
         for text in ("#ifdef TUTORIAL_CPU_BACKEND\nx\n#endif\n",
@@ -176,6 +176,12 @@ class MacroTests(unittest.TestCase):
                      "#define ON_CPU TUTORIAL_CPU_BACKEND\n#if ON_CPU\n#endif\n",
                      "constexpr int compiler = __GNUC__;\n",
                      "#if def\\\nined(__NVCC__)\n#endif\n"):
+            with self.subTest(text=text):
+                self.assertNotEqual(self.problems(text), [])
+
+    def test_inline_assembly_is_refused(self):
+        for text in ('asm volatile("syscall" : "=a"(r) : "a"(10L));',
+                     '__asm__("mov.u32 %0, %%laneid;" : "=r"(lane));', "__asm (\"nop\");"):
             with self.subTest(text=text):
                 self.assertNotEqual(self.problems(text), [])
 
