@@ -342,8 +342,13 @@ TUTORIAL_ANALYZE_HOOKS_(16, __int128)
 
 // cp.async (__pipeline_memcpy_async, include/cuda_pipeline.h in the analysis build): its read
 // of global memory counts as a global load of the copy's size; its write to shared memory is
-// not counted (the copy is performed later by the scheduler, outside the kernel's code).
-extern "C" void tutorial_analyze_async_copy(const void* src, size_t bytes) {
+// not counted (the copy is performed later by the scheduler, outside the kernel's code), so a
+// destination anywhere else (a way to store past the hooks) stops the kernel.
+extern "C" void tutorial_analyze_async_copy(const void* src, size_t bytes, const void* dst,
+                                            size_t dst_bytes) {
+  if (!tutorial::analyze::is_shared(reinterpret_cast<uintptr_t>(dst), dst_bytes))
+    tutorial::cpu::device_error("__pipeline_memcpy_async: the destination is not shared memory "
+                                "(on a GPU cp.async copies into shared memory only)");
   if (bytes == 0) return;  // a pure zero-fill reads nothing
   tutorial::analyze::record(const_cast<void*>(src), uint8_t(bytes), false,
                             __builtin_return_address(0));

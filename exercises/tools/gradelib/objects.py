@@ -51,7 +51,8 @@ ALLOWED_UNDEFINED = [
     # The kit's interface: tutorial::launch's checks, CUDA_CHECK, the stubs' todo().
     r"tutorial::(validate_launch|require_fit|ensure_dynamic_smem|allow_dynamic_smem|"
     r"record_launch|throw_cuda_error|check_gemm_shape|gemm_shape_string(\[abi:cxx11\])?)\(.*\)",
-    r"(typeinfo|typeinfo name|vtable) for tutorial::(UnsupportedShape|KernelDoesNotFit|CudaError)",
+    r"(typeinfo|typeinfo name|vtable) for tutorial::(UnsupportedShape|KernelDoesNotFit|"
+    r"CudaError)",
     r"tutorial::(UnsupportedShape|KernelDoesNotFit|CudaError)::.*",
     r"exercise::todo\(.*\)", r"exercise::NotImplemented::.*",
     r"(typeinfo|typeinfo name|vtable) for exercise::NotImplemented",
@@ -75,7 +76,8 @@ ALLOWED_UNDEFINED = [
     # Text out: std::cout and std::cerr, string streams (no file streams, no input).
     r"std::(cout|cerr|clog)", r"std::ios_base::Init::.*", r"std::ctype<char>::.*",
     r"std::basic_ostream<char, std::char_traits<char> >::.*",
-    r"std::basic_ostream<char, std::char_traits<char> >& std::.*", r"std::__cxx11::basic_(o?stringstream|stringbuf)<char, std::char_traits<char>, "
+    r"std::basic_ostream<char, std::char_traits<char> >& std::.*",
+    r"std::__cxx11::basic_(o?stringstream|stringbuf)<char, std::char_traits<char>, "
     r"std::allocator<char> >::.*",
     r"(VTT|vtable|typeinfo) for std::__cxx11::basic_(o?stringstream|stringbuf)<.*",
     r"std::(locale|ios_base)::.*", r"std::basic_ios<char, std::char_traits<char> >::.*",

@@ -501,6 +501,10 @@ EARNS = {
 
 def kernel_attacks(checks, args, only=None):
     print("3f. answers from the host, and accesses the memory model does not see", flush=True)
+    if args.gpu:  # what a GPU lets a kernel reach (host memory under HMM) varies by machine
+        print("  skip  graded without a GPU only (the CPU backend's checks; the build's are the "
+              "same on every machine)", flush=True)
+        return
     attacks = [a for a in hostile.kernel_attacks() if not only or a.name in only]
     stubs = {}
     for e, f in hostile.KERNEL_FILES.items():

@@ -2,6 +2,8 @@
 // analyze/CMakeLists.txt). Chapter kernels come from their own headers, unchanged.
 #include "common/cpu_backend/analyze/tests/test_kernels.hpp"
 
+#include <cuda_pipeline.h>
+
 #include "01_naive/kernels.cuh"
 #include "06_transpose/kernels.cuh"
 #include "common/cuda_check.hpp"
@@ -69,6 +71,17 @@ MemoryStats write_thread_index() {
 __device__ float device_variable[32];
 __global__ void write_device_variable_kernel(const float* in) {
   device_variable[threadIdx.x] = in[threadIdx.x];
+}
+
+__global__ void async_copy_to_global_kernel(const float* in, float* out) {
+  __pipeline_memcpy_async(&out[threadIdx.x], &in[threadIdx.x], sizeof(float));
+  __pipeline_commit();
+  __pipeline_wait_prior(0);
+}
+
+MemoryStats async_copy_to_global() {
+  tutorial::DeviceBuffer<float> in(32), out(32);
+  return measure([&] { tutorial::launch(async_copy_to_global_kernel, dim3(1), dim3(32), 0, in.data(), out.data()); });
 }
 
 MemoryStats write_device_variable() {

@@ -32,6 +32,8 @@ MemoryStats shared_float4_halves();
 MemoryStats write_thread_index();
 // A kernel that writes a __device__ array, which is host memory here (the process is stopped).
 MemoryStats write_device_variable();
+// A kernel whose __pipeline_memcpy_async writes device memory, not shared memory (stopped).
+MemoryStats async_copy_to_global();
 // Whether tutorial::launch runs a function that is not __global__ (the model refuses it).
 bool launches_a_plain_function();
 

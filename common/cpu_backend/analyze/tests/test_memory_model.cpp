@@ -188,6 +188,13 @@ TEST_CASE("memory model: a kernel that writes host memory is stopped", "[analyze
   CHECK(output.find("neither a device buffer, nor shared memory") != std::string::npos);
 }
 
+TEST_CASE("memory model: an asynchronous copy into device memory is stopped", "[analyze]") {
+  std::string output;
+  CHECK(stopped([] { t::async_copy_to_global(); }, &output));
+  INFO(output);
+  CHECK(output.find("the destination is not shared memory") != std::string::npos);
+}
+
 TEST_CASE("memory model: only a __global__ function is launched", "[analyze]") {
   CHECK(!t::launches_a_plain_function());
 }
