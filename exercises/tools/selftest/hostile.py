@@ -979,6 +979,15 @@ __host__ __device__ inline void hostile_store(float* to, float v) {
 #endif
 }
 """
+# The same through __pipeline_memcpy_async, whose write the memory model does not count: on a
+# GPU its destination must be shared memory, here it was anywhere.
+ASYNC_STORE = """#include <cuda_pipeline.h>
+__device__ inline void hostile_store(float* to, const float& value) {
+  __pipeline_memcpy_async(to, &value, sizeof(float));
+  __pipeline_commit();
+  __pipeline_wait_prior(0);
+}
+"""
 # The same without a macro: each thread stages P = TILE / BLOCK_ROWS consecutive elements of
 # its input column in shared memory, then stores them to its output row in 16-byte aggregate
 # copies (LLVM keeps them memcpy): lanes of a warp write 32 different output rows.
@@ -1095,6 +1104,9 @@ def kernel_attacks():
                      "through std::wmemcpy where __CUDA_ARCH__ is not defined, after coalesced "
                      "placeholder stores for the coverage check", {"06a_transpose": "nothing"},
                      on_06a(HIDDEN_STORES, WMEMCPY_STORE), row=5, before="11/11"),
+        KernelAttack("async_copy_stores", "the same with the strided stores as "
+                     "__pipeline_memcpy_async copies into global memory, no macro",
+                     {"06a_transpose": "correct"}, on_06a(HIDDEN_STORES, ASYNC_STORE)),
         KernelAttack("struct_stores", "the same with the strided stores as 16-byte aggregate "
                      "copies from shared memory, no macro", {"06a_transpose": "correct"},
                      on_06a(STRUCT_STORES, FOUR)),
