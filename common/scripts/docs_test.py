@@ -279,7 +279,10 @@ def paragraphs(text):
             continue
         if line.startswith("```"):
             fence = not fence
-        prose = not (fence or generated or line.startswith("```") or line.startswith("    ")
+        # An indented line right after prose continues it (a list item's wrapped lines):
+        # in Markdown indented code cannot interrupt a paragraph.
+        indented_code = line.startswith("    ") and not current
+        prose = not (fence or generated or line.startswith("```") or indented_code
                      or line.lstrip().startswith(("|", "<!--")) or not line.strip())
         if prose:
             if not current:

@@ -48,6 +48,15 @@ class Prose(unittest.TestCase):
             self.assertEqual(len(found), 1, count)
             self.assertIn("test count", found[0])
 
+    def test_a_list_items_wrapped_lines_are_prose(self):
+        # A list item's continuation lines are indented like code but continue the paragraph:
+        # parentheses opened on one line and closed on the next balance.
+        item = "  * Device memory is `PROT_NONE` outside launches (and the\n    backend's copies).\n"
+        self.assertEqual(self.problems(item), [])
+        found = self.problems("  * Device memory (and the\n    backend's copies.\n")
+        self.assertEqual(len(found), 1)
+        self.assertEqual(self.problems("Text.\n\n    indented code (is code\n"), [])
+
 
 if __name__ == "__main__":
     unittest.main()
