@@ -58,5 +58,14 @@ class Prose(unittest.TestCase):
         self.assertEqual(self.problems("Text.\n\n    indented code (is code\n"), [])
 
 
+class Home(unittest.TestCase):
+    def test_a_chapters_commands_run_in_its_folder_every_other_pages_at_the_top(self):
+        repo = docs_test.REPO
+        self.assertEqual(docs_test.home_of(repo / "01_naive" / "README.md"), repo / "01_naive")
+        for page in ("README.md", "common/README.md", "common/BUILD.md", "common/INSPECT.md",
+                     "common/cpu_backend/README.md", "exercises/README.md"):
+            self.assertEqual(docs_test.home_of(repo / page), repo, page)
+
+
 if __name__ == "__main__":
     unittest.main()
