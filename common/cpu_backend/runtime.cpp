@@ -86,6 +86,7 @@ cudaError_t copy(void* dst, const void* src, size_t bytes, cudaMemcpyKind kind) 
                                            pointer_text(src) +
                                            " is not inside one device allocation");
   }
+  const DeviceAccess open;  // the backend's own copy: device memory is closed to host code
   std::memmove(dst, src, bytes);
   return cudaSuccess;
 }
@@ -111,6 +112,7 @@ const char* cudaGetErrorName(cudaError_t error) {
     case cudaErrorInvalidConfiguration: return "cudaErrorInvalidConfiguration";
     case cudaErrorInvalidDevicePointer: return "cudaErrorInvalidDevicePointer";
     case cudaErrorInsufficientDriver: return "cudaErrorInsufficientDriver";
+    case cudaErrorInvalidDeviceFunction: return "cudaErrorInvalidDeviceFunction";
     case cudaErrorInvalidDevice: return "cudaErrorInvalidDevice";
     case cudaErrorNoDevice: return "cudaErrorNoDevice";
     case cudaErrorInvalidResourceHandle: return "cudaErrorInvalidResourceHandle";
@@ -130,6 +132,7 @@ const char* cudaGetErrorString(cudaError_t error) {
     case cudaErrorInvalidConfiguration: return "invalid configuration argument";
     case cudaErrorInvalidDevicePointer: return "invalid device pointer";
     case cudaErrorInsufficientDriver: return "CUDA driver version is insufficient";
+    case cudaErrorInvalidDeviceFunction: return "invalid device function";
     case cudaErrorInvalidDevice: return "invalid device ordinal";
     case cudaErrorNoDevice: return "no CUDA-capable device is detected";
     case cudaErrorInvalidResourceHandle: return "invalid resource handle";
@@ -225,6 +228,7 @@ cudaError_t cudaDeviceReset(void) { return cudaSuccess; }
 cudaError_t cudaMalloc(void** ptr, size_t bytes) {
   *ptr = nullptr;
   if (bytes == 0) return cudaSuccess;
+  ensure_fault_handler();  // host code that touches device memory is told why it faulted
   *ptr = guarded_alloc(bytes);
   return *ptr ? cudaSuccess : result(cudaErrorMemoryAllocation);
 }
@@ -256,6 +260,7 @@ cudaError_t cudaMemset(void* ptr, int value, size_t bytes) {
     return fail(cudaErrorInvalidValue, "cudaMemset of " + std::to_string(bytes) + " bytes at " +
                                            pointer_text(ptr) +
                                            ": not inside one device allocation");
+  const DeviceAccess open;
   std::memset(ptr, value, bytes);
   return cudaSuccess;
 }
