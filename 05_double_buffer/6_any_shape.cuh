@@ -5,12 +5,12 @@
 //   - sliced_gemm: block (x, y, z) computes tile (y, x) of C over the K range of slice z only,
 //     [z * sliceK, z * sliceK + sliceK), and stores that partial product in slice z of a
 //     workspace (S x M x N floats). With one slice it stores straight to C: then it is
-//     pipelined_gemm, as fast, and faster where float4 cannot be used (README, section 5);
+//     pipelined_gemm, as fast, and faster where float4 cannot be used (NOTES.md, "5. Stream-K");
 //   - sum_slices: C = partial 0 + partial 1 + ... + partial S-1, in that order for every
 //     element: no atomics, so the result is the same bit for bit run after run;
 //   - launch_any_shape_gemm: picks the tile (128 x 128; 64 x 64 or 32 x 128 where the estimate
 //     says it is faster: small M or N, tiny problems) and the slice count S from M, N, K and the
-//     GPU's SM count, with the wave arithmetic of plan_any_shape below (README, section 4).
+//     GPU's SM count, with the wave arithmetic of plan_any_shape below (README, part 4).
 // Why it is faster: pipelined_gemm makes ceil(M/128) * ceil(N/128) blocks. The GPU runs
 // SMs x 2 of them at once (one wave: 264 on an H100); at 256 x 256 x 65536 that is 4 blocks,
 // each walking all of K, and 128 of the 132 SMs idle. Slicing K gives the idle SMs work.
@@ -44,6 +44,43 @@ __global__ void sum_slices(const T* __restrict__ partials, T* __restrict__ C, in
   T sum = partials[i];  // (S, M * N)
   for (int s = 1; s < slices; ++s) sum += partials[size_t(s) * count + i];
   C[i] = sum;
+}
+
+// The same sum for many slices (steps 8 and 9 cut K into up to 1,024): sum_slices gives each element
+// one thread, which adds the S partials one after another, so with a tiny C and hundreds of
+// slices a few thousand threads each wait on hundreds of loads. Here each element has 8 threads
+// (threadIdx.y): thread y adds slices y, y + 8, y + 16, ... in that order, then thread 0 adds
+// the 8 sums in the order y = 0 .. 7. Not sum_slices' order, but the same order on every run:
+// the result is the same bit for bit run after run.
+template <typename T>
+__global__ void __launch_bounds__(256)
+    sum_many_slices(const T* __restrict__ partials, T* __restrict__ C, int count, int slices) {
+  __shared__ T part[8][32];
+  const int i = blockIdx.x * 32 + threadIdx.x;  // blockDim (32, 8)
+  T sum = 0;
+  if (i < count)
+    for (int s = threadIdx.y; s < slices; s += 8) sum += partials[size_t(s) * count + i];
+  part[threadIdx.y][threadIdx.x] = sum;
+  __syncthreads();
+  if (threadIdx.y != 0 || i >= count) return;
+  T total = part[0][threadIdx.x];
+  for (int y = 1; y < 8; ++y) total += part[y][threadIdx.x];
+  C[i] = total;
+}
+
+// C = the sum of the `slices` partial products in `partials` (count elements each): sum_slices
+// up to `many` slices, sum_many_slices above (thin_gemm: above 8; the tiles: above step 6's
+// kMaxSlices, so that step 6's own cuts keep sum_slices).
+template <typename T>
+void sum_partials(const T* partials, T* C, int count, int slices, int many) {
+  if (slices > many) {
+    tutorial::launch(sum_many_slices<T>, dim3(tutorial::ceil_div(count, 32)), dim3(32, 8), 0,
+                     partials, C, count, slices);
+  } else {
+    constexpr int SUM_THREADS = 256;
+    tutorial::launch(sum_slices<T>, dim3(tutorial::ceil_div(count, SUM_THREADS)),
+                     dim3(SUM_THREADS), 0, partials, C, count, slices);
+  }
 }
 
 // pipelined_gemm over one slice of K: k in [k0, k0 + Ks), k0 = blockIdx.z * sliceK, with
@@ -87,10 +124,11 @@ __global__ void __launch_bounds__(WarpLayout<BM, BN, WM, WN, TM, TN>::THREADS,
 //              (fraction of its 128 FMA per clock: it takes kBusyWarps warps to hide latency)
 //     clocks = rounds * kBlockClocks + load * BM * BN * sliceK / (128 * rate)
 //              + (S > 1 ? (2 S + 1) * M * N * 4 bytes / kBytesPerClock + kLaunchClocks : 0)
-// The constants are rough H100/H200 figures (README, section 4); only their ratios matter.
+// The constants are rough H100/H200 figures (README, part 4); only their ratios matter.
 struct TileChoice {
   int bm, bn, warps, blocks_per_sm;  // blocks_per_sm: the kernel's __launch_bounds__ minimum
   double efficiency;          // fraction of the SM's FMA rate a full wave of these blocks gets
+  double overheadK = 0;       // step 9: a block's fixed costs, in k's of its own FMA time
 };
 struct AnyShapePlan {
   int tile = 0;     // index into the tile list: 0: 128 x 128, 1: 64 x 64, 2: 32 x 128
@@ -102,10 +140,19 @@ struct AnyShapePlan {
 
 constexpr int kMaxSlices = 64;
 constexpr int kSliceAlign = 16;           // BK of every tile: every slice starts 16-byte aligned
+
+// The model's constants (step 9 measures its own set of the same quantities).
+struct SliceCosts {
+  double blockClocks;    // a round of blocks' first loads and stores
+  double busyWarps;      // warps an SM needs to hide latency
+  double bytesPerClock;  // DRAM bytes the whole GPU moves per SM clock
+  double launchClocks;   // the second launch (sum_slices)
+};
 constexpr double kBlockClocks = 3000.0;   // a block's first loads and its store (~1.5 us)
 constexpr double kBusyWarps = 16.0;       // the chapter's kernels run 2 blocks of 8 warps per SM
 constexpr double kBytesPerClock = 1500.0; // ~3 TB/s at ~2 GHz
 constexpr double kLaunchClocks = 6000.0;  // ~3 us for the second launch
+constexpr SliceCosts kAnyShapeCosts = {kBlockClocks, kBusyWarps, kBytesPerClock, kLaunchClocks};
 
 // S slices of K, each a multiple of kSliceAlign long and none empty: the S actually used can
 // be smaller than asked (K = 100, S = 8 -> slices of 16 -> 7 slices; K <= 16 -> 1 slice).
@@ -121,12 +168,28 @@ inline void slice_k(int K, int wanted, int& slices, int& sliceK) {
   if (slices == 1) sliceK = K;
 }
 
+// The estimate above for one tile and one cut of K: clocks of the busiest SM, with the costs
+// `k` (kAnyShapeCosts here; step 9 measured its own, and adds each tile's overheadK to sliceK).
+inline double sliced_clocks(int M, int N, int sms, const TileChoice& c, int slices, int sliceK,
+                            const SliceCosts& k) {
+  const long long blocks =
+      (long long)tutorial::ceil_div(M, c.bm) * tutorial::ceil_div(N, c.bn) * slices;
+  const long long load = (blocks + sms - 1) / sms;
+  const long long rounds = (load + c.blocks_per_sm - 1) / c.blocks_per_sm;
+  const double warps = double(std::min<long long>(load, c.blocks_per_sm)) * c.warps;
+  const double rate = c.efficiency * std::min(1.0, warps / k.busyWarps);
+  double clocks = double(rounds) * k.blockClocks +
+                  double(load) * c.bm * c.bn * (sliceK + c.overheadK) / (128.0 * rate);
+  if (slices > 1) clocks += (2.0 * slices + 1.0) * M * N * 4.0 / k.bytesPerClock + k.launchClocks;
+  return clocks;
+}
+
 template <size_t TILES>
 AnyShapePlan plan_any_shape(int M, int N, int K, int sms, const TileChoice (&tiles)[TILES]) {
   AnyShapePlan best;
   // At least one full wave of 128 x 128 tiles: pipelined_gemm as it is. Blocks do not run in
   // lockstep waves, so a partly filled last wave after several full ones costs less than the
-  // model below says; the remaining tail is stream-K's business (README, section 4).
+  // model below says; the remaining tail is stream-K's business (README, part 4).
   const long long bigTiles =
       (long long)tutorial::ceil_div(M, tiles[0].bm) * tutorial::ceil_div(N, tiles[0].bn);
   const long long bigSlots = (long long)sms * tiles[0].blocks_per_sm;
@@ -144,14 +207,7 @@ AnyShapePlan plan_any_shape(int M, int N, int K, int sms, const TileChoice (&til
       if (slices == lastSlices) continue;  // same cut as a smaller `wanted`
       lastSlices = slices;
       const long long blocks = tileCount * slices;
-      const long long load = (blocks + sms - 1) / sms;
-      const long long rounds = (load + c.blocks_per_sm - 1) / c.blocks_per_sm;
-      const double warps = double(std::min<long long>(load, c.blocks_per_sm)) * c.warps;
-      const double rate = c.efficiency * std::min(1.0, warps / kBusyWarps);
-      double clocks = double(rounds) * kBlockClocks +
-                      double(load) * c.bm * c.bn * sliceK / (128.0 * rate);
-      if (slices > 1)
-        clocks += (2.0 * slices + 1.0) * M * N * 4.0 / kBytesPerClock + kLaunchClocks;
+      const double clocks = sliced_clocks(M, N, sms, c, slices, sliceK, kAnyShapeCosts);
       if (best.blocks == 0 || clocks < bestClocks) {
         bestClocks = clocks;
         best = {t, slices, sliceK, blocks, double(blocks) / double(slots)};
@@ -171,7 +227,7 @@ using BigTile = WarpLayout<128, 128, 32, 64, 8, 8>;
 using SmallTile = WarpLayout<64, 64, 32, 32, 8, 4>;
 using SkinnyTile = WarpLayout<32, 128, 32, 32, 8, 4>;
 // The efficiency of the 8 x 4 lane tiles relative to the 128 x 128 one is a guess (0.7),
-// checked by the sweep (README, section 4).
+// checked by the sweep (README, part 4).
 constexpr TileChoice kAnyShapeTiles[3] = {
     {128, 128, BigTile::THREADS / 32, BigTile::MIN_BLOCKS, 1.0},
     {64, 64, SmallTile::THREADS / 32, SmallTile::MIN_BLOCKS, 0.7},
@@ -204,7 +260,7 @@ void run_sliced_gemm(const float* A, const float* B, float* C, int M, int N, int
   int slices = 1, sliceK = K;
   slice_k(K, wantedSlices, slices, sliceK);
   // One slice: straight to C, no workspace and no sum (as fast as pipelined_gemm at 128 x 128,
-  // faster where float4 cannot be used: README, section 5).
+  // faster where float4 cannot be used: NOTES.md, "5. Stream-K").
   const size_t count = size_t(M) * N;
   float* out = slices == 1 ? C : slice_workspace(count * slices, slices, M, N);
   const dim3 block(WarpLayout<BM, BN, WM, WN, TM, TN>::THREADS);
@@ -214,15 +270,24 @@ void run_sliced_gemm(const float* A, const float* B, float* C, int M, int N, int
                      warp_tiles_smem_bytes<BM, BN, BK, 2>(), A, B, out, M, N, K, sliceK);
   });
   if (slices == 1) return;
-  constexpr int SUM_THREADS = 256;
-  tutorial::launch(sum_slices<float>, dim3(tutorial::ceil_div(int(count), SUM_THREADS)),
-                   dim3(SUM_THREADS), 0, out, C, int(count), slices);
+  sum_partials(out, C, int(count), slices, kMaxSlices);
 }
 
 // A fixed tile and slice count, for the tests and the sweep's comparisons.
 template <int BM, int BN, int BK, int WM, int WN, int TM, int TN, int SLICES>
 void launch_sliced_gemm(const float* A, const float* B, float* C, int M, int N, int K) {
   run_sliced_gemm<BM, BN, BK, WM, WN, TM, TN>(A, B, C, M, N, K, SLICES);
+}
+
+// Tile `tile` of kAnyShapeTiles (0: 128 x 128, 1: 64 x 64, 2: 32 x 128) in `slices` slices.
+inline void run_sliced_tile(int tile, const float* A, const float* B, float* C, int M, int N,
+                            int K, int slices) {
+  if (tile == 0)
+    run_sliced_gemm<128, 128, 16, 32, 64, 8, 8>(A, B, C, M, N, K, slices);
+  else if (tile == 1)
+    run_sliced_gemm<64, 64, 16, 32, 32, 8, 4>(A, B, C, M, N, K, slices);
+  else
+    run_sliced_gemm<32, 128, 16, 32, 32, 8, 4>(A, B, C, M, N, K, slices);
 }
 
 inline int sm_count() {
@@ -232,18 +297,13 @@ inline int sm_count() {
   return sms;
 }
 
-// Tile and slices from the problem and this GPU (plan_any_shape); step 7's launcher, the
-// chapter's final one, calls it wherever stream-K does not pay.
+// Tile and slices from the problem and this GPU (plan_any_shape); step 7's launcher calls it
+// wherever stream-K does not pay.
 inline void launch_any_shape_gemm(const float* A, const float* B, float* C, int M, int N,
                                   int K) {
   tutorial::check_gemm_shape("any_shape_gemm", M, N, K);
   const AnyShapePlan plan = plan_any_shape(M, N, K, sm_count(), kAnyShapeTiles);
-  if (plan.tile == 0)
-    run_sliced_gemm<128, 128, 16, 32, 64, 8, 8>(A, B, C, M, N, K, plan.slices);
-  else if (plan.tile == 1)
-    run_sliced_gemm<64, 64, 16, 32, 32, 8, 4>(A, B, C, M, N, K, plan.slices);
-  else
-    run_sliced_gemm<32, 128, 16, 32, 32, 8, 4>(A, B, C, M, N, K, plan.slices);
+  run_sliced_tile(plan.tile, A, B, C, M, N, K, plan.slices);
 }
 
 }  // namespace ch05

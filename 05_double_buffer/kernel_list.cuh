@@ -47,17 +47,39 @@ inline std::vector<tutorial::GemmKernel> chapter_kernels() {
       {"any_shape 128x128|64x64|32x128 split-K", launch_any_shape_gemm,
        block_tile_intensity<128, 128>},
       // any_shape_gemm, with stream-K for the last wave where 128 x 128 tiles fill more than
-      // one wave and leave the last one partial (K >= 1536): the chapter's final launcher.
+      // one wave and leave the last one partial (K >= 1536).
       {"stream-K 128x128 + any_shape", launch_stream_k_gemm, block_tile_intensity<128, 128>},
+      // Every path above and thin_gemm, the cheapest by a model of each one's time: the
+      // chapter's final launcher. (The DRAM model of its 128 x 128 tile, which runs at the
+      // table's sizes.)
+      {"planned: tiles|stream-K|split-K|thin", launch_planned_gemm,
+       block_tile_intensity<128, 128>},
   };
 }
 
-// The chapter's final GEMM: one block per 128 x 128 tile wherever the tiles fill whole waves,
-// stream-K for the last wave where it is partial (K >= 1536), split-K and/or smaller tiles
-// where the tiles do not fill one wave (README, part 4, and its sweep: geometric means over the 24
-// shapes of sweep_shapes.txt).
+// The chapter's final GEMM: for each shape, step 7's path unless plan_gemm estimates another
+// clearly faster on this GPU: whole 128 x 128 tiles, stream-K for a partial last wave, split-K
+// and smaller tiles below one wave, thin_gemm where the time is memory (README, "Shapes nobody
+// listed": random shapes as well as the 24 of sweep_shapes.txt).
 inline tutorial::GemmKernel best_kernel() {
-  return {"ch05::stream-K 128x128 + any_shape", launch_stream_k_gemm};
+  return {"ch05::planned: tiles|stream-K|split-K|thin", launch_planned_gemm};
+}
+
+// thin_gemm at fixed slice counts, for the tests: each tile whole (S = 1) and with K cut into
+// uneven slices (S = 3, and 12: sum_many_slices).
+inline std::vector<tutorial::GemmKernel> thin_kernels() {
+  return {
+      {"thin short-K 64x128", launch_thin_gemm<ThinShape::ShortK, 1>},
+      {"thin short-K 64x128 S=3", launch_thin_gemm<ThinShape::ShortK, 3>},
+      {"thin small-M 4x512", launch_thin_gemm<ThinShape::SmallM4, 1>},
+      {"thin small-M 4x512 S=12", launch_thin_gemm<ThinShape::SmallM4, 12>},
+      {"thin small-M 16x512", launch_thin_gemm<ThinShape::SmallM16, 1>},
+      {"thin small-M 16x512 S=3", launch_thin_gemm<ThinShape::SmallM16, 3>},
+      {"thin small-N 512x4", launch_thin_gemm<ThinShape::SmallN4, 1>},
+      {"thin small-N 512x4 S=12", launch_thin_gemm<ThinShape::SmallN4, 12>},
+      {"thin small-N 512x16", launch_thin_gemm<ThinShape::SmallN16, 1>},
+      {"thin small-N 512x16 S=3", launch_thin_gemm<ThinShape::SmallN16, 3>},
+  };
 }
 
 }  // namespace ch05

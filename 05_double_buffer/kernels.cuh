@@ -22,14 +22,20 @@
 //                                            GPU
 //   7_stream_k.cuh       stream_k_gemm       the last, partly empty wave of a large problem
 //                                            shared out by k-iterations (stream-K), partial
-//                                            tiles summed in a fixed order;
-//                                            launch_stream_k_gemm: the chapter's final launcher
+//                                            tiles summed in a fixed order
+//   8_thin.cuh           thin_gemm           the shapes whose time is memory (short K, small M
+//                                            or N, matrix-vector): tiles shaped like the
+//                                            problem, every access coalesced at any alignment
+//   9_planned.cuh        (plan_gemm)         one model of every path's time (waves, FMAs,
+//                                            bytes that must move) picks the path and its cut;
+//                                            launch_planned_gemm: the chapter's final launcher
 //   appendix_async.cuh   async_gemm          cp.async, 3 stages: measured, no faster here
 //
 // Every kernel is correct for any M, N, K >= 1, as in chapter 04: out-of-range elements of A
 // and B reach the shared tiles as zeros (async_gemm: see its comment) and stores outside C are
 // skipped; the VEC = false variants (chosen by the launchers when K % 4 or N % 4 is not 0, or a
-// pointer is not 16-byte aligned) move 4 bytes at a time instead of 16.
+// pointer is not 16-byte aligned) move 4 bytes at a time instead of 16 (thin_gemm always does,
+// and coalesces them).
 #pragma once
 
 #include "05_double_buffer/1_double_buffer.cuh"
@@ -39,4 +45,6 @@
 #include "05_double_buffer/5_pipelined.cuh"
 #include "05_double_buffer/6_any_shape.cuh"
 #include "05_double_buffer/7_stream_k.cuh"
+#include "05_double_buffer/8_thin.cuh"
+#include "05_double_buffer/9_planned.cuh"
 #include "05_double_buffer/appendix_async.cuh"

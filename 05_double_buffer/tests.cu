@@ -2,7 +2,9 @@
 // sizes (random inputs, poisoned output, CPU or cuBLAS reference), K shorter than the
 // pipeline, the 4-byte fallback, refusals, the grouped block order, and the README's
 // shared-memory and occupancy arithmetic.
+#include <cmath>
 #include <cstring>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -130,6 +132,80 @@ TEST_CASE("the final launcher runs stream-K where this GPU's last wave is partia
   }
   // The same bits on every run, split tiles included.
   CHECK(differ_between_runs({"stream-K final", ch05::launch_stream_k_gemm}, shapes[1], 9) == 0);
+}
+
+// thin_gemm (8_thin.cuh) at the shapes it is for and at every edge: one row or column, K of 1,
+// sides one past a tile, slices of K that do not divide it; and the planned launcher
+// (9_planned.cuh) at shapes drawn at random, against cuBLAS (the CPU reference on the CPU
+// backend), whichever path its plan takes there.
+namespace {
+
+const std::vector<TestShape> kThinShapes = {
+    {1, 1, 1},     {1, 513, 37},  {2, 1000, 19}, {5, 517, 300},  {17, 33, 1},
+    {4, 1025, 64}, {16, 9, 700},  {1000, 1, 45}, {513, 2, 333},  {700, 5, 31},
+    {515, 17, 90}, {130, 129, 11}, {65, 300, 33}, {129, 385, 8},  {3, 3, 2049}};
+
+}  // namespace
+
+TEST_CASE("thin_gemm is correct at thin, odd and edge shapes", "[gpu][small]") {
+  REQUIRE_GPU();
+  check_kernels_at(ch05::thin_kernels(), kThinShapes);
+  check_kernels_at(ch05::thin_kernels(), kOddAndEdgeShapes);
+}
+
+TEST_CASE("thin_gemm reads and writes at any alignment", "[gpu]") {
+  REQUIRE_GPU();
+  check_unaligned_pointers(ch05::thin_kernels());
+}
+
+TEST_CASE("thin_gemm's slices are summed the same way on every run", "[gpu][small]") {
+  REQUIRE_GPU();
+  for (const GemmKernel& kernel : ch05::thin_kernels()) {
+    const std::string name = kernel.name;
+    CAPTURE(name);
+    CHECK(differ_between_runs(kernel, {37, 20, 3001}, 5) == 0);
+  }
+}
+
+// Small shapes of steps 8 and 9 only, so that compute-sanitizer (memcheck, racecheck) finishes
+// quickly: every thin tile whole and sliced (sum_slices and sum_many_slices), the tiles with
+// more than 64 slices, the planned launcher.
+//   compute-sanitizer --tool racecheck build/bin/05_double_buffer_tests "[sanitize]"
+TEST_CASE("small shapes of the thin and planned paths for the sanitizers", "[gpu][sanitize]") {
+  REQUIRE_GPU();
+  const std::vector<TestShape> shapes = {{3, 5, 7}, {17, 33, 70}, {65, 130, 9}, {4, 515, 33}};
+  check_kernels_at(ch05::thin_kernels(), shapes);
+  check_kernels_at({{"sliced 64x64 S=100", ch05::launch_sliced_gemm<64, 64, 16, 32, 32, 8, 4, 100>},
+                    {"planned", ch05::launch_planned_gemm}},
+                   {{3, 5, 1700}, {70, 33, 2000}, {130, 9, 300}});
+}
+
+namespace {
+
+// Shapes log-uniform in [1, most] per side with M * N * K <= volume, from a fixed seed.
+std::vector<TestShape> random_shapes(int count, uint64_t seed, int most, double volume) {
+  std::mt19937_64 rng(seed);
+  std::uniform_real_distribution<double> side(0.0, std::log(double(most)));
+  std::vector<TestShape> shapes;
+  while (int(shapes.size()) < count) {
+    const TestShape s{int(std::lround(std::exp(side(rng)))), int(std::lround(std::exp(side(rng)))),
+                      int(std::lround(std::exp(side(rng))))};
+    if (double(s.M) * s.N * s.K <= volume) shapes.push_back(s);
+  }
+  return shapes;
+}
+
+}  // namespace
+
+TEST_CASE("the planned launcher is correct at random shapes, whatever path it takes", "[gpu]") {
+  REQUIRE_GPU();
+#ifdef TUTORIAL_CPU_BACKEND
+  const std::vector<TestShape> shapes = random_shapes(24, 29, 600, 3e6);
+#else
+  const std::vector<TestShape> shapes = random_shapes(60, 29, 8192, 4e9);
+#endif
+  check_kernel_at({"planned", ch05::launch_planned_gemm}, shapes);
+  CHECK(differ_between_runs({"planned", ch05::launch_planned_gemm}, {4, 4, 30001}, 3) == 0);
 }
 
 TEST_CASE("split-K and stream-K use a workspace on whichever GPU is current", "[gpu][multi]") {
@@ -279,7 +355,7 @@ TEST_CASE("any_shape's plan on a 132-SM GPU (H100): waves", "[model]") {
 
 TEST_CASE("stream-K wherever the last wave is partial and K is long (132 SMs, as an H100)",
           "[model]") {
-  // 264 slots of 128 x 128 tiles (section 5's tables).
+  // 264 slots of 128 x 128 tiles (NOTES.md, "5. Stream-K").
   CHECK(ch05::stream_k_pays(3072, 3072, 3072, 132));        // 576 tiles: 2.18 waves
   CHECK(ch05::stream_k_pays(3000, 3000, 3000, 132));        // the same 576
   CHECK(ch05::stream_k_pays(2048, 11008, 4096, 132));       // 1376 tiles: 5.21 waves
@@ -305,6 +381,113 @@ TEST_CASE("stream-K wherever the last wave is partial and K is long (132 SMs, as
   CHECK(ch05::plan_stream_k(3072, 3072, 3072, 128, 128, 16, 264, StreamKShare::None).skTiles == 0);
   CHECK(ch05::plan_stream_k(3072, 3072, 3072, 128, 128, 16, 264, StreamKShare::None).dpTiles ==
         576);
+}
+
+TEST_CASE("the plan of step 9 on a 132-SM GPU (H100): a path for each family", "[model]") {
+  // An H100 SXM as gpu_model_of reads it: 132 SMs of 128 FP32 lanes at 1,980 MHz, HBM3 at
+  // 2,619 MHz on a 5,120-bit bus (3.35 TB/s, 90% of it: 1,524 bytes per SM clock).
+  tutorial::DeviceInfo h100;
+  h100.sm_count = 132;
+  h100.compute_major = 9;
+  h100.sm_clock_khz = 1980000;
+  h100.memory_clock_khz = 2619000;
+  h100.memory_bus_bits = 5120;
+  const ch05::GpuModel g = ch05::gpu_model_of(h100);
+  CHECK(g.sms == 132);
+  CHECK(g.fmaPerClock == 128.0);
+  CHECK(g.dramBytesPerClock == Approx(1524.0).epsilon(0.01));
+  using ch05::GemmPath;
+  using ch05::ThinShape;
+  auto plan = [&](int M, int N, int K) { return ch05::plan_gemm(M, N, K, g); };
+  // Large problems with a partial last wave: stream-K (the final launcher of step 7 there).
+  for (const TestShape s : {TestShape{4096, 4096, 4096}, {8192, 8192, 8192}, {3072, 3072, 3072},
+                            {2048, 11008, 4096}}) {
+    INFO(s.M << "x" << s.N << "x" << s.K);
+    CHECK(plan(s.M, s.N, s.K).path == GemmPath::StreamK);
+  }
+  // Whole waves, or K too short for stream-K's partial tiles to pay: one block per tile.
+  for (const TestShape s : {TestShape{4093, 4099, 4097}, {16384, 1024, 1024}}) {
+    INFO(s.M << "x" << s.N << "x" << s.K);
+    const ch05::GemmPlan p = plan(s.M, s.N, s.K);
+    CHECK(p.path == GemmPath::Tiles);
+    CHECK(p.tile == 0);
+    CHECK(p.slices == 1);
+  }
+  // The bandwidth-bound shapes: thin_gemm, with slices where the tiles are too few.
+  CHECK(plan(3622, 4500, 11).path == GemmPath::Thin);
+  CHECK(plan(3622, 4500, 11).thin == ThinShape::ShortK);
+  const ch05::GemmPlan gemv = plan(4096, 1, 4096), vecmat = plan(1, 4096, 4096);
+  CHECK(gemv.path == GemmPath::Thin);
+  CHECK(gemv.thin == ThinShape::SmallN4);
+  CHECK(gemv.slices > 1);
+  // (A row vector times a matrix: the 4-row thin tile or the 32 x 128 one measured within 5
+  // points of each other; not the 128 x 128 tile, which computes 127 rows of nothing.)
+  CHECK_FALSE((vecmat.path == GemmPath::Tiles && vecmat.tile == 0));
+  // A tiny C and an enormous K: more slices than step 6's 64, at least a wave of blocks.
+  const ch05::GemmPlan tiny = plan(64, 64, 1048576);
+  CHECK(tiny.slices > 64);
+  CHECK(tiny.slices <= ch05::kMaxPlanSlices);
+  // 270 tiles of 128 x 128 for 264 slots: not one block per 128 x 128 tile (two waves, the
+  // second nearly empty).
+  const ch05::GemmPlan nearlyOneWave = plan(6899, 528, 195);
+  CHECK_FALSE((nearlyOneWave.path == GemmPath::Tiles && nearlyOneWave.tile == 0 &&
+               nearlyOneWave.slices == 1));
+  // A GPU with twice the SMs cuts 4 tiles and a long K into more blocks.
+  ch05::GpuModel twice = g;
+  twice.sms = 264;
+  auto blocks = [](const ch05::GemmPlan& p) {
+    REQUIRE(p.path == GemmPath::Tiles);
+    const ch05::TileChoice& t = ch05::kPlanTiles[p.tile];
+    return ceil_div(256, t.bm) * ceil_div(256, t.bn) * p.slices;
+  };
+  CHECK(blocks(ch05::plan_gemm(256, 256, 65536, twice)) > blocks(plan(256, 256, 65536)));
+}
+
+TEST_CASE("the plan of step 9 leaves step 7's choice only for a gain beyond its margin",
+          "[model]") {
+  const ch05::GpuModel g{132, 128.0, 1524.0};
+  using ch05::GemmPath;
+  for (const TestShape& s : random_shapes(300, 41, 16384, 6.9e10)) {
+    INFO(s.M << "x" << s.N << "x" << s.K);
+    const ch05::GemmPlan p = ch05::plan_gemm(s.M, s.N, s.K, g);
+    const ch05::GemmPlan step7 = ch05::step7_plan(s.M, s.N, s.K, g);
+    REQUIRE(p.clocks > 0);
+    CHECK(p.slices >= 1);
+    CHECK(p.slices <= ch05::kMaxPlanSlices);
+    CHECK((p.slices == 1 || 4.0 * p.slices * double(s.M) * s.N <= ch05::kMaxWorkspaceBytes));
+    const auto cost = [&](const ch05::GemmPlan& q) {
+      return ch05::same_plan(q, step7)
+                 ? step7.clocks
+                 : q.clocks * (1.0 + ch05::departure_margin(q, step7));
+    };
+    // A departure only where its estimate, margin added, is below step 7's.
+    if (!ch05::same_plan(p, step7)) CHECK(cost(p) < step7.clocks);
+    // None of the plans it could have taken costs less, margins counted.
+    ch05::for_each_plan(s.M, s.N, s.K, g,
+                        [&](const ch05::GemmPlan& q) { CHECK(cost(q) >= cost(p)); });
+    // The thin tiles only where the thin side fits one tile.
+    if (p.path == GemmPath::Thin) CHECK((s.K <= 64 || s.M <= 16 || s.N <= 16));
+  }
+}
+
+TEST_CASE("the plan of step 9 keeps step 7's choice where step 7 measured better (132 SMs)",
+          "[model]") {
+  // Shapes of the H100 runs where the first plan (no margins) took another path and lost to
+  // step 7's: 64^3 (thin, 77% against 92% of cuBLAS), 1000^3 and 1024^3 (64 x 64 tiles, 97-98%
+  // against 107-109%), 32 x 4096 x 4096 (22 slices instead of 16: 106% against 123%),
+  // 211 x 819 x 13043 (32 x 128 tiles: 66% against 82%), 42 x 7022 x 94 (3 slices: 68% against
+  // 93%). Tuning data, kept as a check that the margins do what they were set for.
+  const ch05::GpuModel g{132, 128.0, 1524.0};
+  for (const TestShape s : {TestShape{64, 64, 64}, {1000, 1000, 1000}, {1024, 1024, 1024},
+                            {32, 4096, 4096}, {211, 819, 13043}, {42, 7022, 94}}) {
+    INFO(s.M << "x" << s.N << "x" << s.K);
+    CHECK(ch05::same_plan(ch05::plan_gemm(s.M, s.N, s.K, g), ch05::step7_plan(s.M, s.N, s.K, g)));
+  }
+  // 1536^3: the 64 x 64 tile lost there (91% against 98%); fewer slices of step 7's 128 x 128
+  // tile (3 instead of 4, estimated about as fast) carry no margin.
+  const ch05::GemmPlan p = ch05::plan_gemm(1536, 1536, 1536, g);
+  CHECK(p.path == ch05::GemmPath::Tiles);
+  CHECK(p.tile == 0);
 }
 
 TEST_CASE("shared memory of the shipped configurations", "[model]") {

@@ -6,7 +6,7 @@
 // on the other: transpose_thin copies such chunks through shared memory, float4 on both sides
 // where the addresses allow.
 // What it still gets wrong: it takes thin matrices only (launch_thin refuses the others), and
-// even there a few shapes stay 5-10% below the copy (README, section 6). Step 7 picks, per
+// even there a few shapes stay 5-10% below the copy (NOTES.md, "6. Every shape"). Step 7 picks, per
 // shape, which of the chapter's kernels runs.
 #pragma once
 
@@ -41,7 +41,7 @@ constexpr int kThinMax = 64;
 //   - each segment from its first 16-byte boundary on, a few floats before and after it one at
 //     a time, when P == thin. With an even thin side, P = thin + 1 breaks the contiguous
 //     side's float4s into scattered shared-memory accesses, and float4 segments on top of
-//     that measured slower than one float per lane (README, section 6).
+//     that measured slower than one float per lane (NOTES.md, "6. Every shape").
 // Element k of a walk is (k / n, k % n) for the walk's row length n; a thread steps k by
 // THREADS, so it steps the pair by (THREADS / n, THREADS % n) instead of dividing each time
 // (an integer division costs about 20 instructions, as much as the copy's whole budget).
@@ -158,12 +158,15 @@ __global__ void __launch_bounds__(THREADS)
 }
 
 // One block per chunk of span_max rows (tall) or columns (wide), span_max a multiple of 32:
-// the chunk holds at most CHUNK floats whatever the thin side.
+// the chunk holds at most CHUNK floats whatever the thin side, and at least 32 elements along
+// the long side for each one along the thin side (so that every segment moves whole 128-byte
+// lines), which bounds the thin side it takes: below CHUNK / 32.
 template <int THREADS, int CHUNK>
 void launch_thin_sized(const float* in, float* out, int rows, int cols) {
   const int thin = std::min(rows, cols), along = std::max(rows, cols);
-  if (thin >= kThinMax)
-    throw tutorial::UnsupportedShape("transpose_thin: needs fewer than " + std::to_string(kThinMax) +
+  if (32 * (thin | 1) > CHUNK)
+    throw tutorial::UnsupportedShape("transpose_thin: a chunk of " + std::to_string(CHUNK) +
+                                     " floats takes fewer than " + std::to_string(CHUNK / 32) +
                                      " rows or columns, got " + std::to_string(rows) + "x" +
                                      std::to_string(cols));
   const int span_max = std::max(32, CHUNK / (thin | 1) / 32 * 32);
@@ -173,7 +176,7 @@ void launch_thin_sized(const float* in, float* out, int rows, int cols) {
 }
 
 // Tall matrices measured fastest with 512 threads and 12,288-float chunks, wide ones with 256
-// threads and 8,192 floats (H100, README section 6: 1000001x47 92 against 84, 4x5000000 97
+// threads and 8,192 floats (H100, NOTES.md "6. Every shape": 1000001x47 92 against 84, 4x5000000 97
 // against 88). Both stay within the 48 KB of shared memory any GPU gives a block unasked.
 inline void launch_thin(const float* in, float* out, int rows, int cols) {
   if (cols < rows)

@@ -349,14 +349,67 @@ TEST_CASE("the thin kernel: fewer than 64 rows or columns, chunks longer than it
       }
     }
   }
-  // Not thin: refused with the reason.
+  // Not thin enough for a chunk (8,192 floats wide: 32 columns of at most 255 rows): refused
+  // with the reason.
   std::string message;
   try {
-    ch06::launch_thin(nullptr, nullptr, 64, 64);
+    ch06::launch_thin(nullptr, nullptr, 400, 400);
   } catch (const UnsupportedShape& e) {
     message = e.what();
   }
-  CHECK(message.find("fewer than 64 rows or columns") != std::string::npos);
+  CHECK(message.find("takes fewer than 256 rows or columns") != std::string::npos);
+}
+
+TEST_CASE("the thin kernel's larger chunks: thin sides of 64 to 767", "[gpu]") {
+  REQUIRE_GPU();
+  // Each chunk size at the thin sides it takes (32 columns of fewer than CHUNK / 32 rows), odd
+  // (float4 segments) and even (one float per lane), wide and tall, with a last chunk partly
+  // empty.
+  const TransposeKernel kernels[] = {{"thin 256/8192", ch06::launch_thin_sized<256, 8192>},
+                                     {"thin 512/16384", ch06::launch_thin_sized<512, 16384>},
+                                     {"thin 1024/24576", ch06::launch_thin_sized<1024, 24576>}};
+  const int most[] = {255, 511, 767};
+  for (int i = 0; i < 3; ++i) {
+    for (int side : {64, 100, 179, 255, 256, 383, 511, 512, 767}) {
+      if (side > most[i]) continue;
+      for (const Shape& s : {Shape{side, 1001}, Shape{1001, side}}) {
+        CAPTURE(kernels[i].name, s.rows, s.cols);
+        const CompareResult r = check_transpose(kernels[i].launch, s.rows, s.cols, 23);
+        INFO(r.summary());
+        CHECK(r.ok());
+      }
+    }
+  }
+}
+
+TEST_CASE("the chapter's best takes wide matrices of 128 to 383 rows to the thin kernel when "
+          "they are long enough", "[gpu]") {
+  REQUIRE_GPU();
+  int sms = 0;
+  REQUIRE(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0) == cudaSuccess);
+  const void* thin1024 = reinterpret_cast<const void*>(ch06::transpose_thin<1024>);
+  const void* thin512 = reinterpret_cast<const void*>(ch06::transpose_thin<512>);
+  const void* tiles = reinterpret_cast<const void*>(ch06::transpose_sector_aligned<128, 32, 8>);
+  // Odd row and column counts (no float4, output rows off the sectors). 201 rows: chunks of
+  // 24,576 floats hold 96 columns of each row, of 16,384 floats 64, of 8,192 only 32 (too few).
+  // With at least 4 chunks per SM the largest chunk runs, with fewer a smaller one of 64
+  // columns, and with too few for any the sector-aligned tiles. 101 rows (one band of the
+  // tiles) and 401 (32 columns per chunk) stay with the tiles however long.
+  const struct {
+    int rows, cols;
+    const void* kernel;
+  } picks[] = {{201, 96 * 4 * sms + 1, thin1024},
+               {201, 64 * 4 * sms + 1, thin512},
+               {201, 151, tiles},
+               {101, 224 * 4 * sms + 1, tiles},
+               {401, 32 * 4 * sms + 1, tiles}};
+  for (const auto& pick : picks) {
+    CAPTURE(pick.rows, pick.cols);
+    const CompareResult r = check_transpose(ch06::best_kernel().launch, pick.rows, pick.cols, 19);
+    INFO(r.summary());
+    CHECK(r.ok());
+    CHECK(last_launch().kernel == pick.kernel);
+  }
 }
 
 namespace {

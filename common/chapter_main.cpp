@@ -16,14 +16,10 @@ namespace tutorial {
 
 namespace {
 
-// A timed row: `work` (FLOPs or bytes) per run, the rate in G`unit`, and the % of the
-// ceiling timed in the same process.
-ReportRow timed_row(const std::string& chapter, const std::string& name, const TimingStats& t,
-                    double work, const std::string& unit, const TimingStats& ceiling,
-                    const std::string& ceiling_name) {
-  ReportRow row;
-  row.chapter = chapter;
-  row.kernel = name;
+// A row's timing: `work` (FLOPs or bytes) per run, the rate in G`unit`, and the % of the
+// ceiling timed side by side with it.
+void set_timing(ReportRow& row, const TimingStats& t, double work, const std::string& unit,
+                const TimingStats& ceiling, const std::string& ceiling_name) {
   row.median_ms = t.median_ms;
   row.min_ms = t.min_ms;
   row.max_ms = t.max_ms;
@@ -31,7 +27,6 @@ ReportRow timed_row(const std::string& chapter, const std::string& name, const T
   row.rate_unit = unit;
   row.pct_of_ceiling = 100.0 * ceiling.median_ms / t.median_ms;
   row.ceiling = ceiling_name;
-  return row;
 }
 
 // A kernel that refused the size, or a block this GPU cannot hold (KernelDoesNotFit: the
@@ -45,16 +40,14 @@ ReportRow skipped_row(const std::string& chapter, const std::string& name,
   return row;
 }
 
-// The one measurement of a kernel, the same for every chapter: poison the output, launch once
-// (a kernel that refuses the shape, or a block this GPU cannot hold, becomes a skipped row and
-// the other kernels still run), read the occupancy of that launch, check the result (`check`
-// returns the row's status), then time the launch (median of --iters) and let `timed` make the
-// row from the timing.
-ReportRow measure_kernel(const std::string& row_chapter, const std::string& name,
-                         const std::function<void()>& launch, const std::function<void()>& poison,
-                         const std::function<std::string()>& check, const TimingOptions& timing,
-                         const DeviceInfo& device,
-                         const std::function<ReportRow(const TimingStats&)>& timed) {
+// The first half of a kernel's measurement, the same for every chapter: poison the output,
+// launch once (a kernel that refuses the shape, or a block this GPU cannot hold, becomes a
+// skipped row and the other kernels still run), read the occupancy of that launch and check
+// the result (`check` returns the row's status). The kernels that ran are then timed together
+// with the ceiling (time_side_by_side).
+ReportRow check_kernel(const std::string& row_chapter, const std::string& name,
+                       const std::function<void()>& launch, const std::function<void()>& poison,
+                       const std::function<std::string()>& check, const DeviceInfo& device) {
   poison();
   const long before = launch_count();
   try {
@@ -64,12 +57,39 @@ ReportRow measure_kernel(const std::string& row_chapter, const std::string& name
   }
   device_synchronize();
   const Occupancy occ = occupancy_of_first_launch_since(before, device);
-  const std::string status = check();
-  ReportRow row = timed(time_gpu(launch, timing));
-  row.status = status;
+  ReportRow row;
+  row.chapter = row_chapter;
+  row.kernel = name;
+  row.status = check();
   row.occupancy = occ.occupancy;
   row.limiter = to_string(occ.limiter);
   return row;
+}
+
+// How long the GPU is kept busy before anything is timed: long enough for its clocks to settle
+// (a run of a few microseconds timed right after the process starts ran up to 13% slower
+// than the same run after other kernels had kept the GPU busy: 05_double_buffer/NOTES.md).
+constexpr double kWarmupMs = 200.0;
+// Short runs get more rounds than --iters, up to this much timed work or kMaxRounds rounds:
+// runs of a few microseconds vary by several percent from one to the next.
+constexpr double kTimedMs = 100.0;
+constexpr int kMaxRounds = 201;
+
+// The ceiling and every kernel that ran, timed side by side in interleaved rounds
+// (time_gpu_interleaved): medians over --iters rounds (more where a round is short, up to
+// kTimedMs of timed work), all measured at the same clocks.
+// Returns the ceiling's timing; `timed(i, t)` receives kernel i's.
+TimingStats time_side_by_side(const std::function<void()>& ceiling,
+                              const std::vector<std::function<void()>>& launches, int iters,
+                              const std::function<void(size_t, const TimingStats&)>& timed) {
+  std::vector<std::function<void()>> works = {ceiling};
+  works.insert(works.end(), launches.begin(), launches.end());
+  TimingOptions options{2, iters, true, kWarmupMs};
+  options.timed_ms = kTimedMs;
+  options.max_repetitions = kMaxRounds;
+  const std::vector<TimingStats> t = time_gpu_interleaved(works, options);
+  for (size_t i = 0; i < launches.size(); ++i) timed(i, t[i + 1]);
+  return t[0];
 }
 
 std::string usage_with_kernels(const std::string& program, const CliOptions& defaults,
@@ -180,7 +200,6 @@ int run_gemm_chapter(const std::string& chapter, const std::vector<GemmKernel>& 
   if (resources == ResourcesTable::On)
     print_gemm_resources(o.format == OutputFormat::Table ? std::cout : std::cerr, device, kernels);
   ReportHeader header = make_header(device, to_string(Problem::Gemm), shape);
-  const TimingOptions timing{2, o.iters, true};
   const double flops = gemm_flops(M, N, K);
 
   GemmProblem p(M, N, K, o.seed);
@@ -189,24 +208,7 @@ int run_gemm_chapter(const std::string& chapter, const std::vector<GemmKernel>& 
   dRef.poison();
   cublas_sgemm(cublas.get(), p.dA.data(), p.dB.data(), dRef.data(), M, N, K);
   const std::vector<float> reference = dRef.download();
-
-  std::cerr << "[" << chapter << "] timing cuBLAS\n";
-  const TimingStats cublas_time = time_gpu(
-      [&] { cublas_sgemm(cublas.get(), p.dA.data(), p.dB.data(), p.dC.data(), M, N, K); }, timing);
   const double compulsory_ai = flops / gemm_compulsory_bytes(M, N, K);
-
-  auto make_row = [&](const std::string& name, const TimingStats& t, double intensity) {
-    ReportRow row = timed_row(chapter, name, t, flops, "GFLOP/s", cublas_time, "cuBLAS");
-    row.intensity = intensity;
-    row.pct_of_roofline = 100.0 * row.rate /
-        roofline_gflops(intensity, header.copy_bandwidth_gbs, header.fp32_peak_gflops);
-    return row;
-  };
-
-  std::vector<ReportRow> rows;
-  ReportRow cublas_row = make_row("cuBLAS SGEMM", cublas_time, compulsory_ai);
-  cublas_row.chapter = "ceiling";
-  rows.push_back(cublas_row);
 
   bool all_ok = true;
   auto check = [&]() -> std::string {
@@ -216,14 +218,41 @@ int run_gemm_chapter(const std::string& chapter, const std::vector<GemmKernel>& 
     all_ok = all_ok && cmp.ok();
     return cmp.ok() ? "ok" : "WRONG: " + cmp.summary();
   };
+  // Each kernel launched and checked once, then those that ran timed side by side with cuBLAS.
+  std::vector<ReportRow> rows(1);
+  std::vector<double> intensities(1, compulsory_ai);
+  std::vector<size_t> timed_rows;
+  std::vector<std::function<void()>> launches;
   for (const GemmKernel& kernel : kernels) {
     std::cerr << "[" << chapter << "] " << kernel.name << " (" << shape << ")\n";
-    const double intensity = kernel.intensity ? kernel.intensity(M, N, K) : compulsory_ai;
-    rows.push_back(measure_kernel(
-        chapter, kernel.name, [&] { kernel.launch(p.dA.data(), p.dB.data(), p.dC.data(), M, N, K); },
-        [&] { p.dC.poison(); }, check, timing, device,
-        [&](const TimingStats& t) { return make_row(kernel.name, t, intensity); }));
+    auto launch = [&kernel, &p, M, N, K] {
+      kernel.launch(p.dA.data(), p.dB.data(), p.dC.data(), M, N, K);
+    };
+    rows.push_back(check_kernel(chapter, kernel.name, launch, [&] { p.dC.poison(); }, check,
+                                device));
+    intensities.push_back(kernel.intensity ? kernel.intensity(M, N, K) : compulsory_ai);
+    if (rows.back().status.rfind("skipped", 0) != 0) {
+      timed_rows.push_back(rows.size() - 1);
+      launches.push_back(launch);
+    }
   }
+  std::cerr << "[" << chapter << "] timing cuBLAS and " << launches.size()
+            << " kernel(s) side by side\n";
+  auto set_gemm_timing = [&](size_t i, const TimingStats& t, const TimingStats& ceiling) {
+    set_timing(rows[i], t, flops, "GFLOP/s", ceiling, "cuBLAS");
+    rows[i].intensity = intensities[i];
+    rows[i].pct_of_roofline = 100.0 * rows[i].rate /
+        roofline_gflops(intensities[i], header.copy_bandwidth_gbs, header.fp32_peak_gflops);
+  };
+  std::vector<TimingStats> kernel_times(launches.size());
+  const TimingStats cublas_time = time_side_by_side(
+      [&] { cublas_sgemm(cublas.get(), p.dA.data(), p.dB.data(), p.dC.data(), M, N, K); },
+      launches, o.iters, [&](size_t i, const TimingStats& t) { kernel_times[i] = t; });
+  rows[0].chapter = "ceiling";
+  rows[0].kernel = "cuBLAS SGEMM";
+  set_gemm_timing(0, cublas_time, cublas_time);
+  for (size_t i = 0; i < launches.size(); ++i)
+    set_gemm_timing(timed_rows[i], kernel_times[i], cublas_time);
   print_report(std::cout, header, rows, o.format);
   return all_ok ? kExitOk : kExitFailure;
 }
@@ -242,7 +271,6 @@ int run_transpose_chapter(const std::string& chapter, const std::vector<Transpos
   std::cerr << "[" << chapter << "] " << device.name << ", " << shape.str() << "\n";
   check_transpose_size(chapter, rows, cols);
   const ReportHeader header = make_header(device, to_string(Problem::Transpose), shape.str());
-  const TimingOptions timing{2, o.iters, true};
 
   const HostMatrix in = random_matrix(rows, cols, o.seed);
   HostMatrix want;
@@ -252,13 +280,6 @@ int run_transpose_chapter(const std::string& chapter, const std::vector<Transpos
   }
   DeviceBuffer<float> dIn(in.values), dOut(size_t(rows) * cols);
 
-  // The ceiling: the driver's own device-to-device copy of the same bytes.
-  const TimingStats memcpy_time = time_gpu(
-      [&] { copy_device_to_device(dOut.data(), dIn.data(), dIn.bytes()); }, timing);
-  auto make_row = [&](const std::string& row_chapter, const std::string& name,
-                      const TimingStats& t) {
-    return timed_row(row_chapter, name, t, bytes, "GB/s", memcpy_time, "cudaMemcpy D2D");
-  };
   // `expected` is what dOut must hold afterwards: the input for a copy, its transpose else.
   bool all_ok = true;
   auto check = [&](const HostMatrix& expected) -> std::string {
@@ -270,23 +291,42 @@ int run_transpose_chapter(const std::string& chapter, const std::vector<Transpos
     return cmp.ok() ? "ok" : "WRONG: " + cmp.summary();
   };
 
-  std::vector<ReportRow> report;
+  // The ceiling: the driver's own device-to-device copy of the same bytes.
+  auto memcpy_launch = [&] { copy_device_to_device(dOut.data(), dIn.data(), dIn.bytes()); };
+  std::vector<ReportRow> report(1);
   dOut.poison();
-  copy_device_to_device(dOut.data(), dIn.data(), dIn.bytes());
-  ReportRow memcpy_row = make_row("ceiling", "cudaMemcpy D2D", memcpy_time);
-  memcpy_row.status = check(in);
-  report.push_back(memcpy_row);
+  memcpy_launch();
+  report[0].chapter = "ceiling";
+  report[0].kernel = "cudaMemcpy D2D";
+  report[0].status = check(in);
 
-  auto run_kernel = [&](const std::string& row_chapter, const TransposeKernel& kernel,
-                        const HostMatrix& expected) {
+  // Each kernel launched and checked once, then those that ran timed side by side with the copy.
+  std::vector<size_t> timed_rows;
+  std::vector<std::function<void()>> launches;
+  auto check_one = [&](const std::string& row_chapter, const TransposeKernel& kernel,
+                       const HostMatrix& expected) {
     std::cerr << "[" << chapter << "] " << kernel.name << "\n";
-    report.push_back(measure_kernel(
-        row_chapter, kernel.name, [&] { kernel.launch(dIn.data(), dOut.data(), rows, cols); },
-        [&] { dOut.poison(); }, [&] { return check(expected); }, timing, device,
-        [&](const TimingStats& t) { return make_row(row_chapter, kernel.name, t); }));
+    auto launch = [&kernel, &dIn, &dOut, rows, cols] {
+      kernel.launch(dIn.data(), dOut.data(), rows, cols);
+    };
+    report.push_back(check_kernel(row_chapter, kernel.name, launch, [&] { dOut.poison(); },
+                                  [&] { return check(expected); }, device));
+    if (report.back().status.rfind("skipped", 0) != 0) {
+      timed_rows.push_back(report.size() - 1);
+      launches.push_back(launch);
+    }
   };
-  for (const TransposeKernel& copy : picked_copies) run_kernel("ceiling", copy, in);
-  for (const TransposeKernel& kernel : picked) run_kernel(chapter, kernel, want);
+  for (const TransposeKernel& copy : picked_copies) check_one("ceiling", copy, in);
+  for (const TransposeKernel& kernel : picked) check_one(chapter, kernel, want);
+
+  std::vector<TimingStats> kernel_times(launches.size());
+  const TimingStats memcpy_time = time_side_by_side(
+      memcpy_launch, launches, o.iters,
+      [&](size_t i, const TimingStats& t) { kernel_times[i] = t; });
+  set_timing(report[0], memcpy_time, bytes, "GB/s", memcpy_time, "cudaMemcpy D2D");
+  for (size_t i = 0; i < launches.size(); ++i)
+    set_timing(report[timed_rows[i]], kernel_times[i], bytes, "GB/s", memcpy_time,
+               "cudaMemcpy D2D");
 
   print_report(std::cout, header, report, o.format);
   return all_ok ? kExitOk : kExitFailure;

@@ -106,14 +106,16 @@ void print_aligned(std::ostream& out, const std::vector<std::string>& titles,
 
 void print_csv(std::ostream& out, const ReportHeader& h, const std::vector<ReportRow>& rows) {
   out << "problem,gpu,driver,runtime,date,shape,chapter,kernel,status,median_ms,min_ms,max_ms,"
-         "rate,rate_unit,pct_of_ceiling,ceiling,intensity,pct_of_roofline,occupancy,limiter\n";
+         "rate,rate_unit,pct_of_ceiling,ceiling,intensity,pct_of_roofline,occupancy,limiter,"
+         "copy_bandwidth_gbs,fp32_peak_gflops\n";
   for (const ReportRow& r : rows) {
     out << csv_field(h.problem) << "," << csv_field(h.gpu) << "," << h.driver << ","
         << h.runtime << "," << h.date << "," << csv_field(h.shape) << "," << r.chapter << "," << csv_field(r.kernel) << ","
         << csv_field(r.status) << "," << fixed(r.median_ms, 4) << "," << fixed(r.min_ms, 4) << ","
         << fixed(r.max_ms, 4) << "," << fixed(r.rate, 1) << "," << r.rate_unit << ","
         << fixed(r.pct_of_ceiling, 2) << "," << r.ceiling << "," << fixed(r.intensity, 3) << ","
-        << fixed(r.pct_of_roofline, 2) << "," << fixed(r.occupancy, 3) << "," << r.limiter << "\n";
+        << fixed(r.pct_of_roofline, 2) << "," << fixed(r.occupancy, 3) << "," << r.limiter << ","
+        << fixed(h.copy_bandwidth_gbs, 1) << "," << fixed(h.fp32_peak_gflops, 1) << "\n";
   }
 }
 

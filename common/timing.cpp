@@ -3,6 +3,8 @@
 #include <cuda_runtime.h>
 
 #include <algorithm>
+#include <chrono>
+#include <cmath>
 #include <stdexcept>
 
 #include "common/cuda_check.hpp"
@@ -37,6 +39,8 @@ struct EventPair {
     CUDA_CHECK(cudaEventCreate(&start));
     CUDA_CHECK(cudaEventCreate(&stop));
   }
+  EventPair(const EventPair&) = delete;
+  EventPair& operator=(const EventPair&) = delete;
   ~EventPair() {
     cudaEventDestroy(start);
     cudaEventDestroy(stop);
@@ -62,6 +66,65 @@ TimingStats time_gpu(const std::function<void()>& work, const TimingOptions& opt
     samples.push_back(ms);
   }
   return summarize_samples(std::move(samples));
+}
+
+std::vector<TimingStats> time_gpu_interleaved(const std::vector<std::function<void()>>& works,
+                                              const TimingOptions& options) {
+  if (options.repetitions < 1)
+    throw std::invalid_argument("time_gpu_interleaved: repetitions must be >= 1");
+  const size_t n = works.size();
+  auto round = [&](size_t first) {  // every launch once, from works[first] on
+    for (size_t j = 0; j < n; ++j) {
+      if (options.flush_l2) flush_l2_cache();
+      works[(first + j) % n]();
+    }
+  };
+  // Warm-up: the runs asked for, then batches of rounds, each twice as long as the last and
+  // enqueued without waiting, until warmup_ms of wall time have passed.
+  using Clock = std::chrono::steady_clock;
+  auto since = [](Clock::time_point t) {
+    return std::chrono::duration<double, std::milli>(Clock::now() - t).count();
+  };
+  const auto start = Clock::now();
+  for (int i = 0; i < options.warmup; ++i) round(0);
+  CUDA_CHECK(cudaDeviceSynchronize());
+  double msPerRound = options.warmup > 0 ? since(start) / options.warmup : 0.0;
+  for (int batch = 1; since(start) < options.warmup_ms; batch *= 2) {
+    const auto batchStart = Clock::now();
+    for (int i = 0; i < batch; ++i) round(0);
+    CUDA_CHECK(cudaDeviceSynchronize());
+    msPerRound = since(batchStart) / batch;
+  }
+  int repetitions = options.repetitions;
+  if (options.timed_ms > 0 && msPerRound > 0) {
+    const double wanted = std::ceil(options.timed_ms / msPerRound);
+    repetitions = std::max(repetitions, int(std::min<double>(options.max_repetitions, wanted)));
+  }
+
+  // Timed rounds, enqueued back to back: events[r][i] brackets launch i in round r.
+  std::vector<std::vector<EventPair>> events;
+  for (int r = 0; r < repetitions; ++r) events.emplace_back(n);
+  for (int r = 0; r < repetitions; ++r) {
+    for (size_t j = 0; j < n; ++j) {
+      const size_t i = (size_t(r) + j) % n;
+      if (options.flush_l2) flush_l2_cache();
+      CUDA_CHECK(cudaEventRecord(events[r][i].start));
+      works[i]();
+      CUDA_CHECK(cudaEventRecord(events[r][i].stop));
+    }
+  }
+  CUDA_CHECK(cudaDeviceSynchronize());
+  std::vector<TimingStats> stats;
+  for (size_t i = 0; i < n; ++i) {
+    std::vector<double> samples;
+    for (int r = 0; r < repetitions; ++r) {
+      float ms = 0;
+      CUDA_CHECK(cudaEventElapsedTime(&ms, events[r][i].start, events[r][i].stop));
+      samples.push_back(ms);
+    }
+    stats.push_back(summarize_samples(std::move(samples)));
+  }
+  return stats;
 }
 
 }  // namespace tutorial

@@ -25,15 +25,22 @@ bench: build
 # make sweep   (GPU; a chapter with a sweep_shapes.txt) every shape of that list, the chapter's
 #              kernels (SWEEP_KERNEL_FLAGS, set in its Makefile: --kernel NAME-PREFIX ..., passed
 #              to the executable, which runs only those; a prefix that starts no kernel's name
-#              stops the sweep before anything is timed) against its ceiling (cuBLAS, or cudaMemcpy for a transpose) in the same
-#              process: % per shape, geometric mean, worst. Writes the table into the
-#              chapter's README (its "GENERATED: sweep" block) and the bars into sweep.svg
-#              (gnuplot); SWEEP_OUT=FILE keeps a copy of the table, from which
-#              `sweep.py --from-table FILE --readme ... --plot ...` redoes both without a GPU.
+#              stops the sweep before anything is timed) against its ceiling (cuBLAS, or
+#              cudaMemcpy for a transpose) in the same process: % per shape, geometric mean,
+#              worst. Writes the table into the chapter's README (its "GENERATED: sweep" block)
+#              and the bars into sweep.svg (gnuplot); SWEEP_OUT=FILE keeps a copy of the table,
+#              from which `sweep.py --from-table FILE --readme ... --plot ...` redoes both
+#              without a GPU.
+# make sweep RANDOM=40 [SEED=S]   40 shapes drawn at random instead (SWEEP_PROBLEM's ranges in
+#              sweep.py; without SEED the seed comes from /dev/urandom and is printed), the
+#              chapter's final launcher (and in 05 step 7's beside it: SWEEP_FINAL_FLAGS): the
+#              same table, summary and SWEEP_OUT; the README and the picture are left as they are.
 SWEEP_ITERS ?= 9
 .PHONY: sweep
 sweep: build
 	python3 $(TOP)/common/scripts/sweep.py --exe $(BUILD_DIR)/bin/$(CHAPTER) \
-	  --shapes $(TOP)/$(CHAPTER)/sweep_shapes.txt --iters $(SWEEP_ITERS) \
-	  $(SWEEP_KERNEL_FLAGS) --readme $(TOP)/$(CHAPTER)/README.md --plot $(TOP)/$(CHAPTER)/sweep \
+	  --iters $(SWEEP_ITERS) \
+	  $(if $(RANDOM),$(SWEEP_FINAL_FLAGS) --random $(RANDOM) --problem $(SWEEP_PROBLEM) \
+	    $(if $(SEED),--seed $(SEED)),$(SWEEP_KERNEL_FLAGS) --shapes $(TOP)/$(CHAPTER)/sweep_shapes.txt --readme $(TOP)/$(CHAPTER)/README.md \
+	    --plot $(TOP)/$(CHAPTER)/sweep) \
 	  $(if $(SWEEP_OUT),--out $(SWEEP_OUT))

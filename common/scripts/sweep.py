@@ -10,7 +10,16 @@ pct_of_ceiling), then the geometric mean and the worst shape per kernel.
         --kernel "padded 64x(64+1)" --kernel dispatch
 
 A shape line holds M N K (a GEMM) or ROWS COLS (a transpose), passed as --m --n [--k]; the
-rows the executable prints say which problem it is (their "problem" field). Each --kernel is
+rows the executable prints say which problem it is (their "problem" field).
+
+    sweep.py --exe ... --random 40 --problem gemm [--seed S] --kernel ...
+
+draws the shapes instead of reading a list: each side log-uniform in a range, kept only when the
+product of the sides is in a second range (RANDOM_RANGES: a GEMM's M, N, K in [8, 16384] with
+2^24 <= M*N*K <= 2^36; a transpose's rows and cols in [1, 2^28] with 2^20 to 2^28 elements;
+--side LO HI and --product LO HI change them). Without --seed the seed is drawn from
+os.urandom; it is printed, and in the table's stamp, so that the same shapes can be drawn
+again (Python's random.Random(seed)). Each --kernel is
 passed through to the executable, which then runs and times only the kernels whose names start
 with it (and the ceiling); a prefix that starts no kernel's name stops the sweep before
 anything is timed (the executable exits 2 and lists the names), and one that starts several
@@ -27,6 +36,11 @@ A kernel whose result is WRONG is shown so, left out of the summary, and makes t
     --from-table FILE    no measuring: read a table an earlier run wrote (--out) and redo the
                          summary, the README block and the picture from it
 
+A GEMM whose compulsory bytes (A and B read, C written once) take longer at the copy bandwidth
+than its FLOPs at the FP32 peak (both measured or read by the executable: the rows'
+copy_bandwidth_gbs and fp32_peak_gflops) is bandwidth-bound: its last column gives cuBLAS's and
+each kernel's % of that DRAM roof, compulsory bytes / time / copy bandwidth.
+
 Python 3 and the standard library; gnuplot for --plot.
 """
 import argparse
@@ -34,6 +48,8 @@ import collections
 import csv
 import io
 import math
+import os
+import random
 import shutil
 import subprocess
 import sys
@@ -49,6 +65,35 @@ def read_shapes(path):
             if line:
                 shapes.append(tuple(int(v) for v in line))
     return shapes
+
+
+# The ranges of --random: sides (each drawn log-uniform) and the product of the sides.
+RANDOM_RANGES = {"gemm": {"dims": 3, "side": (8, 16384), "product": (2 ** 24, 2 ** 36)},
+                 "transpose": {"dims": 2, "side": (1, 2 ** 28), "product": (2 ** 20, 2 ** 28)}}
+
+
+def draw_shapes(count, seed, dims, side, product):
+    """`count` shapes of `dims` sides, each side log-uniform in [side[0], side[1]], kept when the
+    product of the sides lies in [product[0], product[1]]."""
+    if not (1 <= side[0] <= side[1] and product[0] <= product[1]):
+        sys.exit("error: empty range for --random (sides %s, product %s)" % (side, product))
+    if side[1] ** dims < product[0] or side[0] ** dims > product[1]:
+        sys.exit("error: no shape of sides in %s has a product in %s" % (side, product))
+    rng = random.Random(seed)
+    lo, hi = math.log(side[0]), math.log(side[1])
+    shapes = []
+    for _ in range(1000000 * count):
+        if len(shapes) == count:
+            return shapes
+        shape = tuple(min(side[1], max(side[0], round(math.exp(rng.uniform(lo, hi)))))
+                      for _ in range(dims))
+        if product[0] <= math.prod(shape) <= product[1]:
+            shapes.append(shape)
+    sys.exit("error: could not draw %d shapes from those ranges" % count)
+
+
+def random_seed():
+    return int.from_bytes(os.urandom(4), "little")
 
 
 def run_shape(exe, shape, iters, kernels):
@@ -94,9 +139,44 @@ KINDS = {"gemm": ("GFLOP/s", "cuBLAS", "M × N × K"),
          "transpose": ("GB/s", "cudaMemcpy", "rows × cols")}
 
 
+def dram_roof_cell(shape, rows):
+    """For a bandwidth-bound GEMM (its compulsory bytes take longer at the copy bandwidth than
+    its FLOPs at the FP32 peak): the % of that DRAM roof each row reached, "cuBLAS / kernel /
+    ...". Empty where the shape is compute-bound or the rows do not say the two ceilings."""
+    try:
+        bandwidth = float(rows[0]["copy_bandwidth_gbs"])
+        peak = float(rows[0]["fp32_peak_gflops"])
+    except (KeyError, TypeError, ValueError):
+        return ""
+    m, n, k = shape
+    compulsory = 4.0 * (m * k + k * n + m * n)  # bytes: A and B read, C written, once
+    flops = 2.0 * m * n * k
+    if bandwidth <= 0 or peak <= 0 or compulsory / bandwidth <= flops / peak:
+        return ""
+    cells = []
+    for r in rows:
+        try:
+            seconds = float(r["median_ms"]) * 1e-3
+        except (KeyError, TypeError, ValueError):
+            seconds = -1
+        cells.append("%.0f%%" % (100.0 * compulsory / seconds / 1e9 / bandwidth)
+                     if seconds > 0 else "-")
+    return " / ".join(cells)
+
+
+DRAM_TITLE = "bandwidth-bound: % of DRAM roof"
+
+
 def measure(args):
-    """The Sweep of running every shape."""
-    shapes = read_shapes(args.shapes)
+    """The Sweep of running every shape (of the list, or drawn)."""
+    if args.random:
+        shapes = draw_shapes(args.random, args.seed, args.dims, args.side, args.product)
+        print("%d shapes drawn with --seed %d (each side log-uniform in [%d, %d], product of the "
+              "sides in [%d, %d]); the same again: --random %d --seed %d"
+              % (args.random, args.seed, args.side[0], args.side[1], args.product[0],
+                 args.product[1], args.random, args.seed), flush=True)
+    else:
+        shapes = read_shapes(args.shapes)
     if not shapes:
         sys.exit("error: no shapes in %s" % args.shapes)
     lines, pct, wrong, header, kind = [], {k: [] for k in args.kernel}, [], None, None
@@ -114,6 +194,8 @@ def measure(args):
             cols = [shape_title, "%s %s" % (ceiling_name, unit)]
             for k in args.kernel:
                 cols += ["%s %s" % (k, unit), "%% of %s" % ceiling_name]
+            if header["problem"] == "gemm":
+                cols.append(DRAM_TITLE + " (%s / %s)" % (ceiling_name, " / ".join(args.kernel)))
             lines.append("| " + " | ".join(cols) + " |")
             lines.append("|---|" + "--:|" * (len(cols) - 1))
         ceiling = next((r for r in rows if r["chapter"] == "ceiling"), None)
@@ -121,6 +203,7 @@ def measure(args):
             sys.exit("error: %s printed no ceiling row for %s (no cuBLAS or copy timing?)"
                      % (args.exe, shape))
         cells = ["×".join(map(str, shape)), "{:,.0f}".format(float(ceiling["rate"]))]
+        column_rows = [ceiling]
         for k in args.kernel:
             matches = [r for r in rows if r is not ceiling and r["kernel"].startswith(k)]
             if len(matches) != 1:
@@ -129,7 +212,9 @@ def measure(args):
             r = matches[0]
             if r["status"].startswith("skipped"):
                 cells += ["-", "-"]
+                column_rows.append({})
                 continue
+            column_rows.append(r)
             p = float(r["pct_of_ceiling"])
             if r["status"] != "ok":  # shown, but a wrong answer's speed counts for nothing
                 wrong.append("%s at %s: %s" % (r["kernel"], shape, r["status"]))
@@ -137,10 +222,14 @@ def measure(args):
                 pct[k].append((p, shape))
             cells += ["{:,.0f}".format(float(r["rate"])),
                       "%.1f%%%s" % (p, "" if r["status"] == "ok" else " WRONG")]
+        if header["problem"] == "gemm":
+            cells.append(dram_roof_cell(shape, column_rows))
         lines.append("| " + " | ".join(cells) + " |")
         print(lines[-1], flush=True)
     stamp = "%s, driver %s, CUDA runtime %s, %s, --iters %d" % (
         header["gpu"], header["driver"], header["runtime"], header["date"], args.iters)
+    if args.random:
+        stamp += ", %d random shapes, --seed %d" % (args.random, args.seed)
     return Sweep(stamp, lines, shapes, list(args.kernel), pct, kind[1], wrong)
 
 
@@ -154,6 +243,8 @@ def read_table(path):
     if stamp is None or len(table) < 3:
         sys.exit("error: %s holds no sweep table (a stamp line, a header, rows)" % path)
     titles = [c.strip() for c in table[0].strip("|").split("|")]
+    if titles[-1].startswith(DRAM_TITLE):
+        titles = titles[:-1]
     unit = titles[1].split()[-1]
     ceiling_name = titles[1][: -len(unit)].strip()
     kernels = [t[: -len(unit)].strip() for t in titles[2::2]]
@@ -162,7 +253,7 @@ def read_table(path):
         cells = [c.strip() for c in row.strip("|").split("|")]
         shape = tuple(int(v) for v in cells[0].split("×"))
         shapes.append(shape)
-        for k, cell in zip(kernels, cells[3::2]):
+        for k, cell in zip(kernels, cells[3:len(titles)][::2]):
             if cell.endswith("WRONG"):
                 wrong.append("%s at %s" % (k, shape))
             elif cell != "-":
@@ -235,12 +326,30 @@ def main(argv=None):
     ap.add_argument("--readme", help="put the table in this README's generated block")
     ap.add_argument("--plot", metavar="STEM", help="draw STEM.svg")
     ap.add_argument("--from-table", metavar="FILE", help="read an earlier --out, measure nothing")
+    ap.add_argument("--random", type=int, metavar="COUNT", help="draw COUNT shapes (no --shapes)")
+    ap.add_argument("--problem", choices=sorted(RANDOM_RANGES), help="what --random draws")
+    ap.add_argument("--seed", type=int, help="--random's seed (default: from os.urandom)")
+    ap.add_argument("--side", type=int, nargs=2, metavar=("LO", "HI"))
+    ap.add_argument("--product", type=int, nargs=2, metavar=("LO", "HI"))
     args = ap.parse_args(argv)
+    if args.random is not None:
+        if args.random < 1 or not args.problem:
+            ap.error("--random needs a count >= 1 and --problem gemm|transpose")
+        ranges = RANDOM_RANGES[args.problem]
+        args.dims = ranges["dims"]
+        args.side = tuple(args.side or ranges["side"])
+        args.product = tuple(args.product or ranges["product"])
+        if args.seed is None:
+            args.seed = random_seed()
+    elif args.seed is not None:
+        ap.error("--seed goes with --random")
     if args.from_table:
         sweep = read_table(args.from_table)
     else:
-        if not (args.exe and args.shapes and args.kernel):
-            ap.error("--exe, --shapes and --kernel are needed (or --from-table)")
+        if not (args.exe and (args.shapes or args.random) and args.kernel):
+            ap.error("--exe, --shapes (or --random) and --kernel are needed (or --from-table)")
+        if args.shapes and args.random:
+            ap.error("--shapes or --random, not both")
         sweep = measure(args)
     text = text_of(sweep)
     print()

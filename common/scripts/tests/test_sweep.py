@@ -2,7 +2,8 @@
 """Tests of common/scripts/sweep.py without a GPU: a table an earlier run wrote (--out) is read
 back (--from-table), its summary recomputed, put into a README's generated block (--readme)
 and drawn (--plot); and a sweep measured with a fake chapter executable, which must be asked
-for only the kernels shown. Exit 0 when all pass; the picture test reports itself skipped (77)
+for only the kernels shown; shapes drawn at random (--random), the same again from their seed
+and inside their ranges; the DRAM-roof column of bandwidth-bound GEMMs. Exit 0 when all pass; the picture test reports itself skipped (77)
 where gnuplot is missing.
 
     test_sweep.py [plot]
@@ -79,6 +80,9 @@ class FromTable(unittest.TestCase):
 
 # A chapter executable as sweep.py sees it: --m/--n[/--k] and --kernel in, CSV out; a prefix
 # that starts no name exits 2, as the real ones do. Every call is logged to $FAKE_LOG.
+# A chapter executable as sweep.py sees it: --m/--n[/--k] and --kernel in, CSV out; a prefix
+# that starts no name exits 2, as the real ones do. Every call is logged to $FAKE_LOG. Its
+# ceiling reaches 80% of the DRAM roof at any shape (copy bandwidth 1000 GB/s), its kernels 40%.
 FAKE = """#!/usr/bin/env python3
 import os, sys
 args = sys.argv[1:]
@@ -90,11 +94,14 @@ for p in picks:
     if not any(n.startswith(p) for n in names):
         sys.exit(2)
 run = [n for n in names if any(n.startswith(p) for p in picks)]
-print("problem,gpu,driver,runtime,date,shape,chapter,kernel,status,rate,pct_of_ceiling")
+m, n, k = (int(args[args.index(f) + 1]) for f in ("--m", "--n", "--k"))
+ms = 4.0 * (m * k + k * n + m * n) / (0.8 * 1000e9) * 1e3
+print("problem,gpu,driver,runtime,date,shape,chapter,kernel,status,median_ms,rate,"
+      "pct_of_ceiling,copy_bandwidth_gbs,fp32_peak_gflops")
 head = "gemm,Fake GPU,13.0,13.0,2026-01-01T00:00:00Z,s,"
-print(head + "ceiling,cuBLAS SGEMM,ok,1000,100")
-for n in run:
-    print(head + "05,%s,ok,500,50" % n)
+print(head + "ceiling,cuBLAS SGEMM,ok,%r,1000,100,1000,50000" % ms)
+for name in run:
+    print(head + "05,%s,ok,%r,500,50,1000,50000" % (name, 2 * ms))
 """
 
 
@@ -105,7 +112,7 @@ class Measure(unittest.TestCase):
         self.exe.write_text(FAKE)
         self.exe.chmod(0o755)
         self.shapes = self.dir / "shapes.txt"
-        self.shapes.write_text("64 64 64\n# a comment\n1 2 3\n")
+        self.shapes.write_text("64 64 64\n# a comment\n1 2 3\n4096 4096 4096\n")
         self.log = self.dir / "log"
         os.environ["FAKE_LOG"] = str(self.log)
 
@@ -119,10 +126,22 @@ class Measure(unittest.TestCase):
         calls = self.log.read_text().splitlines()
         self.assertEqual(calls, ["--m 64 --n 64 --k 64 --kernel pipelined --kernel any --iters 3 "
                                  "--csv", "--m 1 --n 2 --k 3 --kernel pipelined --kernel any "
-                                 "--iters 3 --csv"])
+                                 "--iters 3 --csv", "--m 4096 --n 4096 --k 4096 --kernel pipelined "
+                                 "--kernel any --iters 3 --csv"])
         self.assertIn("| M × N × K | cuBLAS GFLOP/s | pipelined GFLOP/s | % of cuBLAS | "
-                      "any GFLOP/s | % of cuBLAS |", out)
-        self.assertIn("| 1×2×3 | 1,000 | 500 | 50.0% | 500 | 50.0% |", out)
+                      "any GFLOP/s | % of cuBLAS | bandwidth-bound: % of DRAM roof "
+                      "(cuBLAS / pipelined / any) |", out)
+        # Bandwidth-bound at 1000 GB/s and 50 TFLOP/s: the DRAM roof's share; 4096^3 is not.
+        self.assertIn("| 1×2×3 | 1,000 | 500 | 50.0% | 500 | 50.0% | 80% / 40% / 40% |", out)
+        self.assertIn("| 4096×4096×4096 | 1,000 | 500 | 50.0% | 500 | 50.0% |  |", out)
+
+    def test_a_table_with_the_dram_column_reads_back(self):
+        table = self.dir / "table.md"
+        run("--exe", str(self.exe), "--shapes", str(self.shapes), "--iters", "3",
+            "--kernel", "pipelined", "--out", str(table))
+        code, out, _ = run("--from-table", str(table))
+        self.assertEqual(code, 0)
+        self.assertIn("- pipelined: geometric mean 50.0% of cuBLAS over 3 shapes", out)
 
     def test_a_typo_stops_the_sweep(self):
         with self.assertRaises(SystemExit) as stopped:
@@ -134,6 +153,59 @@ class Measure(unittest.TestCase):
         with self.assertRaises(SystemExit) as stopped:
             self.sweep("stream-K")
         self.assertIn("starts 2 kernel names", str(stopped.exception.code))
+
+
+class Random(unittest.TestCase):
+    def setUp(self):
+        self.dir = Path(tempfile.mkdtemp(prefix="sweep_random_"))
+        self.exe = self.dir / "fake"
+        self.exe.write_text(FAKE)
+        self.exe.chmod(0o755)
+        self.log = self.dir / "log"
+        os.environ["FAKE_LOG"] = str(self.log)
+
+    def test_the_same_seed_draws_the_same_shapes_inside_the_ranges(self):
+        gemm = sweep.RANDOM_RANGES["gemm"]
+        first = sweep.draw_shapes(200, 7, 3, gemm["side"], gemm["product"])
+        self.assertEqual(first, sweep.draw_shapes(200, 7, 3, gemm["side"], gemm["product"]))
+        self.assertNotEqual(first, sweep.draw_shapes(200, 8, 3, gemm["side"], gemm["product"]))
+        for shape in first:
+            self.assertEqual(len(shape), 3)
+            self.assertTrue(all(8 <= v <= 16384 for v in shape), shape)
+            self.assertTrue(2 ** 24 <= shape[0] * shape[1] * shape[2] <= 2 ** 36, shape)
+        # Log-uniform: about as many sides below 362 (the geometric middle) as above.
+        small = sum(v < 362 for shape in first for v in shape)
+        self.assertTrue(0.25 < small / 600 < 0.75, small)
+        for shape in sweep.draw_shapes(100, 1, 2, (1, 2 ** 28), (2 ** 20, 2 ** 28)):
+            self.assertTrue(2 ** 20 <= shape[0] * shape[1] <= 2 ** 28, shape)
+
+    def test_impossible_ranges_are_refused(self):
+        with self.assertRaises(SystemExit):
+            sweep.draw_shapes(3, 1, 3, (8, 16), (2 ** 30, 2 ** 31))
+
+    def test_a_random_sweep_runs_the_drawn_shapes_and_prints_its_seed(self):
+        code, out, _ = run("--exe", str(self.exe), "--random", "3", "--problem", "gemm",
+                           "--seed", "5", "--iters", "3", "--kernel", "stream-K 128")
+        self.assertEqual(code, 0)
+        shapes = sweep.draw_shapes(3, 5, 3, (8, 16384), (2 ** 24, 2 ** 36))
+        calls = self.log.read_text().splitlines()
+        self.assertEqual(calls, ["--m %d --n %d --k %d --kernel stream-K 128 --iters 3 --csv" % s
+                                 for s in shapes])
+        self.assertIn("--random 3 --seed 5", out)
+        self.assertIn(", 3 random shapes, --seed 5:", out)
+        self.assertIn("| %s |" % "×".join(map(str, shapes[0])), out)
+
+    def test_without_a_seed_one_is_drawn_and_printed(self):
+        _, out, _ = run("--exe", str(self.exe), "--random", "1", "--problem", "gemm",
+                        "--iters", "3", "--kernel", "stream-K 128")
+        self.assertRegex(out, r"1 shapes drawn with --seed \d+ ")
+
+    def test_random_needs_a_problem_and_no_shape_list(self):
+        with self.assertRaises(SystemExit):
+            run("--exe", str(self.exe), "--random", "3", "--kernel", "x")
+        with self.assertRaises(SystemExit):
+            run("--exe", str(self.exe), "--random", "3", "--problem", "gemm", "--shapes", "f",
+                "--kernel", "x")
 
 
 class Plot(unittest.TestCase):
@@ -156,7 +228,7 @@ def main():
             return SKIP
         cases = [Plot]
     else:
-        cases = [FromTable, Measure]
+        cases = [FromTable, Measure, Random]
     suite = unittest.TestSuite(unittest.defaultTestLoader.loadTestsFromTestCase(c) for c in cases)
     return 0 if unittest.TextTestRunner(verbosity=2).run(suite).wasSuccessful() else 1
 

@@ -1,0 +1,260 @@
+// Chapter 05, step 8: thin_gemm, the problems whose time is memory, not FMAs.
+//
+// What changed since step 7: a second kernel, for the shapes the 128 x 128 tile cannot serve.
+// A GEMM moves at least 4 (MK + KN + MN) bytes for 2 MNK FLOPs. With one side small that ratio
+// is small too: about K / 2 FLOP per byte when K is short (C's writes dominate), M / 2 when M
+// is (B's reads dominate), N / 2 when N is (A's). An H100 does about 17 FLOP per byte of DRAM
+// bandwidth (50 TFLOP/s against 3 TB/s), so below a side of about 32 the GPU waits on memory,
+// and the fastest kernel is the one that streams the big matrix at the copy's speed:
+//   - every global access coalesced whatever M, N, K and the pointers' alignment: the tiles
+//     come through shared memory, each loaded by consecutive threads along the side that is
+//     contiguous in memory, and C is written by 32 lanes at 32 consecutive columns (rows, for a
+//     small N), 128 bytes per store instruction with 4-byte stores: no float4 needed, so an
+//     odd N or K costs nothing;
+//   - a block tile shaped like the problem: 64 x 128 with all of a short K in one chunk, 4 or
+//     16 rows by 512 columns for a small M, 512 rows by 4 or 16 columns for a small N, so
+//     that few of its FMAs fall outside C (a 128 x 128 tile at M = 8 wastes 15 of every 16);
+//   - the next chunk's loads issued before the current chunk's FMAs (step 2's prefetch), and,
+//     where the tiles are too few to keep every SM's loads in flight, K cut into slices summed
+//     afterwards in a fixed order (step 6's sum_partials).
+// Which problems take it, and with how many slices: step 9's plan, from the bytes that must
+// move, the FLOPs and the waves.
+#pragma once
+
+#include <algorithm>
+#include <string>
+
+#include "05_double_buffer/6_any_shape.cuh"  // slice_k, slice_workspace, sum_partials
+
+namespace ch05 {
+
+// Which side of C the 32 lanes of a warp walk along: N (short K, small M: C is written along
+// its rows, 128 bytes per instruction) or M (small N: A, the big matrix, is read along its rows
+// into shared memory, and each lane owns rows of C).
+enum class Lanes { AlongN, AlongM };
+
+// A thread's TM x TN outputs: rows row0 + i * ROW_STEP, columns col0 + j * COL_STEP of the block
+// tile. Along N: warps stacked WARPS_M x WARPS_N, a warp covers TM rows and 32 * TN columns,
+// lane l the columns l, l + 32, ... Along M the roles of rows and columns swap.
+template <int TM, int TN, int WARPS_M, int WARPS_N, Lanes LANES>
+struct ThinLayout {
+  static constexpr bool ALONG_N = LANES == Lanes::AlongN;
+  static constexpr int THREADS = 32 * WARPS_M * WARPS_N;
+  static constexpr int BM = ALONG_N ? WARPS_M * TM : WARPS_M * 32 * TM;
+  static constexpr int BN = ALONG_N ? WARPS_N * 32 * TN : WARPS_N * TN;
+  static constexpr int ROW_STEP = ALONG_N ? 1 : 32;
+  static constexpr int COL_STEP = ALONG_N ? 32 : 1;
+  static_assert((ALONG_N ? TM : TN) % 4 == 0,
+                "the side every lane shares is read from shared memory as float4");
+
+  int row0, col0;
+  __device__ ThinLayout() {
+    const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+    const int wm = warp / WARPS_N, wn = warp % WARPS_N;
+    row0 = ALONG_N ? wm * TM : wm * 32 * TM + lane;
+    col0 = ALONG_N ? wn * 32 * TN + lane : wn * TN;
+  }
+};
+
+// Which elements of a ROWS x COLS chunk (row-major, columns contiguous in memory) a thread
+// loads, so that consecutive threads read consecutive columns: with COLS >= THREADS, columns
+// c0 + j * THREADS of every row; with fewer, the one column c0 of rows r0, r0 + THREADS / COLS,
+// ... All divisions are by powers of two, done once.
+template <int ROWS, int COLS, int THREADS>
+struct ChunkWalk {
+  static_assert((COLS & (COLS - 1)) == 0 && (THREADS & (THREADS - 1)) == 0,
+                "chunk widths and thread counts are powers of two");
+  static constexpr bool WIDE = COLS >= THREADS;
+  static constexpr int COLS_PER = WIDE ? COLS / THREADS : 1;
+  static constexpr int ROW_STEP = WIDE ? 1 : THREADS / COLS;
+  static constexpr int ROWS_PER = WIDE ? ROWS : (ROWS + ROW_STEP - 1) / ROW_STEP;
+  static constexpr int COUNT = ROWS_PER * COLS_PER;
+  int r0, c0;
+  __device__ ChunkWalk() {
+    const unsigned t = threadIdx.x;
+    r0 = WIDE ? 0 : int(t / COLS);
+    c0 = WIDE ? int(t) : int(t % COLS);
+  }
+  __device__ int row(int i) const { return r0 + i * ROW_STEP; }
+  __device__ int col(int j) const { return c0 + j * THREADS; }
+  // Rows past ROWS exist only where ROW_STEP does not divide ROWS (a chunk smaller than a pass).
+  __device__ bool inside(int i) const { return ROWS % ROW_STEP == 0 || row(i) < ROWS; }
+};
+
+// C (or slice blockIdx.y of the workspace) = A[rows of the tile][K slice] * B[K slice][columns],
+// one block per BM x BN tile (blockIdx.x: tiles along N first, so that the blocks of one band of
+// rows run together and share its A in the L2) and per slice of K (blockIdx.y), KC values of k
+// per chunk. Any M, N, K >= 1 and any pointer alignment.
+template <int TM, int TN, int WARPS_M, int WARPS_N, Lanes LANES, int KC>
+__global__ void __launch_bounds__(32 * WARPS_M * WARPS_N, 2)
+    thin_gemm(const float* __restrict__ A, const float* __restrict__ B, float* __restrict__ C,
+              int M, int N, int K, int sliceK) {
+  using Layout = ThinLayout<TM, TN, WARPS_M, WARPS_N, LANES>;
+  constexpr int BM = Layout::BM, BN = Layout::BN, THREADS = Layout::THREADS;
+  constexpr bool ALONG_N = Layout::ALONG_N;
+  // The A chunk transposed, As[k][m]; LDA = BM + 4 keeps its rows 16-byte aligned for the
+  // float4 reads along N and spreads the transposing stores over 8 banks (4-way conflicts on a
+  // few stores per chunk) instead of 1.
+  constexpr int LDA = BM + 4;
+  __shared__ alignas(16) float As[KC][LDA];
+  __shared__ alignas(16) float Bs[KC][BN];
+
+  const int tilesN = (N + BN - 1) / BN;
+  const int blockRow = int(blockIdx.x / tilesN) * BM, blockCol = int(blockIdx.x % tilesN) * BN;
+  const int kBegin = blockIdx.y * sliceK, kEnd = min(K, kBegin + sliceK);
+
+  // Both chunks are loaded along the side that is contiguous in memory: A's BM x KC along k
+  // (its rows), B's KC x BN along n. ChunkWalk says which elements a thread loads: column
+  // c0 + j * THREADS (j < COLS_PER) of rows r0 + i * ROW_STEP (i < ROWS_PER).
+  using AWalk = ChunkWalk<BM, KC, THREADS>;
+  using BWalk = ChunkWalk<KC, BN, THREADS>;
+  const AWalk aw;
+  const BWalk bw;
+  float nextA[AWalk::COUNT], nextB[BWalk::COUNT];
+  auto loadChunk = [&](int k0) {
+    const int kLeft = kEnd - k0;  // k < kLeft are inside the slice
+    // A: rows blockRow + m (m < M - blockRow), columns k0 + k.
+    const int mLeft = M - blockRow;
+#pragma unroll
+    for (int i = 0; i < AWalk::ROWS_PER; ++i)
+#pragma unroll
+      for (int j = 0; j < AWalk::COLS_PER; ++j) {
+        const int m = aw.row(i), k = aw.col(j);
+        nextA[i * AWalk::COLS_PER + j] =
+            aw.inside(i) && m < mLeft && k < kLeft ? A[(blockRow + m) * K + k0 + k] : 0.0f;
+      }
+    const int nLeft = N - blockCol;
+#pragma unroll
+    for (int i = 0; i < BWalk::ROWS_PER; ++i)
+#pragma unroll
+      for (int j = 0; j < BWalk::COLS_PER; ++j) {
+        const int k = bw.row(i), n = bw.col(j);
+        nextB[i * BWalk::COLS_PER + j] =
+            bw.inside(i) && k < kLeft && n < nLeft ? B[(k0 + k) * N + blockCol + n] : 0.0f;
+      }
+  };
+  auto storeChunk = [&] {
+#pragma unroll
+    for (int i = 0; i < AWalk::ROWS_PER; ++i)
+#pragma unroll
+      for (int j = 0; j < AWalk::COLS_PER; ++j)
+        if (aw.inside(i)) As[aw.col(j)][aw.row(i)] = nextA[i * AWalk::COLS_PER + j];
+#pragma unroll
+    for (int i = 0; i < BWalk::ROWS_PER; ++i)
+#pragma unroll
+      for (int j = 0; j < BWalk::COLS_PER; ++j)
+        if (bw.inside(i)) Bs[bw.row(i)][bw.col(j)] = nextB[i * BWalk::COLS_PER + j];
+  };
+
+  const Layout w;
+  float acc[TM][TN] = {};
+  loadChunk(kBegin);
+  storeChunk();
+  __syncthreads();
+  for (int k0 = kBegin; k0 < kEnd; k0 += KC) {
+    const bool more = k0 + KC < kEnd;
+    if (more) loadChunk(k0 + KC);  // in flight during this chunk's FMAs
+    const int kc = min(KC, kEnd - k0);
+#pragma unroll 4
+    for (int k = 0; k < kc; ++k) {  // k ascending: every output's sum in one fixed order
+      float a[TM], b[TN];
+      if constexpr (ALONG_N) {
+#pragma unroll
+        for (int i = 0; i < TM; i += 4) {
+          const float4 v = *reinterpret_cast<const float4*>(&As[k][w.row0 + i]);
+          a[i] = v.x, a[i + 1] = v.y, a[i + 2] = v.z, a[i + 3] = v.w;
+        }
+#pragma unroll
+        for (int j = 0; j < TN; ++j) b[j] = Bs[k][w.col0 + 32 * j];
+      } else {
+#pragma unroll
+        for (int i = 0; i < TM; ++i) a[i] = As[k][w.row0 + 32 * i];
+#pragma unroll
+        for (int j = 0; j < TN; j += 4) {
+          const float4 v = *reinterpret_cast<const float4*>(&Bs[k][w.col0 + j]);
+          b[j] = v.x, b[j + 1] = v.y, b[j + 2] = v.z, b[j + 3] = v.w;
+        }
+      }
+#pragma unroll
+      for (int i = 0; i < TM; ++i)
+#pragma unroll
+        for (int j = 0; j < TN; ++j) acc[i][j] += a[i] * b[j];
+    }
+    if (more) {
+      __syncthreads();  // everyone is done with this chunk
+      storeChunk();
+      __syncthreads();
+    }
+  }
+  float* out = C + size_t(blockIdx.y) * M * N;  // (S, M, N): this slice's partial product
+#pragma unroll
+  for (int i = 0; i < TM; ++i)
+#pragma unroll
+    for (int j = 0; j < TN; ++j) {
+      const int r = blockRow + w.row0 + i * Layout::ROW_STEP;
+      const int c = blockCol + w.col0 + j * Layout::COL_STEP;
+      if (r < M && c < N) out[r * N + c] = acc[i][j];
+    }
+}
+
+// The thin shapes a plan can choose (step 9), one instantiation each:
+//   ShortK   64 x 128, lanes along N, 8 x 4 per thread, chunks of 32: all of a short K at once
+//   SmallM4  4 x 512 (M <= 4, down to a row vector times a matrix), lanes along N
+//   SmallM16 16 x 512 (M <= 16), lanes along N
+//   SmallN4  512 x 4 (N <= 4, down to a matrix times a vector), lanes along M
+//   SmallN16 512 x 16 (N <= 16), lanes along M
+// (The tiles beyond 16 rows or columns are step 6's 32 x 128 and its mirror's job; a thin tile
+// still covers any M and N, tile after tile.)
+enum class ThinShape { ShortK, SmallM4, SmallM16, SmallN4, SmallN16 };
+
+template <int TM_, int TN_, int WARPS_M_, int WARPS_N_, Lanes LANES_, int KC_>
+struct ThinTile {
+  static constexpr int TM = TM_, TN = TN_, WARPS_M = WARPS_M_, WARPS_N = WARPS_N_, KC = KC_;
+  static constexpr Lanes LANES = LANES_;
+};
+template <ThinShape S>
+struct ThinConfig;
+//                                                     TM  TN  warps M x N  lanes        KC
+template <> struct ThinConfig<ThinShape::ShortK> : ThinTile<8, 4, 8, 1, Lanes::AlongN, 32> {};
+template <> struct ThinConfig<ThinShape::SmallM4> : ThinTile<4, 2, 1, 8, Lanes::AlongN, 16> {};
+template <> struct ThinConfig<ThinShape::SmallM16> : ThinTile<16, 2, 1, 8, Lanes::AlongN, 16> {};
+template <> struct ThinConfig<ThinShape::SmallN4> : ThinTile<2, 4, 8, 1, Lanes::AlongM, 16> {};
+template <> struct ThinConfig<ThinShape::SmallN16> : ThinTile<2, 16, 8, 1, Lanes::AlongM, 16> {};
+
+template <ThinShape S>
+using ThinLayoutOf = ThinLayout<ThinConfig<S>::TM, ThinConfig<S>::TN, ThinConfig<S>::WARPS_M,
+                                ThinConfig<S>::WARPS_N, ThinConfig<S>::LANES>;
+
+// Above this many slices thin_gemm's partials are added by sum_many_slices (its C is small, and
+// each element's partials are many).
+constexpr int kThinManySlices = 8;
+
+// C = A * B with thin_gemm's tile S, K cut into `wantedSlices` slices (fewer when K is short:
+// slice_k) summed afterwards.
+template <ThinShape S>
+void run_thin_gemm(const float* A, const float* B, float* C, int M, int N, int K,
+                   int wantedSlices) {
+  using Cfg = ThinConfig<S>;
+  using Layout = ThinLayoutOf<S>;
+  tutorial::check_gemm_shape("thin_gemm", M, N, K);
+  int slices = 1, sliceK = K;
+  slice_k(K, wantedSlices, slices, sliceK);
+  const long long tiles =
+      (long long)tutorial::ceil_div(M, Layout::BM) * tutorial::ceil_div(N, Layout::BN);
+  if (tiles > 2147483647LL)  // (not reached: M * N < 2^31 and a tile holds 2,048 elements)
+    throw tutorial::UnsupportedShape("thin_gemm: " + std::to_string(tiles) + " tiles");
+  const size_t count = size_t(M) * N;
+  float* out = slices == 1 ? C : slice_workspace(count * slices, slices, M, N);
+  tutorial::launch(thin_gemm<Cfg::TM, Cfg::TN, Cfg::WARPS_M, Cfg::WARPS_N, Cfg::LANES, Cfg::KC>,
+                   dim3(unsigned(tiles), slices), dim3(Layout::THREADS), 0, A, B, out, M, N, K,
+                   sliceK);
+  if (slices > 1) sum_partials(out, C, int(count), slices, kThinManySlices);
+}
+
+// A fixed tile and slice count, for the tests and the comparisons.
+template <ThinShape S, int SLICES>
+void launch_thin_gemm(const float* A, const float* B, float* C, int M, int N, int K) {
+  run_thin_gemm<S>(A, B, C, M, N, K, SLICES);
+}
+
+}  // namespace ch05

@@ -1,0 +1,87 @@
+// Chapter 05's comparisons behind the plan of step 9 (NOTES.md, "Shapes nobody listed"): each
+// path forced, at the slice count the plan would give it and at 3x and 1/3 of that, beside
+// the final launchers, so that one process times them all against cuBLAS:
+//     05_double_buffer_lab --m 3622 --n 4500 --k 11 --kernel planned --kernel thin
+// Not built by default (`cmake --build build --target 05_double_buffer_lab`).
+#include <algorithm>
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include "05_double_buffer/kernel_list.cuh"
+#include "common/chapter_main.hpp"
+
+namespace {
+
+using ch05::GemmPath;
+using ch05::GemmPlan;
+
+std::string describe(const GemmPlan& p) {
+  const char* paths[] = {"tiles", "stream-K", "thin"};
+  return std::string(paths[int(p.path)]) + " tile " + std::to_string(p.tile) + " thin " +
+         std::to_string(int(p.thin)) + " S " + std::to_string(p.slices) + " clocks " +
+         std::to_string(long(p.clocks));
+}
+
+// PATH forced (and its tile WHICH), slices scaled by NUM / DEN from the plan's best for it.
+template <GemmPath PATH, int WHICH, int NUM, int DEN>
+void forced(const float* A, const float* B, float* C, int M, int N, int K) {
+  auto allowed = [](const GemmPlan& p) {
+    if (p.path != PATH) return false;
+    if (PATH == GemmPath::Tiles) return p.tile == WHICH;
+    if (PATH == GemmPath::Thin) return int(p.thin) == WHICH;
+    return true;
+  };
+  GemmPlan p = ch05::cheapest_plan(M, N, K, ch05::current_gpu_model(), allowed);
+  if (p.clocks < 0) throw tutorial::UnsupportedShape("lab: the plan does not consider this path here");
+  p.slices = std::max(1, std::min(ch05::kMaxPlanSlices, p.slices * NUM / DEN));
+  static bool told = false;
+  if (!told) {
+    std::fprintf(stderr, "lab-plan %d %d %d forced %d/%d x%d/%d: %s\n", M, N, K, int(PATH), WHICH,
+                 NUM, DEN, describe(p).c_str());
+    told = true;
+  }
+  ch05::run_gemm_plan(p, A, B, C, M, N, K);
+}
+
+void planned(const float* A, const float* B, float* C, int M, int N, int K) {
+  static bool told = false;
+  if (!told) {
+    std::fprintf(stderr, "lab-plan %d %d %d planned: %s\n", M, N, K,
+                 describe(ch05::plan_gemm(M, N, K, ch05::current_gpu_model())).c_str());
+    told = true;
+  }
+  ch05::launch_planned_gemm(A, B, C, M, N, K);
+}
+
+template <GemmPath PATH, int WHICH>
+void add_three(std::vector<tutorial::GemmKernel>& kernels, const std::string& name) {
+  kernels.push_back({name + " x1", forced<PATH, WHICH, 1, 1>});
+  kernels.push_back({name + " x3", forced<PATH, WHICH, 3, 1>});
+  kernels.push_back({name + " /3", forced<PATH, WHICH, 1, 3>});
+}
+
+std::vector<tutorial::GemmKernel> lab_kernels() {
+  std::vector<tutorial::GemmKernel> k = {
+      {"final7 stream-K + any_shape", ch05::launch_stream_k_gemm},
+      {"planned", planned},
+      {"any_shape", ch05::launch_any_shape_gemm},
+      {"tiles128 S1", ch05::launch_sliced_gemm<128, 128, 16, 32, 64, 8, 8, 1>},
+      {"streamK forced", forced<GemmPath::StreamK, 0, 1, 1>},
+  };
+  add_three<GemmPath::Tiles, 0>(k, "T128");
+  add_three<GemmPath::Tiles, 1>(k, "T64");
+  add_three<GemmPath::Tiles, 2>(k, "T32x128");
+  add_three<GemmPath::Thin, int(ch05::ThinShape::ShortK)>(k, "thinK");
+  add_three<GemmPath::Thin, int(ch05::ThinShape::SmallM4)>(k, "thinM4");
+  add_three<GemmPath::Thin, int(ch05::ThinShape::SmallM16)>(k, "thinM16");
+  add_three<GemmPath::Thin, int(ch05::ThinShape::SmallN4)>(k, "thinN4");
+  add_three<GemmPath::Thin, int(ch05::ThinShape::SmallN16)>(k, "thinN16");
+  return k;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  return tutorial::gemm_chapter_main(argc, argv, "05_double_buffer", lab_kernels());
+}
