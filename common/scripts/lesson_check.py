@@ -21,7 +21,10 @@ For each chapter of common/chapters.txt, its README.md must:
      of the kernels it names (rounded as quoted), or a figure with the same unit in one of the
      README's own tables or in the chapter's NOTES.md (where other runs and derived figures are
      worked out). A number of another unit, or in a sentence that names no kernel, is not
-     checked: keep such numbers traceable by hand (NOTES.md);
+     checked: keep such numbers traceable by hand (NOTES.md); and in a sentence that names a
+     shape of a generated sweep table ("8193×8192"; a square as 512³ or 8192² counts only beside
+     one written with ×), every percentage written with a decimal must be one of that shape's
+     row (a number left over from an older sweep fails);
   6. not cite the tutorial's internal sources ("the seeds", "the notes") to readers.
 
 Chapters listed in PENDING are checked and reported, but do not fail the check. Python 3
@@ -134,6 +137,46 @@ def quoted_values(readme_text):
                         continue
                     kinds.setdefault(kind, set()).add(number)
     return values
+
+
+def sweep_values(readme_text):
+    """{shape: set of % values} from the sweep tables of one README's generated blocks (first
+    column "M × N × K" or "rows × cols"): every percentage in the shape's row."""
+    values = {}
+    for _, block in GENERATED.findall(readme_text):
+        for header, rows in table_rows(block):
+            if not header or "×" not in header[0]:
+                continue
+            for cells in rows:
+                shape = cells[0].strip("` ")
+                sides = shape.split("×")
+                forms = {shape}
+                if len(set(sides)) == 1 and len(sides) in (2, 3):  # 512³, 8192²
+                    forms.add(sides[0] + "²³"[len(sides) - 2])
+                for form in forms:
+                    for cell in cells[1:]:
+                        for number in re.findall(rf"({NUMBER})%", cell):
+                            values.setdefault(form, set()).add(float(number.replace(",", "")))
+    return values
+
+
+def check_shape_quotes(text, shapes):
+    """A sentence naming a shape of the sweep tables quotes its percentages (one decimal or
+    more, as the tables print them) from that shape's row: a number left from an older sweep
+    fails."""
+    problems = []
+    for sentence in prose_sentences(text):
+        plain = sentence.replace("`", "")
+        named = [s for s in shapes if re.search(rf"(?<![\d×]){re.escape(s)}(?![\d×²³])", plain)]
+        if not any("×" in s for s in named):
+            continue  # a square named 8192² is quoted from make run's table as often
+        allowed = set().union(*(shapes[s] for s in named))
+        for number in re.findall(rf"(?<![\w.])(\d[\d,]*\.\d+)%", plain):
+            if not any(matches(number, value, "%") for value in allowed):
+                problems.append(f"quotes {number}% in a sentence naming {', '.join(named)}, but "
+                                f"the sweep table's row gives {sorted(allowed)}: "
+                                f"\"{sentence[:140]}\"")
+    return problems
 
 
 def name_forms(kernel):
@@ -270,6 +313,7 @@ def check_readme(root, chapter, values):
     notes = root / chapter / "NOTES.md"
     elsewhere = unit_values(own_tables + "\n" + (notes.read_text() if notes.is_file() else ""))
     problems += check_quotes(text, values, elsewhere)
+    problems += check_shape_quotes(text, sweep_values(text))
     for match in INTERNAL.finditer(GENERATED.sub("", text)):
         problems.append(f"cites an internal source to readers: \"{match.group(0)}\"")
     return problems

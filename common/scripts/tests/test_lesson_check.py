@@ -131,6 +131,18 @@ class LessonCheck(unittest.TestCase):
                                    notes="33.2 GB read + 70 MB written = 33.3 GB\n")
         self.assertEqual(code, 0, out)
 
+    def test_a_sweep_shape_quoted_from_an_older_sweep_fails(self):
+        sweep = ("<!-- BEGIN GENERATED: sweep -->\n| rows × cols | copy GB/s | padded GB/s | % of copy |\n"
+                 "|---|--:|--:|--:|\n| 8193×8192 | 2,952 | 1,994 | 67.5% |\n"
+                 "| 512×512 | 900 | 800 | 88.9% |\n<!-- END GENERATED: sweep -->\n")
+        stale = lesson(quote="Padded runs 67.4% at 8193×8192.") + sweep
+        self.assertFails(stale, "quotes 67.4% in a sentence naming 8193×8192")
+        for quote in ["Padded runs 67.5% at 8193×8192.",
+                      "Padded runs 67.5% at 8193×8192 and 88.9% at 512².",
+                      "At 512² it runs 91.3% in make run's table."]:  # a square alone: not checked
+            code, out = self.run_check(lesson(quote=quote) + sweep)
+            self.assertEqual(code, 0, quote + "\n" + out)
+
     def test_internal_sources_are_not_cited(self):
         self.assertFails(lesson(quote="As the seeds say."), "internal source")
 
