@@ -412,7 +412,10 @@ def parser():
     t.add_argument("--no-corpus", action="store_true", help="skip the hostile corpus and the "
                                                             "Gradescope zip")
     t.add_argument("--parts", help="only these end-to-end parts, comma-separated: stubs, "
-                                   "fixture, solutions, faults, model, corpus, gradescope")
+                                   "fixture, solutions, faults, model, corpus, shared, tables, "
+                                   "classroom, gradescope")
+    t.add_argument("--sandbox", choices=MODES, help="the end-to-end parts' sandbox (default: "
+                                                    "auto, the strongest here)")
     t.add_argument("--work", help="scratch folder")
     t.add_argument("-j", "--jobs", type=int, default=default_jobs())
     t.add_argument("--key-file")

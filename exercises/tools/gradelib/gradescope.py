@@ -64,7 +64,7 @@ hidden=()
 [ -f "$SRC/hidden/tests.json" ] && hidden=(--hidden-tests "$SRC/hidden/tests.json")
 # The grader stops the submission at its budget; `timeout` stops the grader itself (TERM, then
 # KILL) before Gradescope's own limit, should it hang.
-timeout -k 20 $((BUDGET + 60)) \
+timeout -k 20 "${AUTOGRADER_GRADER_TIMEOUT:-$((BUDGET + 60))}" \
   python3 "$SRC/repo/exercises/tools/grade.py" submission "$AG/submission" \
   --build-dir "$AG/build" --json "$AG/results/results.json" --quiet --budget "$BUDGET" \
   $EXERCISE_ARGS "${hidden[@]}"

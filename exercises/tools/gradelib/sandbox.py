@@ -130,7 +130,8 @@ def _read_head_tail(path):
 
 
 def _processes():
-    """(pid, ppid, uid) of every process we can see."""
+    """(pid, ppid, uid) of every live process we can see (a zombie runs nothing, holds
+    nothing but its pid, and cannot be killed: its parent reaps it)."""
     out = []
     for entry in os.listdir("/proc"):
         if not entry.isdigit():
@@ -138,6 +139,8 @@ def _processes():
         try:
             with open(f"/proc/{entry}/status") as f:
                 fields = dict(line.split(":", 1) for line in f if ":" in line)
+            if fields["State"].split()[0] in ("Z", "X"):
+                continue
             out.append((int(entry), int(fields["PPid"].split()[0]),
                         int(fields["Uid"].split()[0])))
         except (OSError, KeyError, ValueError):
@@ -256,8 +259,12 @@ class Sandbox:
             raise ValueError(f"--sandbox must be one of {', '.join(MODES)}")
         self.root = os.geteuid() == 0
         self.log = log or (lambda m: None)
+        # Before anything runs (the bubblewrap probe too): orphans come back to us, to be
+        # reaped, rather than to an init that may never reap them (a container's).
+        _libc.prctl(_PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
         self.uid = None
-        self.uid_base, self._lock = _take_uid_block(uid_base) if self.root else (None, None)
+        self.uid_base, self._lock = _take_uid_block(uid_base) if self.root and mode != "none" \
+            else (None, None)
         probe_uid = self.uid_base if self.root else None
         if mode == "auto":
             mode = "bwrap" if _bwrap_works(probe_uid) else ("user" if self.root else "none")
@@ -276,7 +283,6 @@ class Sandbox:
         if not complete:
             self.log("note: the search for world-writable folders stopped early (a very large "
                      "file system): files a student leaves elsewhere are not removed")
-        _libc.prctl(_PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
 
     def close(self):
         """Gives the uid block back (once this run's students are gone: clear_block())."""
@@ -420,7 +426,7 @@ class Sandbox:
             if time.monotonic() >= start + limits.wall_s:
                 timed_out = True
                 break
-            stopped = watch.check()
+            stopped = watch.check() or ""
             if stopped:
                 break
         seconds = time.monotonic() - start

@@ -12,10 +12,13 @@ import tempfile
 import time
 import zipfile
 
+from . import leftovers as L
 from .bundle import Layout, solution_files
 from .gradescope import extract, make_autograder
 from .reports import Roster, console
+from .sandbox import NO_NAMESPACES
 from .session import Config, GradingSession
+from .submissions import shown_name
 from .toolchain import sha256_file
 
 TOOLS = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -29,14 +32,34 @@ def log(message):
     print(message, file=sys.stderr, flush=True)
 
 
-def session_for(args, manifest, exercises=(), sandbox="auto", hidden=None):
+# The hostile corpus's time budget per submission: the right kernels take seconds (their
+# builds a minute on a slow machine); `spinner` must be stopped by it.
+CORPUS_BUDGET = 240.0
+_SESSIONS = []
+
+
+def session_for(args, manifest, exercises=(), sandbox="auto", hidden=None, budget=3600.0):
     config = Config(root=ROOT, build_dir=os.path.abspath(args.build_dir or
                                                          os.path.join(ROOT, "build")),
                     manifest_path=manifest, exercises=list(exercises), jobs=args.jobs,
-                    sandbox=sandbox, hidden_path=hidden, log=log, progress=False)
+                    sandbox=sandbox if sandbox != "auto" else getattr(args, "sandbox", None) or
+                    sandbox, hidden_path=hidden,
+                    log=log, progress=False, budget_s=budget)
     s = GradingSession(config)
     s.prepare()
+    _SESSIONS.append(s)
     return s
+
+
+def close_sessions(checks):
+    """Every session's work folder is gone once it is closed."""
+    works = [s.work for s in _SESSIONS]
+    while _SESSIONS:
+        _SESSIONS.pop().close()
+    left = [w for w in works if os.path.exists(w) and os.path.basename(w).startswith(
+        "exercise-grading-")]
+    checks.check(not left, "every grading session's work folder is removed when it closes",
+                 ", ".join(left[:3]))
 
 
 def scores(report):
@@ -235,7 +258,7 @@ def targets_state(session):
 def corpus(checks, args, have_solutions):
     print("3d. the hostile corpus", flush=True)
     s = session_for(args, os.path.join(ROOT, "exercises", "manifest.json"),
-                    exercises=[hostile.EXERCISE])
+                    exercises=[hostile.EXERCISE], budget=CORPUS_BUDGET)
     src = hostile.sources(ROOT)
     subs = tempfile.mkdtemp(prefix="hostile-")
     os.chmod(subs, 0o755)
@@ -299,8 +322,8 @@ def corpus(checks, args, have_solutions):
                 report.totals()[1] == correctness  # the maximum never shrinks
             shown = f"{got:g}/{report.totals()[1]:g}" if report else notes.get(student)
         table.append((attack.name, shown, attack.expect))
-        checks.check(ok, f"corpus: {attack.name} ({attack.what}) -> {shown}, must be "
-                     f"{attack.expect}", notes.get(student, ""))
+        checks.check(ok, f"corpus: {attack.name} ({attack.what}) -> {shown_name(shown)}, must "
+                     f"be {attack.expect}", shown_name(notes.get(student, "")))
     for name, score in alone.items():
         after = reports.get(name).totals()[0] if reports.get(name) else None
         checks.check(after == score, f"corpus: {name} scores {after} after the attackers, as "
@@ -336,6 +359,7 @@ def corpus(checks, args, have_solutions):
             text = f.read()
         checks.check("\n=" not in text and "'=2+5" in text,
                      "corpus: roster.csv neutralises a formula in a student name")
+    shared_machine_checks(checks, s, written, reports, out)
     print("\nattack -> score (03a_bounds without its speed test)", flush=True)
     for name, shown, expect in table:
         print(f"  {name:<26} {shown:<10} ({expect})", flush=True)
@@ -343,12 +367,168 @@ def corpus(checks, args, have_solutions):
     shutil.rmtree(out, ignore_errors=True)
 
 
+def shared_machine_checks(checks, s, written, reports, out):
+    """The corpus's attacks on a shared machine and on the time budget (issue 32, items 4-6):
+    nothing of them is left, the idle and the busy are stopped early and say why, and no
+    name reaches a report or the roster with its control characters."""
+    by_attack = {a.name: student for student, a in written.items()}
+
+    def report_of(name):
+        return reports.get(by_attack.get(name))
+    left = s.sandbox.leftovers()
+    checks.check(not left, f"corpus: nothing of any student is left ({s.sandbox.mode} sandbox: "
+                 f"processes, files in the world-writable folders, System V IPC)",
+                 "; ".join(left[:5]))
+    hogs = [line for line in L.leftovers(s.sandbox.block, [])] if s.sandbox.block else []
+    checks.check(not hogs, "corpus: no System V segment of shm_hog (4 x 256 MB) is left",
+                 "; ".join(hogs[:4]))
+    for name, why in (("sleeper", "used no CPU"), ("pipe_wait", "used no CPU"),
+                      ("spinner", "time budget")):
+        report = report_of(name)
+        if report is None:
+            continue
+        reasons = [r.outcome.reason for er in report.results for r in er.results
+                   if r.outcome.status == "failed"]
+        slow = report.seconds > CORPUS_BUDGET + 60 if name == "spinner" else \
+            report.seconds > 20 * len(reasons) + 120
+        checks.check(reasons and all(why in r or "not run" in r for r in reasons) and not slow,
+                     f"corpus: {name} ends in {report.seconds:.0f} s, every test saying why "
+                     f"('{why}')", "; ".join(sorted(set(reasons))[:3]))
+    report = report_of("tmp_fill")
+    if report is not None:
+        reasons = {r.outcome.reason for er in report.results for r in er.results
+                   if r.outcome.status == "failed"}
+        checks.check(any("filled the disk" in r or "file-size" in r for r in reasons),
+                     "corpus: tmp_fill is stopped for filling the disk or memory",
+                     "; ".join(sorted(reasons)[:3]))
+    if "escape_name" in by_attack:
+        texts = []
+        for dirpath, _, names in os.walk(out):
+            for n in names:
+                with open(os.path.join(dirpath, n), encoding="utf-8", errors="replace") as f:
+                    texts.append(f.read())
+        raw = [t for t in texts if "\x1b" in t or "\x07" in t or "\u202e" in t]
+        checks.check(not raw and any("e\\x1b[31mscape" in t for t in texts),
+                     "corpus: a name with escape sequences reaches the reports and the roster "
+                     "escaped (\\x1b), never raw", f"{len(raw)} file(s) with raw control "
+                     f"characters")
+
+
+def user_sandbox(checks, args, have_solutions):
+    """The `user` sandbox as in a container that refuses namespaces (Gradescope's): what one
+    student leaves for the next (files, a FIFO, IPC objects, a listener) is gone before the
+    next one runs, in the same batch and in a later one, and nothing is left at the end."""
+    print("3f. the user sandbox without namespaces (a container), students sharing a machine",
+          flush=True)
+    if os.geteuid() != 0:
+        print("  skip  needs root", flush=True)
+        return
+    if not have_solutions:
+        print("  skip  the attacks start from the solution", flush=True)
+        return
+    saved = os.environ.get(NO_NAMESPACES)
+    os.environ[NO_NAMESPACES] = "1"
+    try:
+        for batch, names in (("same batch", hostile.SHARED_MACHINE),
+                             ("a later batch", ("tamper_read",))):
+            s = session_for(args, os.path.join(ROOT, "exercises", "manifest.json"),
+                            exercises=[hostile.EXERCISE], sandbox="user",
+                            budget=CORPUS_BUDGET)
+            if s.sandbox.private_ipc or s.sandbox.private_net:
+                checks.check(False, "user sandbox: EXERCISES_SANDBOX_NO_NAMESPACES took the "
+                             "namespaces away")
+            subs = tempfile.mkdtemp(prefix="shared-machine-")
+            os.chmod(subs, 0o755)
+            out = tempfile.mkdtemp(prefix="shared-machine-grades-")
+            written, _ = hostile.write_corpus(subs, hostile.sources(ROOT), only=set(names))
+            reports, notes = {}, {}
+            s.grade_batch(subs, out, lambda st, r, n: (reports.__setitem__(st, r),
+                                                       notes.__setitem__(st, n)))
+            exercise = s.exercises[0]
+            full = sum(t.points for t in exercise.tests if not t.performance)
+            for student, attack in sorted(written.items()):
+                got = reports[student].totals()[0] if reports.get(student) else None
+                want = full if attack.expect == "full" else 0
+                checks.check(got == want, f"user sandbox, {batch}: {attack.name} -> {got}, "
+                             f"must be {attack.expect} ({want:g})", notes.get(student, ""))
+            left = s.sandbox.leftovers()
+            checks.check(not left, f"user sandbox, {batch}: nothing of any student is left",
+                         "; ".join(left[:5]))
+            s.close()
+            shutil.rmtree(subs, ignore_errors=True)
+            shutil.rmtree(out, ignore_errors=True)
+    finally:
+        if saved is None:
+            del os.environ[NO_NAMESPACES]
+        else:
+            os.environ[NO_NAMESPACES] = saved
+
+
+def tables(checks, args):
+    """Host exercises answered by a table of the public tests' fixed calls (0 elsewhere)."""
+    print("3g. answer tables of the public tests' fixed arguments", flush=True)
+    s = session_for(args, os.path.join(ROOT, "exercises", "manifest.json"),
+                    exercises=list(hostile.TABLE_FILES))
+    files = s.stub_files()
+    for name, file in hostile.TABLE_FILES.items():
+        files[f"exercises/{name}/{file}"] = hostile.answer_table(ROOT, name).encode()
+    report = s.grade_files("answer_tables", files)
+    for er in report.results:
+        most = hostile.TABLE_MAX[er.exercise.name]
+        checks.check(er.score <= most, f"tables: {er.exercise.name} answered from the public "
+                     f"tests' fixed arguments -> {er.score:g}/{er.max_score:g}, at most "
+                     f"{most:g}")
+
+
+def classroom(checks, args, have_solutions):
+    """The GitHub Classroom recipe grades with the template's tests, whatever the student's
+    repository holds: a tests.json cut down to one easy test does not give 1/1."""
+    print("3h. the GitHub Classroom recipe against an edited tests.json", flush=True)
+    with open(os.path.join(TOOLS, "classroom.yml")) as f:
+        workflow = f.read()
+    checks.check("ref: ${{ env.TEMPLATE_COMMIT }}" in workflow and
+                 "template/exercises/tools/grade.py submission submission" in workflow,
+                 "classroom: the workflow grades the student's files with the template's "
+                 "grader and tests, at a pinned commit")
+    if not have_solutions:
+        print("  skip  the attack starts from the solution", flush=True)
+        return
+    tree = tempfile.mkdtemp(prefix="classroom-")
+    os.chmod(tree, 0o755)
+    folder = os.path.join(tree, "exercises", hostile.EXERCISE)
+    os.makedirs(folder)
+    with open(os.path.join(ROOT, "exercises", hostile.EXERCISE, "tests.json")) as f:
+        tests = json.load(f)
+    tests["tests"] = [t for t in tests["tests"] if t["name"] == "03a correct at 1x1x1"]
+    with open(os.path.join(folder, "tests.json"), "w") as f:
+        json.dump(tests, f)
+    src = hostile.sources(ROOT)
+    only_1x1x1 = src.solution.replace(hostile.LAUNCHER, hostile.LAUNCHER +
+                                      "  if (M != 1 || N != 1 || K != 1) return;\n", 1)
+    with open(os.path.join(folder, hostile.FILE), "w") as f:
+        f.write(only_1x1x1)
+    result = os.path.join(tree, "results.json")
+    argv = [sys.executable, os.path.join(TOOLS, "grade.py"), "submission", tree, "-e",
+            hostile.EXERCISE, "--strict", "--json", result, "-q", "--budget",
+            str(CORPUS_BUDGET)] + (["--build-dir", args.build_dir] if args.build_dir else [])
+    run = subprocess.run(argv, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    with open(result) as f:
+        got = json.load(f)
+    maximum = sum(t.get("max_score", 0) for t in got["tests"] if "score" in t)
+    checks.check(run.returncode == 1 and 0 < got["score"] < maximum,
+                 f"classroom: a tests.json cut to one easy test changes nothing: "
+                 f"{got['score']:g}/{maximum:g}, exit {run.returncode} (must be 1)",
+                 run.stdout.decode(errors="replace")[-1500:])
+    shutil.rmtree(tree, ignore_errors=True)
+
+
 def gradescope(checks, args, have_solutions):
     print("3e. the Gradescope autograder, in a simulated /autograder", flush=True)
     ag = tempfile.mkdtemp(prefix="autograder-")
     os.chmod(ag, 0o755)
     zip_path = os.path.join(ag, "autograder.zip")
-    make_autograder(ROOT, zip_path, [hostile.EXERCISE, "01b_sectors"], None, "90", log)
+    make_autograder(ROOT, zip_path, [hostile.EXERCISE, "01b_sectors"], None, "90", log,
+                    budget=CORPUS_BUDGET)
     extract(zip_path, os.path.join(ag, "source"))
     env = dict(os.environ, AUTOGRADER_ROOT=ag, AUTOGRADER_SKIP_APT="1")
     start = time.monotonic()
@@ -388,6 +568,34 @@ def gradescope(checks, args, have_solutions):
                      all("status" not in t for t in pending),
                      f"gradescope: the {name} scores {results['score']}/{maximum} "
                      f"({len(pending)} pending test(s), none shown as failed)")
+    # Every call sleeps: 0, quickly, each test saying why; a grader stopped by the platform
+    # (here after 20 s, in the middle of the build or the tests) still leaves a results.json.
+    src = hostile.sources(ROOT)
+    for name, code, extra in (("sleeper", hostile.SLEEPER, {}),
+                              ("spinner stopped by the platform", hostile.SPINNER,
+                               {"AUTOGRADER_GRADER_TIMEOUT": "20"})):
+        sub = os.path.join(ag, "submission")
+        shutil.rmtree(sub, ignore_errors=True)
+        os.makedirs(sub)
+        with open(os.path.join(sub, hostile.FILE), "w") as f:
+            f.write(hostile.at_launcher(src.stub, code).replace(
+                "#pragma once\n", "#pragma once\n#include <unistd.h>\n", 1))
+        start = time.monotonic()
+        subprocess.run([os.path.join(ag, "source", "run_autograder")], env={**env, **extra},
+                       stdout=subprocess.PIPE, stderr=subprocess.STDOUT, cwd=ag)
+        seconds = time.monotonic() - start
+        try:
+            with open(os.path.join(ag, "results", "results.json")) as f:
+                results = json.load(f)
+        except (OSError, ValueError) as e:
+            checks.check(False, f"gradescope: the {name} gets a results.json", str(e))
+            continue
+        said = results.get("output", "") + " ".join(t.get("output", "") for t in results["tests"])
+        why = ("used no CPU" if name == "sleeper" else "did not finish")
+        checks.check(results["score"] == 0 and (why in said or "grading stopped" in said) and
+                     seconds < (CORPUS_BUDGET + 120 if extra else 300),
+                     f"gradescope: the {name} scores 0 in {seconds:.0f} s with a results.json "
+                     f"that says why", said[:300])
     # A broken submission (grading fails outright) still yields a results.json.
     shutil.rmtree(os.path.join(ag, "submission"))
     os.makedirs(os.path.join(ag, "submission"))
@@ -488,7 +696,8 @@ def model_attacks(checks, args):
                      (f": {why[:110]}" if why else ""), why[:300])
 
 
-PARTS = ("stubs", "fixture", "solutions", "faults", "model", "corpus", "gradescope")
+PARTS = ("stubs", "fixture", "solutions", "faults", "model", "corpus", "shared", "tables",
+         "classroom", "gradescope")
 
 
 def run(checks, args, have_solutions):
@@ -505,5 +714,12 @@ def run(checks, args, have_solutions):
         model_attacks(checks, args)
     if "corpus" in parts:
         corpus(checks, args, have_solutions)
+    if "shared" in parts and not args.gpu:
+        user_sandbox(checks, args, have_solutions)
+    if "tables" in parts:
+        tables(checks, args)
+    if "classroom" in parts and not args.gpu:
+        classroom(checks, args, have_solutions)
     if "gradescope" in parts and not args.gpu:
         gradescope(checks, args, have_solutions)
+    close_sessions(checks)

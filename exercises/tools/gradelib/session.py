@@ -116,6 +116,16 @@ class Report:
         return score, maximum, pending, pending_tests
 
 
+def check_isolation(mode, asked, required):
+    """Submissions never run unsandboxed because `auto` found nothing better: only when
+    --sandbox none asks for it."""
+    if mode == "none" and required and asked != "none":
+        raise RuntimeError("no sandbox on this machine (bubblewrap cannot create namespaces "
+                           "here, and the grader is not root): grade submissions as root or "
+                           "with bubblewrap, or pass --sandbox none to run them as you (only "
+                           "for code you trust)")
+
+
 def budget_outcome(budget_s):
     return Outcome("failed", 0.0, f"not run: the submission used up its time budget "
                    f"({budget_s:g} s for builds and tests)")
@@ -184,11 +194,7 @@ class GradingSession:
         self.mode = "cpu" if c.backend == "cpu" or (c.backend == "auto" and not self.gpu and twins) \
             else "gpu"
         self.sandbox = S.Sandbox(sandbox or c.sandbox, c.uid_base, self.log)
-        if not self.sandbox.isolated and c.require_sandbox and (sandbox or c.sandbox) != "none":
-            raise RuntimeError("no sandbox on this machine (bubblewrap cannot create namespaces "
-                               "here, and the grader is not root): grade submissions as root or "
-                               "with bubblewrap, or pass --sandbox none to run them as you "
-                               "(only for code you trust)")
+        check_isolation(self.sandbox.mode, sandbox or c.sandbox, c.require_sandbox)
         # A grading run that ended badly may have left processes, files or IPC objects of
         # this uid block behind: none of them may meet this run's students.
         self.sandbox.clear_block()

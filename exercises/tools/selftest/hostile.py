@@ -77,8 +77,8 @@ def stub_with(code, includes=""):
     return lambda s: files(after_includes(at_launcher(s.stub, code), includes))
 
 
-def solution_with(code, includes=""):
-    return lambda s: files(after_includes(at_launcher(s.solution, code), includes))
+def solution_with(code, includes="", helpers=""):
+    return lambda s: files(after_includes(at_launcher(s.solution, code), includes + helpers))
 
 
 HOST_GEMM = """  {  // on the host, no kernel
@@ -457,6 +457,166 @@ struct FakeTime {
 """
 
 
+# ---- Students who share a machine (the `user` sandbox, a Gradescope container) -----------
+# A right kernel that leaves things for the next student: files at the top of every shared
+# temporary folder and in a world-writable folder inside one, a FIFO, System V shared memory,
+# a semaphore set and a message queue (all readable by everyone), and a process that leaves
+# its session and keeps listening on an abstract unix socket. The reader (graded after it, in
+# the same batch and in a later one) is a right kernel that aborts if it finds any of it.
+PLANT_PATHS = ("/tmp/planted_by_tamper", "/var/tmp/planted_by_tamper",
+               "/dev/shm/planted_by_tamper", "/run/lock/planted_by_tamper",
+               "/tmp/planted_dir_by_tamper/inside", "/tmp/planted_fifo_by_tamper")
+PLANT_KEY = "0x7a6d7072"
+SHARED_INCLUDES = ("#include <fcntl.h>\n#include <sys/ipc.h>\n#include <sys/msg.h>\n"
+                   "#include <sys/sem.h>\n#include <sys/shm.h>\n#include <sys/socket.h>\n"
+                   "#include <sys/stat.h>\n#include <sys/un.h>\n#include <signal.h>\n")
+PLANT = r"""
+namespace {
+void plant() {
+  umask(0);
+  mkdir("/tmp/planted_dir_by_tamper", 0777);
+  mkfifo("/tmp/planted_fifo_by_tamper", 0666);
+  for (const char* p : {"/tmp/planted_by_tamper", "/var/tmp/planted_by_tamper",
+                        "/dev/shm/planted_by_tamper", "/run/lock/planted_by_tamper",
+                        "/tmp/planted_dir_by_tamper/inside"})
+    if (FILE* f = std::fopen(p, "w")) { std::fputs("planted by tamper\n", f); std::fclose(f); }
+  const int shm = shmget(%(key)s, 4096, IPC_CREAT | 0666);
+  if (shm >= 0) {
+    void* m = shmat(shm, nullptr, 0);
+    if (m != reinterpret_cast<void*>(-1)) { std::strcpy(static_cast<char*>(m), "planted by tamper"); shmdt(m); }
+  }
+  semget(%(key)s + 1, 1, IPC_CREAT | 0666);
+  msgget(%(key)s + 2, IPC_CREAT | 0666);
+  if (fork() == 0) {  // a listener that leaves the session and outlives the run
+    setsid();
+    if (fork() == 0) {
+      const int s = socket(AF_UNIX, SOCK_STREAM, 0);
+      sockaddr_un a{};
+      a.sun_family = AF_UNIX;
+      std::memcpy(a.sun_path + 1, "planted_by_tamper", 17);
+      bind(s, reinterpret_cast<sockaddr*>(&a), sizeof(sa_family_t) + 18);
+      listen(s, 4);
+      for (;;) { const int c = accept(s, nullptr, nullptr); if (c >= 0) { (void)!write(c, "planted", 7); close(c); } }
+    }
+    _exit(0);
+  }
+}
+}  // namespace
+""" % {"key": PLANT_KEY}
+READ_PLANTED = r"""
+namespace {
+// Aborts (every test fails) if anything of plant() reached this student.
+void find_planted() {
+  char text[64] = {0};
+  for (const char* p : {"/tmp/planted_by_tamper", "/var/tmp/planted_by_tamper",
+                        "/dev/shm/planted_by_tamper", "/run/lock/planted_by_tamper",
+                        "/tmp/planted_dir_by_tamper/inside"})
+    if (FILE* f = std::fopen(p, "r")) {
+      const size_t n = std::fread(text, 1, sizeof text - 1, f);
+      text[n] = 0;
+      std::fclose(f);
+      std::fprintf(stderr, "found %%s: %%s\n", p, text);
+      std::abort();
+    }
+  struct stat info;
+  if (stat("/tmp/planted_fifo_by_tamper", &info) == 0) { std::fprintf(stderr, "found the FIFO\n"); std::abort(); }
+  const int shm = shmget(%(key)s, 0, 0);
+  if (shm >= 0) { std::fprintf(stderr, "found the shared-memory segment %%d\n", shm); std::abort(); }
+  if (semget(%(key)s + 1, 0, 0) >= 0) { std::fprintf(stderr, "found the semaphore set\n"); std::abort(); }
+  if (msgget(%(key)s + 2, 0) >= 0) { std::fprintf(stderr, "found the message queue\n"); std::abort(); }
+  const int s = socket(AF_UNIX, SOCK_STREAM, 0);
+  sockaddr_un a{};
+  a.sun_family = AF_UNIX;
+  std::memcpy(a.sun_path + 1, "planted_by_tamper", 17);
+  if (connect(s, reinterpret_cast<sockaddr*>(&a), sizeof(sa_family_t) + 18) == 0) {
+    std::fprintf(stderr, "found the listener\n");
+    std::abort();
+  }
+  close(s);
+}
+}  // namespace
+""" % {"key": PLANT_KEY}
+SHM_HOG = r"""
+namespace {
+// 4 x 256 MB of System V shared memory, touched and left behind (once per run).
+void hog() {
+  static bool done = false;
+  if (done) return;
+  done = true;
+  for (int i = 0; i < 4; ++i) {
+    const int id = shmget(IPC_PRIVATE, size_t(256) << 20, IPC_CREAT | 0600);
+    if (id < 0) continue;
+    void* m = shmat(id, nullptr, 0);
+    if (m != reinterpret_cast<void*>(-1)) { std::memset(m, 1, size_t(256) << 20); shmdt(m); }
+  }
+}
+}  // namespace
+"""
+SLEEPER = "  sleep(100000);  // every call: no CPU, no answer\n"
+PIPE_WAIT = ("  {  // read from a pipe that nobody writes: blocked for ever\n"
+             "    int fds[2];\n    char c;\n    if (pipe(fds) == 0) (void)!read(fds[0], &c, 1);\n  }\n")
+SPINNER = "  for (volatile unsigned long i = 0;; ++i) {}  // every call: busy, never done\n"
+TMP_FILL = r"""  {  // 64 MB files into /dev/shm (memory) and /tmp until something refuses
+    std::vector<char> block(size_t(1) << 20, 7);
+    for (int i = 0; i < 100000; ++i) {
+      char name[64];
+      std::snprintf(name, sizeof name, "%s/fill_%d", i % 2 ? "/tmp" : "/dev/shm", i);
+      FILE* f = std::fopen(name, "wb");
+      if (!f) break;
+      bool ok = true;
+      for (int mb = 0; ok && mb < 64; ++mb) ok = std::fwrite(block.data(), 1, block.size(), f) == block.size();
+      std::fclose(f);
+      if (!ok) break;
+    }
+  }
+"""
+ESCAPE_NAME = "e\x1b[31mscape\x1b[0m\x1b]0;pwned\x07\u202eeman"
+# The `user`-sandbox part of the self-test grades these (by name) again with no namespaces.
+SHARED_MACHINE = ("tamper_plant", "tamper_read", "shm_hog", "tmp_fill")
+
+
+# ---- Answer tables (host exercises) ---------------------------------------------------------
+# Every function returns the expected value the public tests.json gives for the arguments of
+# a fixed call, 0 for any other: what a student could do without computing anything. Since
+# every test of these exercises also calls each function at drawn arguments, the table scores
+# at most TABLE_MAX.
+TABLE_FILES = {"06c_predict": "predict.hpp", "01b_sectors": "sectors.hpp",
+               "06b_bank_conflicts": "bank_conflicts.hpp"}
+TABLE_MAX = {"06c_predict": 0, "01b_sectors": 0, "06b_bank_conflicts": 0}
+
+
+def answer_table(root, exercise):
+    """The stub of a host exercise with every todo replaced by a lookup in the public tests'
+    fixed calls."""
+    import json
+    import re
+    folder = os.path.join(root, "exercises", exercise)
+    with open(os.path.join(folder, "tests.json")) as f:
+        tests = json.load(f)["tests"]
+    rows = {}
+    for t in tests:
+        for c in t.get("calls", []):
+            if "call" in c and "args" in c and not isinstance(c["expect"], (str, list)):
+                rows.setdefault(c["call"], []).append(list(c["args"]) + [c["expect"]])
+    with open(os.path.join(folder, TABLE_FILES[exercise])) as f:
+        stub = f.read()
+
+    def lookup(m):
+        kind, name, args = m.group(1), m.group(2), m.group(3)
+        table = rows.get(name, [])
+        if not table:
+            return f"return {kind}{{}};"
+        width = len(table[0]) - 1
+        body = ", ".join("{" + ", ".join(repr(float(v)) for v in row) + "}" for row in table)
+        return ("{ const double in[] = {" + ", ".join(f"double({a.strip()})" for a in args.split(","))
+                + "}; static const double rows[][" + str(width + 1) + "] = {" + body + "};\n"
+                "    for (const auto& row : rows) { bool same = true;\n"
+                "      for (int i = 0; i < " + str(width) + "; ++i) same = same && row[i] == in[i];\n"
+                "      if (same) return static_cast<" + kind + ">(row[" + str(width) + "]); }\n"
+                "    return " + kind + "{}; }")
+    return re.sub(r'return exercise::todo<(\w+)>\("[\w ]+: (\w+)", ([^;]*)\);', lookup, stub)
+
+
 def attacks():
     sys_includes = "#include <cstdlib>\n#include <cstdio>\n#include <cstring>\n#include <vector>\n" \
                    "#include <thread>\n#include <unistd.h>\n#include <cuda_runtime.h>\n"
@@ -560,6 +720,32 @@ def attacks():
                lambda s: {"../escape.cuh": b"int x;\n", FILE: s.stub.encode()}, archive="zip"),
         Attack("formula_name", "a student name that is a spreadsheet formula", "zero",
                lambda s: files(s.stub), student="=2+5+cmd|' calc'!A0"),
+        # Students who share a machine, the time budget, names (issue 32 items 4-6).
+        Attack("tamper_plant", "a right kernel that plants files, a FIFO and a world-writable "
+               "folder in /tmp, /var/tmp, /dev/shm and /run/lock, System V shared memory, a "
+               "semaphore set and a message queue, and a listener on an abstract socket that "
+               "leaves its session", "full",
+               solution_with("  plant();\n", sys_includes + SHARED_INCLUDES, PLANT),
+               needs_solution=True, needs_sandbox=True),
+        Attack("tamper_read", "a right kernel graded after tamper_plant that aborts if it "
+               "finds any of what tamper_plant left", "full",
+               solution_with("  find_planted();\n", sys_includes + SHARED_INCLUDES,
+                             READ_PLANTED), needs_solution=True, needs_sandbox=True),
+        Attack("shm_hog", "a right kernel that leaves 4 x 256 MB of System V shared memory",
+               "full", solution_with("  hog();\n", sys_includes + SHARED_INCLUDES, SHM_HOG),
+               needs_solution=True, needs_sandbox=True),
+        Attack("tmp_fill", "64 MB files into /dev/shm and /tmp until something refuses",
+               "zero", stub_with(TMP_FILL, sys_includes), needs_sandbox=True),
+        Attack("sleeper", "every call sleeps (no CPU used): stopped as idle", "zero",
+               stub_with(SLEEPER, sys_includes)),
+        Attack("pipe_wait", "every call waits on a pipe nobody writes", "zero",
+               stub_with(PIPE_WAIT, sys_includes)),
+        Attack("spinner", "every call spins for ever: stopped by the time budget", "zero",
+               stub_with(SPINNER, sys_includes)),
+        Attack("escape_name", "a folder name with terminal escape sequences and a direction "
+               "override", "zero", lambda s: files(s.stub), student=ESCAPE_NAME),
+        Attack("symlink_tar", "a .tar.gz whose student file is a symbolic link", "refused",
+               lambda s: {}, archive="tar", symlink="/etc/passwd"),
     ]
 
 
@@ -600,6 +786,10 @@ def write_corpus(dest, src=None, sandboxed=True, only=None, gpu=False):
                     info = tarfile.TarInfo(name)
                     info.size = len(data)
                     t.addfile(info, io.BytesIO(data))
+                if attack.symlink:
+                    info = tarfile.TarInfo(FILE)
+                    info.type, info.linkname = tarfile.SYMTYPE, attack.symlink
+                    t.addfile(info)
         else:
             folder = os.path.join(dest, student)
             os.makedirs(folder, exist_ok=True)
