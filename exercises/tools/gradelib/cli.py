@@ -416,6 +416,8 @@ def parser():
                                    "classroom, gradescope")
     t.add_argument("--sandbox", choices=MODES, help="the end-to-end parts' sandbox (default: "
                                                     "auto, the strongest here)")
+    t.add_argument("--uid-base", type=int, default=UID_BASE,
+                   help="first uid of the per-student uids (root only)")
     t.add_argument("--work", help="scratch folder")
     t.add_argument("-j", "--jobs", type=int, default=default_jobs())
     t.add_argument("--key-file")

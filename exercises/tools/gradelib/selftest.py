@@ -12,9 +12,14 @@
         --gpu: speed included), and each fault of instructor/planted.json exactly its own
         points
      d. the hostile corpus (selftest/hostile.py): every attack gets the score it must, and
-        the control students graded after the attackers get what they get alone
+        the control students graded after the attackers get what they get alone; nothing of
+        any student is left on the machine; the idle and the endless are stopped saying why
+     f. (root) the `user` sandbox without namespaces, as in a container: what one student
+        plants in the shared folders and IPC reaches nobody, in the same batch or a later one
+     g. answer tables of the public tests' fixed arguments score nothing
+     h. the GitHub Classroom recipe grades with the template's tests, not the student's
      e. `grade.py gradescope`'s zip, unpacked into a simulated /autograder and run for a
-        solution and for a stub
+        solution, a stub, a refused submission, a sleeper and a grader the platform stops
 """
 
 import os

@@ -13,6 +13,7 @@ import time
 import zipfile
 
 from . import leftovers as L
+from . import sandbox as S
 from .bundle import Layout, solution_files
 from .gradescope import extract, make_autograder
 from .reports import Roster, console
@@ -44,7 +45,8 @@ def session_for(args, manifest, exercises=(), sandbox="auto", hidden=None, budge
                     manifest_path=manifest, exercises=list(exercises), jobs=args.jobs,
                     sandbox=sandbox if sandbox != "auto" else getattr(args, "sandbox", None) or
                     sandbox, hidden_path=hidden,
-                    log=log, progress=False, budget_s=budget)
+                    log=log, progress=False, budget_s=budget,
+                    uid_base=getattr(args, "uid_base", None) or S.UID_BASE)
     s = GradingSession(config)
     s.prepare()
     _SESSIONS.append(s)
@@ -510,7 +512,8 @@ def classroom(checks, args, have_solutions):
     result = os.path.join(tree, "results.json")
     argv = [sys.executable, os.path.join(TOOLS, "grade.py"), "submission", tree, "-e",
             hostile.EXERCISE, "--strict", "--json", result, "-q", "--budget",
-            str(CORPUS_BUDGET)] + (["--build-dir", args.build_dir] if args.build_dir else [])
+            str(CORPUS_BUDGET)] + (["--build-dir", args.build_dir] if args.build_dir else []) + \
+        (["--uid-base", str(args.uid_base)] if getattr(args, "uid_base", None) else [])
     run = subprocess.run(argv, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
     with open(result) as f:
         got = json.load(f)
