@@ -140,10 +140,13 @@ def chosen_hidden(hidden, exercises):
     return (json.dumps(tests, indent=1) + "\n").encode()
 
 
-def make_autograder(root, output, exercises, hidden, architectures, log=print, budget=None):
+def make_autograder(root, output, exercises, hidden, architectures, log=print, budget=None,
+                    grader_args=()):
+    """grader_args: more options for `grade.py submission` (the self-test's --uid-base)."""
     budget = default_budget(10) if budget is None else budget
+    args = [a for e in exercises for a in ("-e", e)] + list(grader_args)
     config = (f"# Written by grade.py gradescope.\n"
-              f"EXERCISE_ARGS={shlex.quote(' '.join('-e ' + e for e in exercises))}\n"
+              f"EXERCISE_ARGS={shlex.quote(' '.join(shlex.quote(a) for a in args))}\n"
               f"CUDA_ARCHITECTURES={shlex.quote(architectures)}\n"
               f"BUDGET={int(budget)}\n"
               f"PROVISIONAL={shlex.quote(json.dumps(provisional(budget)))}\n")

@@ -396,13 +396,17 @@ def shared_machine_checks(checks, s, written, reports, out):
         checks.check(reasons and all(why in r or "not run" in r for r in reasons) and not slow,
                      f"corpus: {name} ends in {report.seconds:.0f} s, every test saying why "
                      f"('{why}')", "; ".join(sorted(set(reasons))[:3]))
-    report = report_of("tmp_fill")
-    if report is not None:
+    for name, words, what in (("tmp_fill", ("filled the disk", "file-size"),
+                               "for filling the disk or /dev/shm"),
+                              ("fork_hog", ("held", "memory", "SIGKILL"),
+                               "for the memory its processes hold together")):
+        report = report_of(name)
+        if report is None:
+            continue
         reasons = {r.outcome.reason for er in report.results for r in er.results
                    if r.outcome.status == "failed"}
-        checks.check(any("filled the disk" in r or "file-size" in r for r in reasons),
-                     "corpus: tmp_fill is stopped for filling the disk or memory",
-                     "; ".join(sorted(reasons)[:3]))
+        checks.check(any(w in r for r in reasons for w in words),
+                     f"corpus: {name} is stopped {what}", "; ".join(sorted(reasons)[:3]))
     if "escape_name" in by_attack:
         texts = []
         for dirpath, _, names in os.walk(out):
@@ -531,7 +535,8 @@ def gradescope(checks, args, have_solutions):
     os.chmod(ag, 0o755)
     zip_path = os.path.join(ag, "autograder.zip")
     make_autograder(ROOT, zip_path, [hostile.EXERCISE, "01b_sectors"], None, "90", log,
-                    budget=CORPUS_BUDGET)
+                    budget=CORPUS_BUDGET, grader_args=["--uid-base", str(args.uid_base)]
+                    if getattr(args, "uid_base", None) else [])
     extract(zip_path, os.path.join(ag, "source"))
     env = dict(os.environ, AUTOGRADER_ROOT=ag, AUTOGRADER_SKIP_APT="1")
     start = time.monotonic()

@@ -570,6 +570,16 @@ TMP_FILL = r"""  {  // 64 MB files into /dev/shm (memory) and /tmp until somethi
     }
   }
 """
+FORK_HOG = r"""  for (int i = 0; i < 6; ++i)  // 6 processes of 2 GB each: every one under its own limit
+    if (fork() == 0) {
+      const size_t size = size_t(2) << 30;
+      char* p = static_cast<char*>(std::malloc(size));
+      if (p) std::memset(p, 1, size);
+      sleep(60);
+      _exit(0);
+    }
+  sleep(60);
+"""
 ESCAPE_NAME = "e\x1b[31mscape\x1b[0m\x1b]0;pwned\x07\u202eeman"
 # The `user`-sandbox part of the self-test grades these (by name) again with no namespaces.
 SHARED_MACHINE = ("tamper_plant", "tamper_read", "shm_hog", "tmp_fill")
@@ -736,6 +746,8 @@ def attacks():
                needs_solution=True, needs_sandbox=True),
         Attack("tmp_fill", "64 MB files into /dev/shm and /tmp until something refuses",
                "zero", stub_with(TMP_FILL, sys_includes), needs_sandbox=True),
+        Attack("fork_hog", "6 processes of 2 GB each, every one under its own memory limit",
+               "zero", stub_with(FORK_HOG, sys_includes), needs_sandbox=True),
         Attack("sleeper", "every call sleeps (no CPU used): stopped as idle", "zero",
                stub_with(SLEEPER, sys_includes)),
         Attack("pipe_wait", "every call waits on a pipe nobody writes", "zero",

@@ -109,6 +109,24 @@ class WatchTests(unittest.TestCase):
             """, S.Limits(60.0, idle_s=1.0))
         self.assertEqual((r.returncode, r.stopped), (0, ""))
 
+    def test_processes_that_hold_too_much_memory_together_are_stopped(self):
+        limit = W.memory_limit
+        W.memory_limit = lambda: 96 << 20
+        try:
+            r = self.run_script("""
+                import os, time
+                for _ in range(4):  # each under any per-process limit, together over 96 MB
+                    if os.fork() == 0:
+                        block = bytearray(48 << 20)
+                        time.sleep(30)
+                        os._exit(0)
+                time.sleep(30)
+                """, S.Limits(60.0))
+        finally:
+            W.memory_limit = limit
+        self.assertIn("held", r.stopped)
+        self.assertLess(r.seconds, 20)
+
     def test_a_run_that_fills_the_disk_is_stopped(self):
         quota = W.QUOTA_BYTES
         W.QUOTA_BYTES = 16 << 20
