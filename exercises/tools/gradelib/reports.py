@@ -43,6 +43,9 @@ def _wrapped(text, indent, width=WIDTH):
     whole: a line breaks at spaces only)."""
     out = []
     for line in text.splitlines() or [""]:
+        if len(indent) + len(line) <= width:  # short lines as they are (aligned output)
+            out.append((indent + line).rstrip())
+            continue
         out.extend(textwrap.wrap(line, width=width, initial_indent=indent,
                                  subsequent_indent=indent + "  ", break_long_words=False,
                                  break_on_hyphens=False) or [indent.rstrip()])
@@ -107,8 +110,8 @@ def console(report, title="", verbose=False):
         lines.extend(_wrapped(f"Pending (not graded here, not counted): {fmt(pending)} points "
                               f"in {pending_tests} test(s): {'; '.join(reasons)}", ""))
     if any(er.on_cpu for er in report.results):
-        lines.append("No GPU here: the kernels' correctness was checked on the CPU backend "
-                     "(common/cpu_backend/); speed counts on a GPU only.")
+        lines.extend(_wrapped("No GPU here: the kernels' correctness was checked on the CPU "
+                              "backend (common/cpu_backend/); speed counts on a GPU only.", ""))
     lines.append(f"Score: {fmt(score)}/{fmt(maximum)}")
     return "\n".join(lines) + "\n"
 
@@ -127,7 +130,7 @@ def _test_output(r):
                 + text).rstrip("\n")
     if o.notes:
         text += "\n" + "\n".join(o.notes)
-    return text
+    return "\n".join(_wrapped(text, ""))  # Gradescope shows it as it is: readable lines
 
 
 def gradescope(report):

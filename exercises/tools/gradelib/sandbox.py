@@ -47,6 +47,7 @@ MODES = ("auto", "bwrap", "user", "none")
 UID_BASE = 47000      # --sandbox-uid-base: the uids of students 0, 1, 2, ...
 KEEP_OUTPUT = 24000   # characters kept from the head and from the tail of a run's output
 TMPFS_BYTES = 1 << 30  # bubblewrap: the size of a run's private /tmp
+SHM_BYTES = 256 << 20  # ... and of its /dev/shm
 _libc = ctypes.CDLL(None, use_errno=True)
 _PR_SET_CHILD_SUBREAPER = 36
 _CLONE_NEWNET = 0x40000000
@@ -373,9 +374,11 @@ class Sandbox:
             elif os.path.isdir(top):
                 out += ["--ro-bind", top, top]
         out += ["--proc", "/proc", "--dev", "/dev", "--ro-bind-try", "/sys", "/sys"]
-        if _bwrap_sizes_tmpfs():
-            out += ["--size", str(TMPFS_BYTES)]  # a private /tmp in memory, but not all of it
-        out += ["--tmpfs", "/tmp"]
+        # A private /tmp and /dev/shm in memory, but not all of it (--dev's own tmpfs would
+        # take up to half the machine's memory).
+        sized = _bwrap_sizes_tmpfs()
+        out += (["--size", str(TMPFS_BYTES)] if sized else []) + ["--tmpfs", "/tmp"]
+        out += (["--size", str(SHM_BYTES)] if sized else []) + ["--tmpfs", "/dev/shm"]
         if gpu:
             for node in sorted(glob.glob("/dev/nvidia*")):
                 out += ["--dev-bind", node, node]

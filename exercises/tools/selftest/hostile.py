@@ -572,10 +572,8 @@ TMP_FILL = r"""  {  // 64 MB files into /dev/shm (memory) and /tmp until somethi
 """
 FORK_HOG = r"""  for (int i = 0; i < 6; ++i)  // 6 processes of 2 GB each: every one under its own limit
     if (fork() == 0) {
-      const size_t size = size_t(2) << 30;
-      char* p = static_cast<char*>(std::malloc(size));
-      if (p) std::memset(p, 1, size);
-      sleep(60);
+      execl("/bin/sh", "sh", "-c", "python3 -c 'import time; b = bytearray(2 << 30); "
+            "time.sleep(60)'", static_cast<char*>(nullptr));
       _exit(0);
     }
   sleep(60);
@@ -818,6 +816,7 @@ if __name__ == "__main__":
     dest = sys.argv[1] if len(sys.argv) > 1 else "hostile-corpus"
     done, left = write_corpus(dest, sandboxed="--no-sandbox" not in sys.argv)
     for student, attack in sorted(done.items()):
-        print(f"{student:<28} {attack.expect:<8} {attack.what}")
+        shown = student.encode("unicode_escape").decode()  # escape_name: never raw on a terminal
+        print(f"{shown:<28} {attack.expect:<8} {attack.what}")
     for attack, why in left:
         print(f"(left out) {attack.name}: {why}")
