@@ -18,8 +18,8 @@ Three levels, the strongest this machine allows (`--sandbox auto`), always named
 
 In every mode: resource limits (CPU time, address space or data size, file size, processes,
 open files, no POSIX message queues), a wall-clock deadline after which the whole process
-tree is killed, an early stop for a CPU-only run that sits idle or a run that fills the disk
-(watch.py), output
+tree is killed, an early stop for a CPU-only run that sits idle, a run that fills the disk
+or whose processes hold too much memory together (watch.py), output
 written to a file (never a pipe a leftover process could hold open) of which only the head
 and the tail are read back, and no process of the run survives it (the grader is a
 subreaper: a process that leaves its session still comes back to it, and is killed).
@@ -96,7 +96,7 @@ class RunResult:
     seconds: float
     output: str                 # the head and the tail of what it printed
     output_bytes: int
-    stopped: str = ""           # why the watch stopped it early (idle, disk), if it did
+    stopped: str = ""           # why the watch stopped it early (idle, disk, memory), if it did
 
     @property
     def signal(self):

@@ -68,29 +68,40 @@ def compiler_message(output, max_lines=40):
 
 
 def _run_showing_progress(argv, timeout, log, every_s=10.0):
-    """A trusted build that may take minutes: its latest "[ 45%] Building ..." line is logged
-    every `every_s` seconds, so that a first `make check` does not sit silent."""
-    start = last = time.monotonic()
-    latest, lines = "", []
+    """A trusted build that may take minutes: every `every_s` seconds, how long it has run and
+    its latest "[ 45%] Building ..." line are logged, so that a first `make check` does not sit
+    silent while the compiler works."""
+    import threading
+    start = time.monotonic()
+    lines, latest = [], [""]
     try:
         proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                                 stdin=subprocess.DEVNULL)
     except OSError as e:
         return None, str(e)
-    for raw in proc.stdout:
-        line = raw.decode("utf-8", "replace").rstrip()
-        lines.append(line)
-        if re.match(r"^\[ *\d+%\]", line):
-            latest = line
-        now = time.monotonic()
-        if latest and now - last >= every_s:
-            last = now
-            log(f"  ... {now - start:.0f} s: {latest[:110]}")
-        if now - start > timeout:
-            proc.kill()
+
+    def read():
+        for raw in proc.stdout:
+            line = raw.decode("utf-8", "replace").rstrip()
+            lines.append(line)
+            if re.match(r"^\[ *\d+%\]", line):
+                latest[0] = line
+    reader = threading.Thread(target=read, daemon=True)
+    reader.start()
+    while True:
+        try:
+            proc.wait(timeout=every_s)
             break
-    proc.wait()
-    return (proc.returncode if time.monotonic() - start <= timeout else None), "\n".join(lines)
+        except subprocess.TimeoutExpired:
+            elapsed = time.monotonic() - start
+            if elapsed > timeout:
+                proc.kill()
+                proc.wait()
+                reader.join(5)
+                return None, "\n".join(lines)
+            log(f"  ... still building ({elapsed:.0f} s){': ' + latest[0][:100] if latest[0] else ''}")
+    reader.join(5)
+    return proc.returncode, "\n".join(lines)
 
 
 def native_args(build_dir, keep_going=True):
