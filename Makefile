@@ -1,20 +1,25 @@
 # make deps    install the Debian/Ubuntu packages the build needs (besides the CUDA Toolkit)
+# make deps-gpu  only those a machine with a GPU needs (Colab): cmake g++ catch2 libbenchmark-dev
 # make check   build everything and run every test (GPU tests are skipped without a GPU)
 # make run     every chapter on the GPU: one table, kept in common/results/progression.json/.csv,
 #              and the two charts when gnuplot is installed
 #              (ARGS="--iters 20" adds flags to every chapter executable)
 # make plots   roofline and progression charts from that JSON (gnuplot; any machine)
 # make readme-tables  refill the generated results tables of the READMEs from that JSON
+# make memory-system  (GPU) latency per level, bandwidth by working set, Little's law: the
+#              output is kept in common/results/memory-system.txt (chapter 01's opening)
 # make bench   run every chapter's Google Benchmark binary
 # make docs-test  try every command the READMEs show (common/scripts/docs_test.py; after a build)
 # make arch-check  every chapter compiled for sm_75 ... sm_120, warnings checked (no GPU)
+#              (ARCH_CHECK_ARGS="--arch 75 --nvcc /opt/cuda-12.4/bin/nvcc": one architecture,
+#              another toolkit)
 TOP := $(abspath $(dir $(lastword $(MAKEFILE_LIST))))
 include $(TOP)/common/make/build.mk
 include $(TOP)/common/make/inspect.mk
 
 CHAPTERS := $(TUTORIAL_CHAPTERS)
 
-.PHONY: all build check run plots readme-tables bench docs-test arch-check clean
+.PHONY: all build check run plots readme-tables memory-system bench docs-test arch-check clean
 all: build
 
 build: configure
@@ -39,6 +44,10 @@ plots:
 readme-tables:
 	$(PROGRESSION) readme-tables --results $(RESULTS_DIR)
 
+memory-system: configure
+	cmake --build $(BUILD_DIR) --target 06_memory_system -j $(JOBS)
+	bash $(TOP)/common/scripts/memory_system.sh $(BUILD_DIR) $(RESULTS_DIR) $(ARGS)
+
 bench: build
 	@set -e; for c in $(CHAPTERS); do \
 	  if [ -x $(BUILD_DIR)/bin/$${c}_bench ]; then echo "== $$c"; $(BUILD_DIR)/bin/$${c}_bench $(BENCH_ARGS); fi; \
@@ -50,7 +59,7 @@ docs-test: build
 	python3 $(TOP)/common/scripts/docs_test.py --build-dir $(BUILD_DIR)
 
 arch-check:
-	python3 $(TOP)/common/scripts/arch_check.py -j $(JOBS)
+	python3 $(TOP)/common/scripts/arch_check.py -j $(JOBS) $(ARCH_CHECK_ARGS)
 
 clean:
 	rm -rf $(BUILD_DIR)

@@ -1,11 +1,12 @@
 // Chapter 03 tests: the README's occupancy arithmetic on the host; every tile width on any
 // size against the CPU reference (small sizes) and cuBLAS (large sizes), and the occupancy
-// calculator against the CUDA runtime, on the GPU.
+// calculator against the CUDA runtime (also with a carveout preference), on the GPU.
 #include <string>
 #include <vector>
 
 #include "03_bounds/kernel_list.cuh"
 #include "common/catch_compat.hpp"
+#include "common/cuda_check.hpp"
 #include "common/device_info.hpp"
 #include "common/gemm.hpp"
 #include "common/gemm_test.hpp"
@@ -177,4 +178,35 @@ TEST_CASE("occupancy calculator agrees with the CUDA runtime for every tile widt
     CHECK(rows[i].resources.smem_per_block == size_t(2 * T * T) * sizeof(float));  // As, Bs
   }
   unfit.skip_if_any();
+}
+
+TEST_CASE("with a carveout of 0, 25 and 100% the calculator still agrees with the runtime",
+          "[gpu][occupancy][carveout]") {
+  REQUIRE_REAL_GPU();
+  const SmLimits sm = sm_limits_of_device(0);
+  const void* kernels[] = {reinterpret_cast<const void*>(ch03::tiled_gemm<8>),
+                           reinterpret_cast<const void*>(ch03::tiled_gemm<16>),
+                           reinterpret_cast<const void*>(ch03::tiled_gemm<32>)};
+  const int widths[] = {8, 16, 32};
+  for (int carveout : {0, 25, 100}) {
+    for (int i = 0; i < 3; ++i) {
+      CUDA_CHECK(cudaFuncSetAttribute(kernels[i], cudaFuncAttributePreferredSharedMemoryCarveout,
+                                      carveout));
+      const int threads = widths[i] * widths[i];
+      const KernelResources k = kernel_resources(kernels[i], threads, 0);
+      const Occupancy ours = compute_occupancy(k, sm);
+      const int runtime = runtime_blocks_per_sm(kernels[i], threads, 0);
+      INFO("tiled_gemm<" << widths[i] << "> at carveout " << carveout << "%: ours "
+                         << ours.blocks_per_sm << " (" << to_string(ours.limiter)
+                         << ", SM shared memory " << ours.smem_per_sm << " B), runtime " << runtime);
+      CHECK(k.carveout_percent == carveout);
+      CHECK(ours.blocks_per_sm == runtime);
+    }
+  }
+  // Back to the driver's choice (cudaSharedmemCarveoutDefault, -1) for the tests that follow;
+  // the last preference set, 100%, gives the same occupancy should a runtime refuse -1.
+  for (const void* kernel : kernels)
+    if (cudaFuncSetAttribute(kernel, cudaFuncAttributePreferredSharedMemoryCarveout, -1) !=
+        cudaSuccess)
+      cudaGetLastError();
 }

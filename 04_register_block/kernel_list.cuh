@@ -24,16 +24,10 @@ constexpr double smem_loads_per_fma_2d(int TM, int TN) { return double(TM + TN) 
 // per TM*TN FMAs. (Instructions, not bytes, are what a warp scheduler issues.)
 constexpr double lds128_per_fma(int TM, int TN) { return (TM / 4 + TN / 4) / double(TM * TN); }
 
-// DRAM model of a BM x BN block tile: per k step it loads BM*BK floats of A and BK*BN of B
-// for 2*BM*BN*BK FLOP, i.e. BM*BN / (2*(BM + BN)) FLOP per byte, whatever BK. (Chapter 02's
-// TILE_WIDTH/4 is the square case BM = BN = TILE_WIDTH.)
-constexpr double block_tile_flop_per_byte(int BM, int BN) {
-  return double(BM) * BN / (2.0 * (BM + BN));
-}
-template <int BM, int BN>
-double block_tile_intensity(int /*M*/, int /*N*/, int /*K*/) {
-  return block_tile_flop_per_byte(BM, BN);
-}
+// DRAM model of a BM x BN block tile: BM*BN / (2*(BM + BN)) FLOP per byte, whatever BK
+// (common/gemm.hpp, where chapter 05 finds it too).
+using tutorial::block_tile_flop_per_byte;
+using tutorial::block_tile_intensity;
 
 // ---------------------------------------------------------------------------------------
 // The shipped configurations

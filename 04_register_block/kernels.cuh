@@ -25,9 +25,10 @@
 // of a k step the whole block either waits for global memory or computes; only other
 // resident blocks fill the gap, and a 256-thread block holding 64 accumulators per thread
 // leaves room for few of them (see the README's occupancy table). The 2D kernels also read
-// shared memory with bank conflicts: the 16 threads of a half warp that read TN = 8
-// consecutive floats each stride 32 bytes apart. Chapter 05 overlaps the next tile's loads
-// with the current tile's math (double buffering) and lays threads out by warp.
+// shared memory with bank conflicts: a 16-byte shared load is served a quarter warp (8 lanes)
+// per pass, and the 8 lanes of a quarter that read TN = 8 consecutive floats each start 32
+// bytes apart, so lanes c and c + 4 meet in the same banks. Chapter 05 overlaps the next
+// tile's loads with the current tile's math (double buffering) and lays threads out by warp.
 #pragma once
 
 #include "common/gemm_shape.hpp"

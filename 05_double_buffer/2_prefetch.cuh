@@ -10,6 +10,7 @@
 // LDS.128 of B. Step 3 lays the threads out by warp.
 #pragma once
 
+#include "05_double_buffer/padding.cuh"  // PAD_A
 #include "common/gemm_shape.hpp"
 #include "common/launch.cuh"
 #include "common/vector_access.cuh"
@@ -18,11 +19,6 @@ namespace ch05 {
 
 using tutorial::load_float4;
 using tutorial::store_float4;
-
-// Rows of a transposed A tile are BM + PAD_A floats apart. With PAD_A = 4 the 4 scalar stores
-// of a transpose land in 32 different banks, and a row still starts on a 16-byte boundary,
-// as the LDS.128 reads need.
-constexpr int PAD_A = 4;
 
 // Double buffering through registers: tile t+1 is loaded into registers (nextA, nextB) at the
 // top of step t and stored to the other shared buffer after the math of step t.

@@ -1,6 +1,8 @@
-// Chapter 05, step 5: pipelined_gemm, the chapter's final kernel.
+// Chapter 05, step 5: pipelined_gemm, the chapter's main loop.
 //
-// What changed since step 4: the main loop only; loads, stores and edges are the same:
+// What changed since step 4: the main loop only; loads, stores and edges are the same. The
+// loop is a function of its own (product_over_k: the product over a range of K), so that
+// steps 6 and 7 run this same loop over slices of K instead of a copy of it:
 //   - fragments double-buffered in registers: at step k a lane loads the fragments of step
 //     k + 1 while it multiplies those of step k. The barrier moves before the last step of a
 //     tile, and the next tile's first fragments load while that step's FFMAs run, so no warp
@@ -12,7 +14,7 @@
 //   - the FMAs of a step column by column (outer_product_by_columns), with which ptxas finds a
 //     register assignment with few bank conflicts. Each of the three alone measured slower or
 //     no better; together they bring the kernel level with cuBLAS at 8192 (NOTES.md, runs
-//     10-16; README, section 3).
+//     10-16; README, part 3).
 // What it still gets wrong: one 128 x 128 tile for every problem, so a problem with too few
 // tiles to fill the GPU (small sizes, small M, long K) runs far below cuBLAS; and it is FP32 on
 // the CUDA cores: the same GPU multiplies TF32, BF16 or FP8 matrices on its tensor cores many
@@ -28,12 +30,23 @@
 
 namespace ch05 {
 
-// lean_gemm with the fragments pipelined across the barrier.
+// The main loop of lean_gemm with the fragments pipelined across the barrier, over the Ks
+// values of k from k0: regC += A[tile rows][k0, k0 + Ks) * B[k0, k0 + Ks)[tile columns] for the
+// BM x BN tile of C at (blockRow, blockCol). pipelined_gemm below runs it over all of K; step 6
+// runs it over one slice of K, step 7 over a range of k-iterations. A caller that runs it again
+// must first __syncthreads() (it refills the shared tiles).
+// k0 goes into the loads' 32-bit offsets (offA, offB), not into the pointers: A and B stay the
+// kernel's parameters, which ptxas reloads from the constant bank (LDC) where a load needs
+// them instead of keeping them in registers. Compiled for sm_90, pipelined_gemm's main loop is
+// the same instructions as when it was written inside the kernel (k0 = 0 folds away); moving k0
+// into the pointers instead (A + k0, B + k0 * N) adds 12 instructions per 2,048 FFMAs to
+// stream_k_gemm's float4 loop and 24 to sliced_gemm's, and measured 2 points slower at 4096^3
+// (NOTES.md: stream-K's fix 1, and the SASS counts).
 template <int BM, int BN, int BK, int WM, int WN, int TM, int TN, bool VEC>
-__global__ void __launch_bounds__(WarpLayout<BM, BN, WM, WN, TM, TN>::THREADS,
-                                  WarpLayout<BM, BN, WM, WN, TM, TN>::MIN_BLOCKS)
-    pipelined_gemm(const float* __restrict__ A, const float* __restrict__ B,
-                   float* __restrict__ C, int M, int N, int K) {
+__device__ __forceinline__ void product_over_k(const float* __restrict__ A,
+                                               const float* __restrict__ B, int M, int N,
+                                               int K, int k0, int Ks, int blockRow,
+                                               int blockCol, float (&regC)[TM][TN]) {
   using Layout = WarpLayout<BM, BN, WM, WN, TM, TN>;
   constexpr int THREADS = Layout::THREADS;
   static_assert(BK % 4 == 0 && BN % 4 == 0,
@@ -49,8 +62,6 @@ __global__ void __launch_bounds__(WarpLayout<BM, BN, WM, WN, TM, TN>::THREADS,
   auto As = reinterpret_cast<float (*)[BK][LDA]>(smem);         // (2, BK, BM+PAD_A)
   auto Bs = reinterpret_cast<float (*)[BK][BN]>(&As[2][0][0]);  // (2, BK, BN)
 
-  const int blockRow = blockIdx.y * BM;
-  const int blockCol = blockIdx.x * BN;
   const Layout w;
 
   // Load i of a thread: A float4 at row rA0 + i * A_ROWS, k = kA of the tile; B float4 at
@@ -64,9 +75,9 @@ __global__ void __launch_bounds__(WarpLayout<BM, BN, WM, WN, TM, TN>::THREADS,
   static_assert(THREADS % (BN / 4) == 0, "the threads load whole rows of the B tile per pass");
   const int rA0 = threadIdx.x / (BK / 4), kA = threadIdx.x % (BK / 4) * 4;
   const int kB0 = threadIdx.x / (BN / 4), cB = threadIdx.x % (BN / 4) * 4;
-  int offA = (blockRow + rA0) * K + kA;
+  int offA = (blockRow + rA0) * K + k0 + kA;
   // VEC: N % 4 == 0, so N - 4 is the last float4 column and stays 16-byte aligned.
-  int offB = kB0 * N + (VEC ? min(blockCol + cB, N - 4) : blockCol + cB);
+  int offB = (k0 + kB0) * N + (VEC ? min(blockCol + cB, N - 4) : blockCol + cB);
   bool rowInA[A_LOADS];
 #pragma unroll
   for (int i = 0; i < A_LOADS; ++i) rowInA[i] = blockRow + rA0 + i * A_ROWS < M;
@@ -78,10 +89,10 @@ __global__ void __launch_bounds__(WarpLayout<BM, BN, WM, WN, TM, TN>::THREADS,
     for (int i = 0; i < A_LOADS; ++i) {
       const float* p = A + offA + i * A_ROWS * K;
       if (VEC) {
-        nextA[i] = rowInA[i] && tileK + kA < K ? *reinterpret_cast<const float4*>(p)
+        nextA[i] = rowInA[i] && tileK + kA < Ks ? *reinterpret_cast<const float4*>(p)
                                             : make_float4(0.0f, 0.0f, 0.0f, 0.0f);
       } else {
-        const int lim = rowInA[i] ? K - tileK - kA : 0;  // elements of this float4 inside A
+        const int lim = rowInA[i] ? Ks - tileK - kA : 0;  // elements of this float4 inside A
         nextA[i] = make_float4(0 < lim ? p[0] : 0.0f, 1 < lim ? p[1] : 0.0f,
                                2 < lim ? p[2] : 0.0f, 3 < lim ? p[3] : 0.0f);
       }
@@ -91,10 +102,10 @@ __global__ void __launch_bounds__(WarpLayout<BM, BN, WM, WN, TM, TN>::THREADS,
     for (int i = 0; i < B_LOADS; ++i) {
       const int k = tileK + kB0 + i * B_ROWS;
       if (VEC) {
-        nextB[i] = k < K ? *reinterpret_cast<const float4*>(B + offB + i * B_ROWS * N)
+        nextB[i] = k < Ks ? *reinterpret_cast<const float4*>(B + offB + i * B_ROWS * N)
                          : make_float4(0.0f, 0.0f, 0.0f, 0.0f);
       } else {
-        nextB[i] = load_float4<false>(B, k, blockCol + cB, K, N);
+        nextB[i] = load_float4<false>(B, k0 + k, blockCol + cB, k0 + Ks, N);
       }
     }
     offB += BK * N;
@@ -115,8 +126,6 @@ __global__ void __launch_bounds__(WarpLayout<BM, BN, WM, WN, TM, TN>::THREADS,
       *reinterpret_cast<float4*>(&Bs[stage][idx / (BN / 4)][idx % (BN / 4) * 4]) = nextB[i];
     }
   };
-
-  float regC[TM][TN] = {};
 
   loadNext(0);
   storeNext(0);
@@ -146,20 +155,32 @@ __global__ void __launch_bounds__(WarpLayout<BM, BN, WM, WN, TM, TN>::THREADS,
   using Buffer1 = std::integral_constant<int, 1>;
   int tileK = 0;
   // Tiles tileK and tileK + BK per trip, each with a successor.
-  for (; tileK + 2 * BK < K; tileK += 2 * BK) {
+  for (; tileK + 2 * BK < Ks; tileK += 2 * BK) {
     loadNext(tileK + BK);
     tile(Buffer0{}, std::true_type{});
     loadNext(tileK + 2 * BK);
     tile(Buffer1{}, std::true_type{});
   }
-  if (tileK + BK < K) {  // two tiles left
+  if (tileK + BK < Ks) {  // two tiles left
     loadNext(tileK + BK);
     tile(Buffer0{}, std::true_type{});
     tile(Buffer1{}, std::false_type{});
   } else {  // one tile left
     tile(Buffer0{}, std::false_type{});
   }
-  store_lane_tile<TM, TN, VEC>(C, M, N, blockRow, blockCol, w, regC);
+}
+
+// Step 4's kernel with the main loop above: the whole of K, then the store.
+template <int BM, int BN, int BK, int WM, int WN, int TM, int TN, bool VEC>
+__global__ void __launch_bounds__(WarpLayout<BM, BN, WM, WN, TM, TN>::THREADS,
+                                  WarpLayout<BM, BN, WM, WN, TM, TN>::MIN_BLOCKS)
+    pipelined_gemm(const float* __restrict__ A, const float* __restrict__ B,
+                   float* __restrict__ C, int M, int N, int K) {
+  const int blockRow = blockIdx.y * BM, blockCol = blockIdx.x * BN;
+  float regC[TM][TN] = {};
+  product_over_k<BM, BN, BK, WM, WN, TM, TN, VEC>(A, B, M, N, K, 0, K, blockRow, blockCol, regC);
+  store_lane_tile<TM, TN, VEC>(C, M, N, blockRow, blockCol, WarpLayout<BM, BN, WM, WN, TM, TN>(),
+                               regC);
 }
 
 template <int BM, int BN, int BK, int WM, int WN, int TM, int TN>

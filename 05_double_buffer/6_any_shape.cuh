@@ -1,7 +1,7 @@
-// Chapter 05, step 6: any_shape_gemm, the final kernel for every shape.
+// Chapter 05, step 6: any_shape_gemm, a tile and a cut of K chosen for every shape.
 //
-// What changed since step 5: the kernel is pipelined_gemm with one more argument, and the
-// launcher chooses how to cut the problem:
+// What changed since step 5: the kernel runs step 5's main loop (product_over_k) over one slice
+// of K, and the launcher chooses how to cut the problem:
 //   - sliced_gemm: block (x, y, z) computes tile (y, x) of C over the K range of slice z only,
 //     [z * sliceK, z * sliceK + sliceK), and stores that partial product in slice z of a
 //     workspace (S x M x N floats). With one slice it stores straight to C: then it is
@@ -24,151 +24,26 @@
 
 #include <algorithm>
 #include <string>
-#include <type_traits>
 
+// Step 5 and what it includes: product_over_k, the warp tile, the launch and shape checks.
 #include "05_double_buffer/5_pipelined.cuh"
-#include "05_double_buffer/warp_tile.cuh"
-#include "common/cuda_check.hpp"
-#include "common/device_buffer.hpp"
-#include "common/gemm_shape.hpp"
-#include "common/launch.cuh"
-#include "common/vector_access.cuh"
+#include "common/cuda_check.hpp"     // CUDA_CHECK, CudaError
+#include "common/device_buffer.hpp"  // PerDeviceBuffer
 
 namespace ch05 {
 
-// pipelined_gemm's main loop over the Ks values of k from k0, for the BM x BN tile of C at
-// (blockRow, blockCol), into regC (which it adds to). A's rows are lda floats apart, B's rows
-// N. Shared by sliced_gemm below and step 7's stream_k_gemm; a caller that runs it again must
-// first __syncthreads() (it refills the shared tiles). k0 goes into the loads' integer
-// offsets, not into the pointers: A and B stay the kernel's own parameters, and offsetting
-// the pointers instead (A + k0, B + k0 * N) measured 2 points slower at 4096^3 (README,
-// section 5).
-template <int BM, int BN, int BK, int WM, int WN, int TM, int TN, bool VEC>
-__device__ __forceinline__ void product_over_k(const float* __restrict__ A,
-                                               const float* __restrict__ B, int M, int N,
-                                               int lda, int k0, int Ks, int blockRow,
-                                               int blockCol, float (&regC)[TM][TN]) {
-  using Layout = WarpLayout<BM, BN, WM, WN, TM, TN>;
-  constexpr int THREADS = Layout::THREADS;
-  static_assert(BK % 4 == 0 && BN % 4 == 0,
-                "tiles are loaded as float4 along k (A) and along n (B): BK and BN must be "
-                "multiples of 4");
-  static_assert((BM * BK / 4) % THREADS == 0 && (BK * BN / 4) % THREADS == 0,
-                "the float4 counts of the A and B tiles must be multiples of the thread count");
-  constexpr int A_LOADS = BM * BK / 4 / THREADS;
-  constexpr int B_LOADS = BK * BN / 4 / THREADS;
-  constexpr int LDA = BM + PAD_A;
-
-  extern __shared__ float4 smem[];
-  auto As = reinterpret_cast<float (*)[BK][LDA]>(smem);         // (2, BK, BM+PAD_A)
-  auto Bs = reinterpret_cast<float (*)[BK][BN]>(&As[2][0][0]);  // (2, BK, BN)
-
-  const Layout w;
-
-  // Load i of a thread: A float4 at row rA0 + i * A_ROWS, k = kA of the tile; B float4 at
-  // row kB0 + i * B_ROWS, column cB. offA/offB: the offset of load 0 in A/B in the current
-  // tile, advanced by one tile per step (32-bit, like every index in this tutorial: these
-  // kernels sit at the 128-register cap). Rows of A past M are skipped by a predicate
-  // computed once; B's columns past N are clamped (they only feed columns never stored).
-  constexpr int A_ROWS = THREADS / (BK / 4);
-  constexpr int B_ROWS = THREADS / (BN / 4);
-  static_assert(THREADS % (BK / 4) == 0, "the threads load whole rows of the A tile per pass");
-  static_assert(THREADS % (BN / 4) == 0, "the threads load whole rows of the B tile per pass");
-  const int rA0 = threadIdx.x / (BK / 4), kA = threadIdx.x % (BK / 4) * 4;
-  const int kB0 = threadIdx.x / (BN / 4), cB = threadIdx.x % (BN / 4) * 4;
-  int offA = (blockRow + rA0) * lda + k0 + kA;
-  // VEC: N % 4 == 0, so N - 4 is the last float4 column and stays 16-byte aligned.
-  int offB = (k0 + kB0) * N + (VEC ? min(blockCol + cB, N - 4) : blockCol + cB);
-  bool rowInA[A_LOADS];
-#pragma unroll
-  for (int i = 0; i < A_LOADS; ++i) rowInA[i] = blockRow + rA0 + i * A_ROWS < M;
-
-  float4 nextA[A_LOADS];
-  float4 nextB[B_LOADS];
-  auto loadNext = [&](int tileK) {
-#pragma unroll
-    for (int i = 0; i < A_LOADS; ++i) {
-      const float* p = A + offA + i * A_ROWS * lda;
-      if (VEC) {
-        nextA[i] = rowInA[i] && tileK + kA < Ks ? *reinterpret_cast<const float4*>(p)
-                                            : make_float4(0.0f, 0.0f, 0.0f, 0.0f);
-      } else {
-        const int lim = rowInA[i] ? Ks - tileK - kA : 0;  // elements of this float4 inside A
-        nextA[i] = make_float4(0 < lim ? p[0] : 0.0f, 1 < lim ? p[1] : 0.0f,
-                               2 < lim ? p[2] : 0.0f, 3 < lim ? p[3] : 0.0f);
-      }
-    }
-    offA += BK;
-#pragma unroll
-    for (int i = 0; i < B_LOADS; ++i) {
-      const int k = tileK + kB0 + i * B_ROWS;
-      if (VEC) {
-        nextB[i] = k < Ks ? *reinterpret_cast<const float4*>(B + offB + i * B_ROWS * N)
-                         : make_float4(0.0f, 0.0f, 0.0f, 0.0f);
-      } else {
-        nextB[i] = load_float4<false>(B, k0 + k, blockCol + cB, k0 + Ks, N);
-      }
-    }
-    offB += BK * N;
-  };
-  auto storeNext = [&](int stage) {
-#pragma unroll
-    for (int i = 0; i < A_LOADS; ++i) {
-      const int idx = threadIdx.x + i * THREADS;
-      const int r = idx / (BK / 4), k = idx % (BK / 4) * 4;
-      As[stage][k + 0][r] = nextA[i].x;  // (2, BK, BM+PAD_A)
-      As[stage][k + 1][r] = nextA[i].y;
-      As[stage][k + 2][r] = nextA[i].z;
-      As[stage][k + 3][r] = nextA[i].w;
-    }
-#pragma unroll
-    for (int i = 0; i < B_LOADS; ++i) {
-      const int idx = threadIdx.x + i * THREADS;
-      *reinterpret_cast<float4*>(&Bs[stage][idx / (BN / 4)][idx % (BN / 4) * 4]) = nextB[i];
-    }
-  };
-
-  loadNext(0);
-  storeNext(0);
-  __syncthreads();
-  static_assert(BK % 2 == 0, "the two fragment buffers alternate with k, and across tiles");
-  float regM[2][TM], regN[2][TN];  // fragments of step k in [k % 2], of k + 1 in the other
-  load_fragments<LDA, BN>(&As[0][0][0], &Bs[0][0][0], 0, w, regM[0], regN[0]);
-  // One tile from buffer BUF; the caller has issued the next tile's global loads. With
-  // HAS_NEXT they go to the other buffer before the barrier, its first fragments after it.
-  auto tile = [&](auto buffer, auto hasNext) {
-    constexpr int BUF = decltype(buffer)::value;
-#pragma unroll
-    for (int k = 0; k < BK; ++k) {
-      if (k < BK - 1) {
-        load_fragments<LDA, BN>(&As[BUF][0][0], &Bs[BUF][0][0], k + 1, w, regM[(k + 1) % 2],
-                                regN[(k + 1) % 2]);
-      } else if (decltype(hasNext)::value) {
-        storeNext(BUF ^ 1);
-        __syncthreads();  // the next tile is complete, and nobody reads this one any more
-        load_fragments<LDA, BN>(&As[BUF ^ 1][0][0], &Bs[BUF ^ 1][0][0], 0, w,
-                                regM[(k + 1) % 2], regN[(k + 1) % 2]);
-      }
-      outer_product_by_columns(regM[k % 2], regN[k % 2], regC);
-    }
-  };
-  using Buffer0 = std::integral_constant<int, 0>;
-  using Buffer1 = std::integral_constant<int, 1>;
-  int tileK = 0;
-  // Tiles tileK and tileK + BK per trip, each with a successor.
-  for (; tileK + 2 * BK < Ks; tileK += 2 * BK) {
-    loadNext(tileK + BK);
-    tile(Buffer0{}, std::true_type{});
-    loadNext(tileK + 2 * BK);
-    tile(Buffer1{}, std::true_type{});
-  }
-  if (tileK + BK < Ks) {  // two tiles left
-    loadNext(tileK + BK);
-    tile(Buffer0{}, std::true_type{});
-    tile(Buffer1{}, std::false_type{});
-  } else {  // one tile left
-    tile(Buffer0{}, std::false_type{});
-  }
+// The second launch of a split-K product (sliced_gemm below makes the partials):
+// C = partial 0 + partial 1 + ... + partial S-1 for each of the M * N elements, always in that
+// order (no atomics: the sum, and so C, is the same bit for bit on every run):
+//     for i < count: C[i] = sum over s < slices of partials[s][i]
+template <typename T>
+__global__ void sum_slices(const T* __restrict__ partials, T* __restrict__ C, int count,
+                           int slices) {
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= count) return;
+  T sum = partials[i];  // (S, M * N)
+  for (int s = 1; s < slices; ++s) sum += partials[size_t(s) * count + i];
+  C[i] = sum;
 }
 
 // pipelined_gemm over one slice of K: k in [k0, k0 + Ks), k0 = blockIdx.z * sliceK, with
@@ -189,19 +64,6 @@ __global__ void __launch_bounds__(WarpLayout<BM, BN, WM, WN, TM, TN>::THREADS,
   // (S, M, N): this slice's partial product.
   store_lane_tile<TM, TN, VEC>(C + size_t(blockIdx.z) * M * N, M, N, blockRow, blockCol,
                                WarpLayout<BM, BN, WM, WN, TM, TN>(), regC);
-}
-
-// C = partial 0 + partial 1 + ... + partial S-1 for each of the M * N elements, always in that
-// order (no atomics: the sum, and so C, is the same bit for bit on every run):
-//     for i < count: C[i] = sum over s < slices of partials[s][i]
-template <typename T>
-__global__ void sum_slices(const T* __restrict__ partials, T* __restrict__ C, int count,
-                           int slices) {
-  const int i = blockIdx.x * blockDim.x + threadIdx.x;
-  if (i >= count) return;
-  T sum = partials[i];  // (S, M * N)
-  for (int s = 1; s < slices; ++s) sum += partials[size_t(s) * count + i];
-  C[i] = sum;
 }
 
 // ---------------------------------------------------------------------------------------
@@ -370,7 +232,8 @@ inline int sm_count() {
   return sms;
 }
 
-// The chapter's final GEMM: tile and slices from the problem and this GPU (plan_any_shape).
+// Tile and slices from the problem and this GPU (plan_any_shape); step 7's launcher, the
+// chapter's final one, calls it wherever stream-K does not pay.
 inline void launch_any_shape_gemm(const float* A, const float* B, float* C, int M, int N,
                                   int K) {
   tutorial::check_gemm_shape("any_shape_gemm", M, N, K);

@@ -13,18 +13,18 @@
 //     its equal share of the remaining tiles' iterations. A segment that covers a whole tile
 //     goes to C; a partial one to the block's slot in a workspace (slot 2b: the stream-K
 //     block's first segment, 2b + 1: its last). One loop around one copy of the main loop
-//     (product_over_k, step 6): with a second copy the kernel was 13 points slower at 4096^3.
+//     (product_over_k, step 5): with a second copy the kernel was 13 points slower at 4096^3.
 //   - stream_k_fixup: C = a split tile's partial segments added in the order of their blocks:
 //     no atomics, the same bits on every run, like sum_slices. It stays a second launch
 //     because inside stream_k_gemm (as the paper does it) the adding up cost about 1 to 4
 //     points at the shapes that use stream-K, 8192^3 included, whose tiles are nearly all
-//     whole (README, section 5).
+//     whole (NOTES.md, stream-K).
 //   - launch_stream_k_gemm: stream-K wherever the last wave is partial and K is not short,
 //     step 6's any_shape_gemm elsewhere.
 // The cost: split tiles are written and read back (2 slots of 64 KB per stream-K block at
 // most, 34 MB on an H100), the fixup is a second launch, and the stream-K blocks work at
 // different k, so they share less of A and B in the L2. Its first version lost wherever the
-// last wave was more than half full; three fixes measured in README section 5 (k0 in the
+// last wave was more than half full; three fixes measured in NOTES.md, stream-K (k0 in the
 // loads' offsets, one block per whole tile instead of blocks looping over tiles, a fixup
 // that moves float4) made it win or tie at every partial last wave measured with K >= 1536.
 #pragma once
@@ -136,7 +136,7 @@ __global__ void __launch_bounds__(THREADS)
 // Which of the last tiles are shared out by k-iterations: only the last partial wave's (the
 // kernel's choice), those of the last two waves (each block then gets at least one tile's
 // iterations: the first version's choice, measured slower once the fixup was fast), or none
-// (every tile whole). The last two are the comparisons of README section 5.
+// (every tile whole). The last two are the comparisons of NOTES.md, stream-K.
 enum class StreamKShare { LastWave, LastTwoWaves, None };
 
 // No stream-K tiles where the tiles fill whole waves, whatever the share.
@@ -198,7 +198,7 @@ void launch_stream_k_slots(const float* A, const float* B, float* C, int M, int 
 // At K = 1024 a tile's product is short against its prologue and store, and stream-K lost
 // (16384 x 1024 x 1024: 98.1% of cuBLAS against 100.0% for whole tiles); at K = 1536 it won
 // (8192 x 8192 x 1536: 103.1% against 101.7%), and at every partial last wave measured from
-// K = 2048 on but one tie (README, section 5).
+// K = 2048 on but one tie (NOTES.md, stream-K).
 constexpr int kStreamKMinK = 1536;
 
 // Whether stream-K pays: more than one wave of 128 x 128 tiles, a last wave that is not full,

@@ -4,13 +4,12 @@
 
 #include <vector>
 
-#include "04_register_block/kernel_list.cuh"
 #include "05_double_buffer/kernels.cuh"
 #include "common/gemm.hpp"
 
 namespace ch05 {
 
-using ch04::block_tile_intensity;
+using tutorial::block_tile_intensity;  // common/gemm.hpp
 
 inline std::vector<tutorial::GemmKernel> chapter_kernels() {
   return {
@@ -39,7 +38,7 @@ inline std::vector<tutorial::GemmKernel> chapter_kernels() {
       {"lean 128x128x16 w64x32 8x8", launch_lean_gemm<128, 128, 16, 64, 32, 8, 8>,
        block_tile_intensity<128, 128>},
       // lean_gemm with fragments double-buffered across the barrier, two tiles per loop trip
-      // and the FMA order that avoids register-bank conflicts: the chapter's final kernel.
+      // and the FMA order that avoids register-bank conflicts: the main loop of the next two.
       {"pipelined 128x128x16 w32x64 8x8", launch_pipelined_gemm<128, 128, 16, 32, 64, 8, 8>,
        block_tile_intensity<128, 128>},
       // pipelined_gemm's loop, with the tile (128 x 128, 64 x 64 or 32 x 128) and the slices of K
@@ -48,14 +47,14 @@ inline std::vector<tutorial::GemmKernel> chapter_kernels() {
       {"any_shape 128x128|64x64|32x128 split-K", launch_any_shape_gemm,
        block_tile_intensity<128, 128>},
       // any_shape_gemm, with stream-K for the last wave where 128 x 128 tiles fill more than
-      // one wave and leave the last one partial (K >= 1536): the chapter's final kernel.
+      // one wave and leave the last one partial (K >= 1536): the chapter's final launcher.
       {"stream-K 128x128 + any_shape", launch_stream_k_gemm, block_tile_intensity<128, 128>},
   };
 }
 
 // The chapter's final GEMM: one block per 128 x 128 tile wherever the tiles fill whole waves,
 // stream-K for the last wave where it is partial (K >= 1536), split-K and/or smaller tiles
-// where the tiles do not fill one wave (README, sections 4 and 5: geometric means over the 24
+// where the tiles do not fill one wave (README, part 4, and its sweep: geometric means over the 24
 // shapes of sweep_shapes.txt).
 inline tutorial::GemmKernel best_kernel() {
   return {"ch05::stream-K 128x128 + any_shape", launch_stream_k_gemm};

@@ -6,21 +6,24 @@
 //                                            faster (loads still stall), and twice the shared
 //                                            memory (fewer blocks where that limits)
 //   2_prefetch.cuh       prefetch_gemm       the next tile in registers during the math
+//   padding.cuh          (PAD_A)             the transposed A tile's padding (step 2 on)
 //   warp_tile.cuh        (WarpLayout)        how a warp owns a piece of the block tile; the
 //                                            fragment loads, the outer product, the store
 //   3_warp_tiled.cuh     warp_tiled_gemm     threads laid out by warp: no bank conflicts
 //   4_lean.cuh           lean_gemm           the load bookkeeping out of the main loop
 //   5_pipelined.cuh      pipelined_gemm      fragments pipelined across the barrier, two tiles
-//                                            per loop trip, FMAs by column: the final kernel
-//                                            for large problems, 98-100% of cuBLAS at 4096
-//                                            and 8192 (README)
+//                                            per loop trip, FMAs by column: the chapter's one
+//                                            main loop (product_over_k), which steps 6 and 7
+//                                            run too; 98-100% of cuBLAS at 4096 and 8192
+//                                            (README)
 //   6_any_shape.cuh      any_shape_gemm      the launch picks the tile (128 x 128, 64 x 64 or
 //                                            32 x 128) and splits K into slices summed in a
 //                                            fixed order when the tiles alone cannot fill the
 //                                            GPU
 //   7_stream_k.cuh       stream_k_gemm       the last, partly empty wave of a large problem
 //                                            shared out by k-iterations (stream-K), partial
-//                                            tiles summed in a fixed order
+//                                            tiles summed in a fixed order;
+//                                            launch_stream_k_gemm: the chapter's final launcher
 //   appendix_async.cuh   async_gemm          cp.async, 3 stages: measured, no faster here
 //
 // Every kernel is correct for any M, N, K >= 1, as in chapter 04: out-of-range elements of A

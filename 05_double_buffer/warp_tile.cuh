@@ -1,13 +1,14 @@
-// Chapter 05: the warp tile, shared by steps 3-5 and the appendix. How the threads of a block
+// Chapter 05: the warp tile, shared by steps 3-7 and the appendix. How the threads of a block
 // divide the block tile by warp, and the pieces of the main loop that every warp-tiled kernel
 // uses (each says which plain loop it stands for).
 #pragma once
 
-#include "05_double_buffer/2_prefetch.cuh"  // PAD_A
+#include "05_double_buffer/padding.cuh"  // PAD_A
 #include "common/vector_access.cuh"
 
 namespace ch05 {
 
+using tutorial::load_float4;
 using tutorial::store_float4;
 
 // Shared memory of STAGES pairs of tiles, dynamic (so that more than 48 KB is possible): A
@@ -18,7 +19,7 @@ constexpr size_t warp_tiles_smem_bytes() {
 }
 
 // How the threads of a block share a BM x BN tile when they are organised by warp (used by
-// steps 3-5 and the appendix). Warps tile the block tile with WM x WN pieces; inside a
+// steps 3-7 and the appendix). Warps tile the block tile with WM x WN pieces; inside a
 // warp piece, the 32 lanes form a LANES_M x LANES_N grid, and a lane owns TM/4 x TN/4 sub-tiles
 // of 4 x 4, WSUB_M rows and WSUB_N columns apart:
 //
@@ -104,7 +105,7 @@ __device__ __forceinline__ void outer_product(const float (&regM)[TM], const flo
 //     for j: for i (reversed when j is odd): regC[i][j] += regM[i] * regN[j]
 // regN[j] stays in the reuse cache down a column, and at each change of column the same
 // regM[i] is read twice in a row. The order decides which registers each FFMA reads from the
-// register banks, and with it how often two operands collide in one bank (README, section 3).
+// register banks, and with it how often two operands collide in one bank (README, part 3).
 template <int TM, int TN>
 __device__ __forceinline__ void outer_product_by_columns(const float (&regM)[TM],
                                                          const float (&regN)[TN],

@@ -25,7 +25,8 @@ int main(int argc, char** argv) {
   defaults.m = defaults.n = defaults.k = 0;  // no size flags: the buffers are fixed
   defaults.iters = 10;
   using tutorial::CliOptions, tutorial::DeviceInfo, tutorial::OutputFormat;
-  return tutorial::guarded_main(argc, argv, defaults, [&](const CliOptions& o, const DeviceInfo& d) {
+  return tutorial::guarded_main(argc, argv, defaults, {}, [&](const CliOptions& o,
+                                                               const DeviceInfo& d) {
     if (o.m != defaults.m || o.n != defaults.n)
       throw tutorial::UnsupportedShape(
           "06_memory_system measures fixed buffer sizes; it takes no --size, --rows or --cols");
@@ -37,7 +38,7 @@ int main(int argc, char** argv) {
     }
     std::ostringstream table;  // the human-readable tables are not printed with --csv/--json
     const int status = ch06::run_memory_system(table, o, d, rows);
-    tutorial::print_report(std::cout, tutorial::make_header(d, "memory system"), rows, o.format);
+    tutorial::print_report(std::cout, tutorial::make_header(d, "memory system", "fixed buffers"), rows, o.format);
     return status;
   });
 }

@@ -1,6 +1,5 @@
 #include "common/chapter_main.hpp"
 
-#include <climits>
 #include <iomanip>
 #include <iostream>
 #include <sstream>
@@ -46,21 +45,81 @@ ReportRow skipped_row(const std::string& chapter, const std::string& name,
   return row;
 }
 
+// The one measurement of a kernel, the same for every chapter: poison the output, launch once
+// (a kernel that refuses the shape, or a block this GPU cannot hold, becomes a skipped row and
+// the other kernels still run), read the occupancy of that launch, check the result (`check`
+// returns the row's status), then time the launch (median of --iters) and let `timed` make the
+// row from the timing.
+ReportRow measure_kernel(const std::string& row_chapter, const std::string& name,
+                         const std::function<void()>& launch, const std::function<void()>& poison,
+                         const std::function<std::string()>& check, const TimingOptions& timing,
+                         const DeviceInfo& device,
+                         const std::function<ReportRow(const TimingStats&)>& timed) {
+  poison();
+  const long before = launch_count();
+  try {
+    launch();
+  } catch (const UnsupportedShape& e) {
+    return skipped_row(row_chapter, name, e);
+  }
+  device_synchronize();
+  const Occupancy occ = occupancy_of_first_launch_since(before, device);
+  const std::string status = check();
+  ReportRow row = timed(time_gpu(launch, timing));
+  row.status = status;
+  row.occupancy = occ.occupancy;
+  row.limiter = to_string(occ.limiter);
+  return row;
+}
+
+std::string usage_with_kernels(const std::string& program, const CliOptions& defaults,
+                               const std::vector<std::string>& kernel_names) {
+  std::string text = usage(program, defaults);
+  if (kernel_names.empty()) return text;
+  text += "kernels (--kernel PREFIX runs those whose names start with PREFIX):\n";
+  for (const std::string& name : kernel_names) text += "  " + name + "\n";
+  return text;
+}
+
 }  // namespace
 
+bool kernel_selected(const std::string& name, const std::vector<std::string>& prefixes) {
+  if (prefixes.empty()) return true;
+  for (const std::string& prefix : prefixes)
+    if (name.compare(0, prefix.size(), prefix) == 0) return true;
+  return false;
+}
+
+void check_kernel_prefixes(const std::vector<std::string>& prefixes,
+                           const std::vector<std::string>& names) {
+  for (const std::string& prefix : prefixes) {
+    bool found = false;
+    for (const std::string& name : names) found = found || kernel_selected(name, {prefix});
+    if (found) continue;
+    std::string message = "--kernel '" + prefix + "' is the start of no kernel's name; ";
+    if (names.empty()) throw CliError(message + "this program has no kernels to choose from");
+    message += "the kernels are:";
+    for (const std::string& name : names) message += "\n  " + name;
+    throw CliError(message);
+  }
+}
+
 int guarded_main(int argc, char** argv, const CliOptions& defaults,
+                 const std::vector<std::string>& kernel_names,
                  const std::function<int(const CliOptions&, const DeviceInfo&)>& body) {
   const std::string program = argc > 0 ? argv[0] : "chapter";
   CliOptions options;
   try {
+    // Everything that needs no GPU first: flags, sizes (parse_cli), the kernel selection.
     options = parse_cli(argc, argv, defaults);
+    if (!options.help) check_kernel_prefixes(options.kernels, kernel_names);
   } catch (const CliError& e) {
     std::cerr << "error: " << e.what() << "\n"
               << "(" << program << " --help lists the options)\n";
     return kExitUsage;
   }
   if (options.help) {
-    std::cout << usage(program, defaults);
+    std::cout << usage_with_kernels(program, defaults, kernel_names);
     return kExitOk;
   }
   set_preferred_carveout(options.carveout);
@@ -84,8 +143,10 @@ int guarded_main(int argc, char** argv, const CliOptions& defaults,
   }
 }
 
-ReportHeader make_header(const DeviceInfo& device, const std::string& shape) {
+ReportHeader make_header(const DeviceInfo& device, const std::string& problem,
+                         const std::string& shape) {
   ReportHeader h;
+  h.problem = problem;
   h.gpu = device.name;
   h.driver = version_string(device.driver_version);
   h.runtime = version_string(device.runtime_version);
@@ -103,8 +164,9 @@ Occupancy occupancy_of_first_launch_since(long count, const DeviceInfo& device) 
   return compute_occupancy(resources, device.sm);
 }
 
-int run_gemm_chapter(const std::string& chapter, const std::vector<GemmKernel>& kernels,
+int run_gemm_chapter(const std::string& chapter, const std::vector<GemmKernel>& all_kernels,
                      const CliOptions& o, const DeviceInfo& device, ResourcesTable resources) {
+  const std::vector<GemmKernel> kernels = selected_kernels(all_kernels, o);
   const int M = o.m, N = o.n, K = o.k;
   const std::string shape =
       "M=" + std::to_string(M) + " N=" + std::to_string(N) + " K=" + std::to_string(K) +
@@ -117,7 +179,7 @@ int run_gemm_chapter(const std::string& chapter, const std::vector<GemmKernel>& 
                         "A, B, C and cuBLAS's C");
   if (resources == ResourcesTable::On)
     print_gemm_resources(o.format == OutputFormat::Table ? std::cout : std::cerr, device, kernels);
-  ReportHeader header = make_header(device, shape);
+  ReportHeader header = make_header(device, to_string(Problem::Gemm), shape);
   const TimingOptions timing{2, o.iters, true};
   const double flops = gemm_flops(M, N, K);
 
@@ -147,52 +209,30 @@ int run_gemm_chapter(const std::string& chapter, const std::vector<GemmKernel>& 
   rows.push_back(cublas_row);
 
   bool all_ok = true;
+  auto check = [&]() -> std::string {
+    if (!o.check) return "not checked";
+    const std::vector<float> got = p.dC.download();
+    const CompareResult cmp = compare(got.data(), reference.data(), M, N, Tolerance::for_gemm(K));
+    all_ok = all_ok && cmp.ok();
+    return cmp.ok() ? "ok" : "WRONG: " + cmp.summary();
+  };
   for (const GemmKernel& kernel : kernels) {
     std::cerr << "[" << chapter << "] " << kernel.name << " (" << shape << ")\n";
     const double intensity = kernel.intensity ? kernel.intensity(M, N, K) : compulsory_ai;
-    p.dC.poison();
-    const long before = launch_count();
-    try {
-      kernel.launch(p.dA.data(), p.dB.data(), p.dC.data(), M, N, K);
-    } catch (const UnsupportedShape& e) {
-      rows.push_back(skipped_row(chapter, kernel.name, e));
-      continue;
-    }
-    device_synchronize();
-    const Occupancy occ = occupancy_of_first_launch_since(before, device);
-    std::string status = "not checked";
-    if (o.check) {
-      const std::vector<float> got = p.dC.download();
-      const CompareResult cmp = compare(got.data(), reference.data(), M, N, Tolerance::for_gemm(K));
-      status = cmp.ok() ? "ok" : "WRONG: " + cmp.summary();
-      all_ok = all_ok && cmp.ok();
-    }
-    const TimingStats t = time_gpu(
-        [&] { kernel.launch(p.dA.data(), p.dB.data(), p.dC.data(), M, N, K); }, timing);
-    ReportRow row = make_row(kernel.name, t, intensity);
-    row.status = status;
-    row.occupancy = occ.occupancy;
-    row.limiter = to_string(occ.limiter);
-    rows.push_back(row);
+    rows.push_back(measure_kernel(
+        chapter, kernel.name, [&] { kernel.launch(p.dA.data(), p.dB.data(), p.dC.data(), M, N, K); },
+        [&] { p.dC.poison(); }, check, timing, device,
+        [&](const TimingStats& t) { return make_row(kernel.name, t, intensity); }));
   }
   print_report(std::cout, header, rows, o.format);
   return all_ok ? kExitOk : kExitFailure;
 }
 
-void check_transpose_size(const std::string& chapter, int rows, int cols) {
-  const int64_t elements = int64_t(rows) * cols;
-  if (rows < 1 || cols < 1)
-    throw UnsupportedShape(chapter + ": rows and cols must be >= 1");
-  if (elements > INT_MAX)
-    throw UnsupportedShape(chapter + ": " + std::to_string(elements) +
-                           " elements; the kernels index with 32-bit int, so at most " +
-                           std::to_string(INT_MAX));
-  require_device_memory(2 * size_t(elements) * sizeof(float), "the input and output");
-}
-
 int run_transpose_chapter(const std::string& chapter, const std::vector<TransposeKernel>& copies,
                           const std::vector<TransposeKernel>& kernels, const CliOptions& o,
                           const DeviceInfo& device) {
+  const std::vector<TransposeKernel> picked_copies = selected_kernels(copies, o);
+  const std::vector<TransposeKernel> picked = selected_kernels(kernels, o);
   const int rows = o.m, cols = o.n;
   const double bytes = transpose_bytes(rows, cols);
   std::ostringstream shape;
@@ -201,7 +241,7 @@ int run_transpose_chapter(const std::string& chapter, const std::vector<Transpos
   if (o.carveout >= 0) shape << ", carveout " << o.carveout << "% shared";
   std::cerr << "[" << chapter << "] " << device.name << ", " << shape.str() << "\n";
   check_transpose_size(chapter, rows, cols);
-  const ReportHeader header = make_header(device, shape.str());
+  const ReportHeader header = make_header(device, to_string(Problem::Transpose), shape.str());
   const TimingOptions timing{2, o.iters, true};
 
   const HostMatrix in = random_matrix(rows, cols, o.seed);
@@ -240,27 +280,13 @@ int run_transpose_chapter(const std::string& chapter, const std::vector<Transpos
   auto run_kernel = [&](const std::string& row_chapter, const TransposeKernel& kernel,
                         const HostMatrix& expected) {
     std::cerr << "[" << chapter << "] " << kernel.name << "\n";
-    dOut.poison();
-    const long before = launch_count();
-    try {
-      kernel.launch(dIn.data(), dOut.data(), rows, cols);
-    } catch (const UnsupportedShape& e) {
-      report.push_back(skipped_row(row_chapter, kernel.name, e));
-      return;
-    }
-    device_synchronize();
-    const Occupancy occ = occupancy_of_first_launch_since(before, device);
-    const std::string status = check(expected);
-    const TimingStats t =
-        time_gpu([&] { kernel.launch(dIn.data(), dOut.data(), rows, cols); }, timing);
-    ReportRow row = make_row(row_chapter, kernel.name, t);
-    row.status = status;
-    row.occupancy = occ.occupancy;
-    row.limiter = to_string(occ.limiter);
-    report.push_back(row);
+    report.push_back(measure_kernel(
+        row_chapter, kernel.name, [&] { kernel.launch(dIn.data(), dOut.data(), rows, cols); },
+        [&] { dOut.poison(); }, [&] { return check(expected); }, timing, device,
+        [&](const TimingStats& t) { return make_row(row_chapter, kernel.name, t); }));
   };
-  for (const TransposeKernel& copy : copies) run_kernel("ceiling", copy, in);
-  for (const TransposeKernel& kernel : kernels) run_kernel(chapter, kernel, want);
+  for (const TransposeKernel& copy : picked_copies) run_kernel("ceiling", copy, in);
+  for (const TransposeKernel& kernel : picked) run_kernel(chapter, kernel, want);
 
   print_report(std::cout, header, report, o.format);
   return all_ok ? kExitOk : kExitFailure;
@@ -268,7 +294,8 @@ int run_transpose_chapter(const std::string& chapter, const std::vector<Transpos
 
 int gemm_chapter_main(int argc, char** argv, const std::string& chapter,
                       const std::vector<GemmKernel>& kernels, ResourcesTable resources) {
-  return guarded_main(argc, argv, {}, [&](const CliOptions& o, const DeviceInfo& device) {
+  return guarded_main(argc, argv, {}, names_of(kernels),
+                      [&](const CliOptions& o, const DeviceInfo& device) {
     return run_gemm_chapter(chapter, kernels, o, device, resources);
   });
 }

@@ -56,6 +56,11 @@ CliOptions parse_cli(int argc, const char* const* argv, const CliOptions& defaul
       o.check = false;
     } else if (arg == "--carveout") {
       o.carveout = int(parse_integer(arg, value(), 0, 100));
+    } else if (arg == "--kernel") {
+      const char* prefix = value();
+      if (prefix == nullptr || *prefix == '\0')
+        throw CliError("--kernel expects the start of a kernel's name");
+      o.kernels.push_back(prefix);
     } else if (arg == "--csv" || arg == "--json") {
       const OutputFormat format = arg == "--csv" ? OutputFormat::Csv : OutputFormat::Json;
       if (o.format != OutputFormat::Table && o.format != format)
@@ -65,13 +70,27 @@ CliOptions parse_cli(int argc, const char* const* argv, const CliOptions& defaul
       throw CliError("unknown option '" + arg + "'");
     }
   }
-  if (transpose && static_cast<long long>(o.m) * o.n > INT_MAX) {
+  // Every matrix the kernels index must fit in an int: refused here, before a GPU is looked
+  // for, so that a size no GPU could run gets the same answer (exit 2) with or without one.
+  auto check_elements = [](const char* what, int a, int b) {
+    if (static_cast<long long>(a) * b <= INT_MAX) return;
     std::ostringstream msg;
-    msg << "--rows x --cols must be at most " << INT_MAX << " elements (the kernels index "
-        << "with int), got " << o.m << " x " << o.n;
+    msg << what << " must be at most " << INT_MAX << " elements (the kernels index with int), "
+        << "got " << a << " x " << b;
     throw CliError(msg.str());
+  };
+  if (transpose) {
+    check_elements("--rows x --cols", o.m, o.n);
+  } else {
+    check_elements("A (--m x --k)", o.m, o.k);
+    check_elements("B (--k x --n)", o.k, o.n);
+    check_elements("C (--m x --n)", o.m, o.n);
   }
   return o;
+}
+
+std::string to_string(Problem problem) {
+  return problem == Problem::Transpose ? "transpose" : "gemm";
 }
 
 std::string usage(const std::string& program, const CliOptions& d) {
@@ -79,11 +98,14 @@ std::string usage(const std::string& program, const CliOptions& d) {
   u << "usage: " << program << " [options]\n";
   if (d.problem == Problem::Transpose)
     u << "  --size N        rows = cols = N (default " << d.m << "x" << d.n << ")\n"
-      << "  --rows R --cols C   one size at a time (--m/--n: same)\n";
+      << "  --rows R --cols C   one size at a time (--m/--n: same); rows x cols at most\n"
+      << "                  " << INT_MAX << " elements (N <= 46340)\n";
   else
     u << "  --size N        all of M, N, K (default " << d.m << "x" << d.n << "x" << d.k << ")\n"
-      << "  --m M --n N --k K   one size at a time (--rows/--cols: same as --m/--n)\n";
-  u
+      << "  --m M --n N --k K   one size at a time (--rows/--cols: same as --m/--n); each\n"
+      << "                  matrix at most " << INT_MAX << " elements (N <= 46340)\n";
+  u << "  --kernel PREFIX only the kernels whose names start with PREFIX (repeatable; the\n"
+    << "                  ceiling always runs)\n"
     << "  --iters R       timed repetitions, median reported (default " << d.iters << ")\n"
     << "  --seed S        seed of the random inputs (default " << d.seed << ")\n"
     << "  --no-check      skip the correctness check against the reference\n"

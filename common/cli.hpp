@@ -1,7 +1,11 @@
 // The command line every chapter executable shares.
 //   --size N          M = N = K = N (for a transpose: rows = cols = N)
 //   --m M --n N --k K sizes one by one (--rows/--cols are aliases of --m/--n; a transpose
-//                     has no K, and refuses --k)
+//                     has no K, and refuses --k). Each matrix may hold at most INT_MAX
+//                     elements (the kernels index with int): checked here, before any GPU
+//                     is looked for
+//   --kernel PREFIX   run only the kernels whose names start with PREFIX (repeatable; the
+//                     ceiling always runs)
 //   --iters R         timed repetitions (median reported)
 //   --seed S          random inputs are reproducible from the seed
 //   --no-check        skip the correctness check
@@ -15,6 +19,7 @@
 #include <cstdint>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 namespace tutorial {
 
@@ -34,7 +39,11 @@ struct CliOptions {
   OutputFormat format = OutputFormat::Table;
   bool help = false;
   Problem problem = Problem::Gemm;  // set by the chapter in its defaults
+  std::vector<std::string> kernels;  // --kernel prefixes, in the order given; empty: all
 };
+
+// "gemm" or "transpose": the problem kind as the CSV/JSON reports name it.
+std::string to_string(Problem problem);
 
 // `defaults` supplies the chapter's default sizes; throws CliError with a message that names
 // the flag and the bad value.

@@ -69,12 +69,6 @@ double roofline_gflops(double intensity, double bandwidth_gbs, double peak_gflop
   return std::min(peak_gflops, intensity * bandwidth_gbs);
 }
 
-double gemm_flops(int M, int N, int K) { return 2.0 * M * N * K; }
-
-double gemm_compulsory_bytes(int M, int N, int K) {
-  return 4.0 * (double(M) * K + double(K) * N + double(M) * N);
-}
-
 double DeviceInfo::theoretical_bandwidth_gbs() const {
   return tutorial::theoretical_bandwidth_gbs(memory_clock_khz, memory_bus_bits);
 }

@@ -39,8 +39,6 @@ double theoretical_bandwidth_gbs(int memory_clock_khz, int memory_bus_bits);
 double fp32_peak_gflops(int sm_count, int lanes_per_sm, int sm_clock_khz);
 // The roofline: min(peak, intensity × bandwidth), in GFLOP/s for FLOP/B × GB/s.
 double roofline_gflops(double intensity_flop_per_byte, double bandwidth_gbs, double peak_gflops);
-double gemm_flops(int M, int N, int K);          // 2·M·N·K
-double gemm_compulsory_bytes(int M, int N, int K);  // every input read once, C written once
 
 // Device-to-device cudaMemcpy of `bytes`, counting bytes read plus bytes written: the
 // practical bandwidth ceiling of this GPU (median of several runs).

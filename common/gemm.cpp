@@ -7,6 +7,12 @@
 
 namespace tutorial {
 
+double gemm_flops(int M, int N, int K) { return 2.0 * M * N * K; }
+
+double gemm_compulsory_bytes(int M, int N, int K) {
+  return 4.0 * (double(M) * K + double(K) * N + double(M) * N);
+}
+
 GemmProblem::GemmProblem(int M_, int N_, int K_, uint64_t seed)
     : M(M_), N(N_), K(K_), A(random_matrix(M_, K_, seed)), B(random_matrix(K_, N_, seed + 1)),
       dA(A.values), dB(B.values), dC(size_t(M_) * N_) {}

@@ -24,6 +24,22 @@ struct GemmKernel {
   IntensityModel intensity = nullptr;  // nullptr: compulsory traffic (each matrix moved once)
 };
 
+// The arithmetic of a GEMM, for its rate and its roofline column (unit-tested on the host).
+double gemm_flops(int M, int N, int K);             // 2·M·N·K
+double gemm_compulsory_bytes(int M, int N, int K);  // every input read once, C written once
+
+// DRAM model of a BM x BN block tile (chapters 04 and 05): per k step it loads BM*BK floats of
+// A and BK*BN of B for 2*BM*BN*BK FLOP, i.e. BM*BN / (2*(BM + BN)) FLOP per byte, whatever
+// BK. (Chapter 02's TILE_WIDTH/4 is the square case BM = BN = TILE_WIDTH.)
+constexpr double block_tile_flop_per_byte(int BM, int BN) {
+  return double(BM) * BN / (2.0 * (BM + BN));
+}
+// The same as a GemmKernel's IntensityModel.
+template <int BM, int BN>
+double block_tile_intensity(int /*M*/, int /*N*/, int /*K*/) {
+  return block_tile_flop_per_byte(BM, BN);
+}
+
 // Random A and B (host and device, from the seed), C on the device.
 struct GemmProblem {
   int M, N, K;

@@ -56,8 +56,9 @@ inline const std::vector<TestShape> kPrimeShapes = {
 // The published occupancy rules for one SM, written out step by step, for the GPU tests to
 // hold common/occupancy.hpp's calculator and the CUDA runtime to: resident blocks are the
 // fewest that threads, block slots, registers (per warp in units of 256, whole warps per
-// quarter of the SM) and shared memory (plus the per-block reservation, in allocation units)
-// allow. For a block that fits (does_not_fit(k, sm) is empty); it does not check that itself.
+// quarter of the SM) and shared memory (plus the per-block reservation, in allocation units,
+// in the capacity the kernel's carveout gives the SM) allow. For a block that fits
+// (does_not_fit(k, sm) is empty); it does not check that itself.
 inline int blocks_by_the_rules(const KernelResources& k, const SmLimits& sm) {
   const int warps = (k.threads_per_block + sm.warp_size - 1) / sm.warp_size;
   const int by_threads = sm.max_threads_per_sm / sm.warp_size / warps;
@@ -66,7 +67,19 @@ inline int blocks_by_the_rules(const KernelResources& k, const SmLimits& sm) {
       regs_per_warp == 0 ? by_threads : (sm.registers_per_sm / 4 / regs_per_warp) * 4 / warps;
   const size_t unit = size_t(sm.smem_alloc_unit);
   const size_t smem = (k.smem_per_block + sm.reserved_smem_per_block + unit - 1) / unit * unit;
-  const int by_smem = smem == 0 ? by_threads : int(sm.smem_per_sm / smem);
+  // The carveout: P% of the SM's shared memory, rounded up to a capacity the architecture
+  // offers; if one block does not fit in that, the smallest capacity that holds one block.
+  size_t per_sm = sm.smem_per_sm;
+  if (k.carveout_percent >= 0 && !sm.smem_capacities_kb.empty()) {
+    const size_t wanted = size_t(k.carveout_percent) * sm.smem_per_sm / 100;
+    size_t preferred = sm.smem_per_sm, one_block = sm.smem_per_sm;
+    for (auto kb = sm.smem_capacities_kb.rbegin(); kb != sm.smem_capacities_kb.rend(); ++kb) {
+      if (size_t(*kb) * 1024 >= wanted) preferred = size_t(*kb) * 1024;
+      if (size_t(*kb) * 1024 >= smem) one_block = size_t(*kb) * 1024;
+    }
+    per_sm = preferred >= smem ? preferred : one_block;
+  }
+  const int by_smem = smem == 0 ? by_threads : int(per_sm / smem);
   return std::min({by_threads, sm.max_blocks_per_sm, by_registers, by_smem});
 }
 

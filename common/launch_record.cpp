@@ -55,7 +55,7 @@ void validate_launch(dim3 grid, dim3 block) {
         << "): a size was 0 — every dimension must be at least 1";
   else if (threads == 0 || threads > 1024)
     why << "a block of " << threads << " threads: CUDA allows 1 to 1024 threads per block";
-  else if (grid.x > 2147483647u || grid.y > 65535u || grid.z > 65535u)
+  else if (grid.x > 2147483647u || grid.y > unsigned(kMaxGridY) || grid.z > unsigned(kMaxGridY))
     why << "grid " << grid.x << "x" << grid.y << "x" << grid.z
         << " exceeds the limits 2147483647 x 65535 x 65535: the matrix is too large for this "
            "kernel's launch geometry";

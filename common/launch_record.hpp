@@ -30,8 +30,11 @@ void record_launch(const LaunchRecord& record);
 // that an answer came from a kernel launch).
 long launch_count();
 
+// The most blocks a grid may have along y (and z); along x it is 2^31 - 1.
+constexpr int kMaxGridY = 65535;
+
 // Throws UnsupportedShape for an empty grid, more than 1024 threads per block, or a grid
-// beyond the hardware limits (2^31-1 × 65535 × 65535).
+// beyond the hardware limits (2^31-1 × kMaxGridY × kMaxGridY).
 void validate_launch(dim3 grid, dim3 block);
 
 // Throws KernelDoesNotFit when one block of `kernel` needs more than this GPU allows a block

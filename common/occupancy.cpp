@@ -29,6 +29,11 @@ size_t round_up(size_t value, size_t unit) { return (value + unit - 1) / unit * 
 //   * Allocation units (registers: 256 per warp, whole warps per quarter SM; shared memory:
 //     256 B on 7.x, 128 B from 8.0) as in NVIDIA's CUDA Occupancy Calculator and Nsight
 //     Compute's occupancy section; the runtime agrees (the GPU tests compare).
+//   * The capacities the unified L1/shared memory can be split into (the carveout's choices):
+//     the CUDA C++ Programming Guide's per-architecture "Shared Memory" sections and the
+//     Ampere and Hopper tuning guides (A100: 0, 8, 16, 32, 64, 100, 132 or 164 KB; 8.6: up to
+//     100 KB; H100: up to 228 KB), and the capacities CUDA's occupancy calculator rounds a
+//     carveout up to (cuda_occupancy.h in the toolkit, cudaOccAlignUpShmemSizeVoltaPlus).
 //   * SM counts: the products' datasheets and whitepapers (H100: the SXM5 part).
 // On a real GPU the tutorial reads its limits from the device (sm_limits_of_device); these
 // are for host tests and for reading what a kernel needs on a GPU you do not have.
@@ -46,6 +51,7 @@ SmLimits published(const char* name, int major, int minor, int sm_count, int max
   s.max_smem_per_block = size_t(max_smem_per_block_kb) * 1024;
   s.reserved_smem_per_block = major >= 8 ? 1024 : 0;
   s.smem_alloc_unit = major >= 8 ? 128 : 256;
+  s.smem_capacities_kb = smem_capacities_kb(major, minor);
   return s;  // registers: 65536 per SM and per block, 255 per thread (every architecture here)
 }
 }  // namespace
@@ -71,6 +77,30 @@ SmLimits SmLimits::rtx5090() {
 std::vector<SmLimits> published_sm_limits() {
   return {SmLimits::t4(),  SmLimits::a100(), SmLimits::rtx3090(), SmLimits::l4(),
           SmLimits::h100(), SmLimits::b200(), SmLimits::rtx5090()};
+}
+
+std::vector<int> smem_capacities_kb(int major, int minor) {
+  if (major == 7 && minor == 5) return {32, 64};                           // Turing
+  if (major == 7) return {0, 8, 16, 32, 64, 96};                           // Volta
+  if (major == 8 && (minor == 0 || minor == 7)) return {0, 8, 16, 32, 64, 100, 132, 164};
+  if (major == 8 || major == 12) return {0, 8, 16, 32, 64, 100};          // 8.6, 8.9, 12.x
+  if (major == 9 || major == 10 || major == 11) return {0, 8, 16, 32, 64, 100, 132, 164, 196, 228};
+  return {};
+}
+
+size_t smem_per_sm_for(const SmLimits& sm, int carveout_percent, size_t allocated_per_block) {
+  if (carveout_percent < 0 || sm.smem_capacities_kb.empty()) return sm.smem_per_sm;
+  // The smallest supported capacity holding `bytes`; the SM's maximum if none does.
+  const auto capacity_for = [&](size_t bytes) {
+    for (int kb : sm.smem_capacities_kb)
+      if (size_t(kb) * 1024 >= bytes) return size_t(kb) * 1024;
+    return sm.smem_per_sm;
+  };
+  const size_t preferred = capacity_for(size_t(carveout_percent) * sm.smem_per_sm / 100);
+  // The preference holds as long as one block still fits in it; otherwise the SM takes the
+  // smallest capacity that holds one block (a kernel always gets the shared memory one block
+  // needs, but no more blocks than that capacity holds).
+  return preferred >= allocated_per_block ? preferred : capacity_for(allocated_per_block);
 }
 
 const char* to_string(Limiter limiter) {
@@ -115,12 +145,14 @@ Occupancy compute_occupancy(const KernelResources& k, const SmLimits& sm, SmemMo
   size_t smem = k.smem_per_block;
   if (model == SmemModel::Runtime) smem = round_up(smem + sm.reserved_smem_per_block, size_t(sm.smem_alloc_unit));
   occ.smem_allocated_per_block = smem;
+  occ.smem_per_sm = model == SmemModel::Runtime ? smem_per_sm_for(sm, k.carveout_percent, smem)
+                                                : sm.smem_per_sm;
   if (smem == 0)
     occ.limit_smem = INT_MAX;
   else if (model == SmemModel::Runtime && smem > sm.max_smem_per_block + sm.reserved_smem_per_block)
     occ.limit_smem = 0;
   else
-    occ.limit_smem = int(sm.smem_per_sm / smem);
+    occ.limit_smem = int(occ.smem_per_sm / smem);
 
   occ.blocks_per_sm = std::min({occ.limit_warps, occ.limit_blocks, occ.limit_registers, occ.limit_smem});
   if (warps_per_block == 0) occ.blocks_per_sm = 0;
@@ -196,13 +228,16 @@ SmLimits sm_limits_of_device(int device) {
   s.reserved_smem_per_block = p.reservedSharedMemPerBlock;
   s.warp_size = p.warpSize;
   s.smem_alloc_unit = p.major >= 8 ? 128 : 256;
+  s.smem_capacities_kb = smem_capacities_kb(p.major, p.minor);
   return s;
 }
 
 KernelResources kernel_resources(const void* kernel, int threads_per_block, size_t dynamic_smem) {
   cudaFuncAttributes a{};
   CUDA_CHECK(cudaFuncGetAttributes(&a, kernel));
-  return {threads_per_block, a.numRegs, a.sharedSizeBytes + dynamic_smem};
+  // preferredShmemCarveout is -1 (cudaSharedmemCarveoutDefault) until the kernel states one.
+  return {threads_per_block, a.numRegs, a.sharedSizeBytes + dynamic_smem,
+          a.preferredShmemCarveout >= 0 ? a.preferredShmemCarveout : -1};
 }
 
 int runtime_blocks_per_sm(const void* kernel, int threads_per_block, size_t dynamic_smem) {

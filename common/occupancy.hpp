@@ -5,7 +5,14 @@
 //   * registers are allocated per warp in units of 256, and each of the SM's 4 sub-partitions
 //     holds a quarter of the register file;
 //   * shared memory is allocated per block in units of 128 bytes (compute capability 8.x/9.x),
-//     and the driver reserves 1 KB per block on top of what the kernel asks for.
+//     and the driver reserves 1 KB per block on top of what the kernel asks for;
+//   * the SM's unified L1/shared memory is split per kernel: a kernel with a carveout
+//     preference (cudaFuncAttributePreferredSharedMemoryCarveout, P% of the SM's shared
+//     memory) gets P% rounded up to a capacity the architecture supports (H100: 0, 8, 16, 32,
+//     64, 100, 132, 164, 196 or 228 KB), or, when one block would not fit in that, the smallest
+//     capacity that holds one block; without a preference, the most shared memory there is.
+//     This is the rule of CUDA's occupancy calculator (cuda_occupancy.h,
+//     cudaOccSMemPreferenceVoltaPlus and cudaOccMaxBlocksPerSMSmemLimit).
 // SmemModel::Simple drops the reservation and the rounding: the arithmetic of the example in
 // chapter 5 of Hwu, Kirk and El Hajj, "Programming Massively Parallel Processors" (4th ed.).
 //
@@ -38,6 +45,9 @@ struct SmLimits {
   int register_alloc_unit = 256;    // registers, per warp
   int smem_alloc_unit = 128;        // bytes, per block
   int sub_partitions = 4;
+  // The shared-memory capacities the unified L1/shared memory can be configured with, in KB,
+  // smallest first (the carveout's choices); empty: only smem_per_sm (no carveout modelled).
+  std::vector<int> smem_capacities_kb;
 
   // NVIDIA's published limits of one GPU per architecture (occupancy.cpp cites the sources).
   static SmLimits t4();       // compute capability 7.5 (Turing)
@@ -52,10 +62,20 @@ struct SmLimits {
 // The seven above, oldest first: the GPUs a student is likely to have or rent.
 std::vector<SmLimits> published_sm_limits();
 
+// The shared-memory capacities (KB) an SM of compute capability major.minor supports, as
+// SmLimits::smem_capacities_kb; empty for an architecture this tutorial does not know.
+std::vector<int> smem_capacities_kb(int major, int minor);
+
+// The shared memory an SM gives a kernel's blocks, in bytes: the carveout rule above for a
+// block that allocates `allocated_per_block` bytes (reservation and rounding included).
+// carveout_percent < 0 (no preference) or no capacities known: sm.smem_per_sm.
+size_t smem_per_sm_for(const SmLimits& sm, int carveout_percent, size_t allocated_per_block);
+
 struct KernelResources {
   int threads_per_block = 0;
   int registers_per_thread = 0;
   size_t smem_per_block = 0;  // static + dynamic, as the kernel asks (without the reservation)
+  int carveout_percent = -1;  // the kernel's preferred carveout, 0..100; -1: none (the driver's)
 };
 
 enum class Limiter { Warps, Blocks, Registers, SharedMemory, DoesNotFit };
@@ -75,8 +95,10 @@ struct Occupancy {
   int limit_registers = 0;
   int limit_smem = 0;
   size_t smem_allocated_per_block = 0;  // after the reservation and rounding
+  size_t smem_per_sm = 0;               // the SM's shared memory for this kernel (the carveout)
 };
 
+// SmemModel::Simple also ignores the carveout (the textbook's SM has one fixed size).
 Occupancy compute_occupancy(const KernelResources& kernel, const SmLimits& sm,
                             SmemModel model = SmemModel::Runtime);
 
@@ -91,8 +113,8 @@ std::string does_not_fit(const KernelResources& kernel, const SmLimits& sm);
 // 131072 -> "131,072": the numbers in does_not_fit's messages.
 std::string with_thousands(size_t value);
 
-// GPU side (needs a device): the limits of a real device, a compiled kernel's resources,
-// and the CUDA runtime's own answer, for comparison.
+// GPU side (needs a device): the limits of a real device, a compiled kernel's resources
+// (its carveout preference included), and the CUDA runtime's own answer, for comparison.
 SmLimits sm_limits_of_device(int device = 0);
 KernelResources kernel_resources(const void* kernel, int threads_per_block, size_t dynamic_smem);
 int runtime_blocks_per_sm(const void* kernel, int threads_per_block, size_t dynamic_smem);

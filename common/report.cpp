@@ -105,11 +105,11 @@ void print_aligned(std::ostream& out, const std::vector<std::string>& titles,
 }
 
 void print_csv(std::ostream& out, const ReportHeader& h, const std::vector<ReportRow>& rows) {
-  out << "gpu,driver,runtime,date,shape,chapter,kernel,status,median_ms,min_ms,max_ms,rate,"
-         "rate_unit,pct_of_ceiling,ceiling,intensity,pct_of_roofline,occupancy,limiter\n";
+  out << "problem,gpu,driver,runtime,date,shape,chapter,kernel,status,median_ms,min_ms,max_ms,"
+         "rate,rate_unit,pct_of_ceiling,ceiling,intensity,pct_of_roofline,occupancy,limiter\n";
   for (const ReportRow& r : rows) {
-    out << csv_field(h.gpu) << "," << h.driver << "," << h.runtime << "," << h.date << ","
-        << csv_field(h.shape) << "," << r.chapter << "," << csv_field(r.kernel) << ","
+    out << csv_field(h.problem) << "," << csv_field(h.gpu) << "," << h.driver << ","
+        << h.runtime << "," << h.date << "," << csv_field(h.shape) << "," << r.chapter << "," << csv_field(r.kernel) << ","
         << csv_field(r.status) << "," << fixed(r.median_ms, 4) << "," << fixed(r.min_ms, 4) << ","
         << fixed(r.max_ms, 4) << "," << fixed(r.rate, 1) << "," << r.rate_unit << ","
         << fixed(r.pct_of_ceiling, 2) << "," << r.ceiling << "," << fixed(r.intensity, 3) << ","
@@ -118,7 +118,8 @@ void print_csv(std::ostream& out, const ReportHeader& h, const std::vector<Repor
 }
 
 void print_json(std::ostream& out, const ReportHeader& h, const std::vector<ReportRow>& rows) {
-  out << "{\n  \"gpu\": \"" << json_escape(h.gpu) << "\",\n  \"driver\": \"" << h.driver
+  out << "{\n  \"problem\": \"" << json_escape(h.problem) << "\",\n  \"gpu\": \""
+      << json_escape(h.gpu) << "\",\n  \"driver\": \"" << h.driver
       << "\",\n  \"runtime\": \"" << h.runtime << "\",\n  \"date\": \"" << h.date
       << "\",\n  \"shape\": \"" << json_escape(h.shape)
       << "\",\n  \"copy_bandwidth_gbs\": " << json_number(h.copy_bandwidth_gbs, 1)

@@ -11,6 +11,7 @@
 namespace tutorial {
 
 struct ReportHeader {
+  std::string problem;         // what the rows measure: "gemm", "transpose", "memory system"
   std::string gpu;             // device name
   std::string driver;          // CUDA driver version, e.g. "13.0"
   std::string runtime;         // CUDA runtime version

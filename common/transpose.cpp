@@ -1,8 +1,11 @@
 #include "common/transpose.hpp"
 
 #include <algorithm>
+#include <climits>
+#include <cstdint>
 #include <vector>
 
+#include "common/cuda_check.hpp"
 #include "common/device_buffer.hpp"
 #include "common/host_matrix.hpp"
 #ifdef TUTORIAL_CPU_BACKEND
@@ -10,6 +13,17 @@
 #endif
 
 namespace tutorial {
+
+void check_transpose_size(const std::string& chapter, int rows, int cols) {
+  const int64_t elements = int64_t(rows) * cols;
+  if (rows < 1 || cols < 1)
+    throw UnsupportedShape(chapter + ": rows and cols must be >= 1");
+  if (elements > INT_MAX)
+    throw UnsupportedShape(chapter + ": " + std::to_string(elements) +
+                           " elements; the kernels index with 32-bit int, so at most " +
+                           std::to_string(INT_MAX));
+  require_device_memory(2 * size_t(elements) * sizeof(float), "the input and output");
+}
 
 double transpose_bytes(int rows, int cols) { return 2.0 * double(rows) * double(cols) * sizeof(float); }
 

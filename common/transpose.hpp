@@ -20,6 +20,10 @@ struct TransposeKernel {
   TransposeLauncher launch = nullptr;
 };
 
+// Refuses, with UnsupportedShape, a transpose the kernels cannot index (more than INT_MAX
+// elements) or this GPU cannot hold (input and output), before anything is allocated.
+void check_transpose_size(const std::string& chapter, int rows, int cols);
+
 // Bytes a transpose must move at the least: every element read once and written once,
 // 2 × rows × cols × 4 — exactly what a copy of the matrix moves.
 double transpose_bytes(int rows, int cols);

@@ -26,6 +26,21 @@ function(tutorial_add_catch_tests target label)
                        PROPERTIES LABELS "${label}/host" SKIP_RETURN_CODE 77 TIMEOUT 600)
 endfunction()
 
+# tutorial_add_refusal_test(<target> <label> <what> <pattern> ARGS...)
+# Runs <target> ARGS with every GPU hidden; passes when it exits 2 (kExitUsage: refused before
+# any GPU is looked for, so a machine with one answers the same) and its output matches
+# <pattern> (a grep -E regular expression).
+function(tutorial_add_refusal_test target label what pattern)
+  set(test_name "${label}/host: ${what}")
+  add_test(NAME "${test_name}"
+           COMMAND sh -c "out=\$(\"\$0\" \"\$@\" 2>&1); code=\$?; printf '%s\\n' \"\$out\"; \
+[ \$code -eq 2 ] || { echo \"exit \$code, expected 2\"; exit 1; }; \
+printf '%s\\n' \"\$out\" | grep -Eq '${pattern}'"
+                   $<TARGET_FILE:${target}> ${ARGN})
+  set_tests_properties("${test_name}" PROPERTIES LABELS "${label}/host" TIMEOUT 60
+                                                 ENVIRONMENT "CUDA_VISIBLE_DEVICES=")
+endfunction()
+
 # tutorial_add_chapter(<name>)
 #
 # A chapter folder holds, by convention:
@@ -53,6 +68,13 @@ function(tutorial_add_chapter name)
   set_tests_properties("${name}/host: bench --benchmark_list_tests lists the names"
                        PROPERTIES LABELS "${name}/host" TIMEOUT 60
                                   PASS_REGULAR_EXPRESSION "${name}/[^\n]+/[0-9]+")
+
+  # What the executable refuses without a GPU: a size no kernel can index, and a --kernel
+  # prefix that starts no kernel's name (the answer lists the names).
+  tutorial_add_refusal_test(${name} ${name} "--size 100000 is refused before looking for a GPU"
+                            "at most 2147483647 elements" --size 100000)
+  tutorial_add_refusal_test(${name} ${name} "--kernel with no such kernel lists the kernels"
+                            "the kernels are:" --kernel no-such-kernel)
 
   add_custom_target(chapter_${name} DEPENDS ${name} ${name}_tests ${name}_bench)
 

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cstddef>
 
+#include "common/cpu_backend/guarded_memory.hpp"
 #include "common/reference.hpp"
 
 struct cublasContext {
@@ -41,6 +42,7 @@ cublasStatus_t cublasSgemm(cublasHandle_t handle, cublasOperation_t transa,
   const bool ta = transa != CUBLAS_OP_N, tb = transb != CUBLAS_OP_N;
   if (lda < std::max(1, ta ? k : m) || ldb < std::max(1, tb ? n : k) || ldc < std::max(1, m))
     return CUBLAS_STATUS_INVALID_VALUE;
+  const tutorial::cpu::DeviceAccess open;  // "the GPU" computes: device memory is open
   if (!ta && !tb && *alpha == 1.0f && *beta == 0.0f && lda == m && ldb == k && ldc == m &&
       k > 0) {
     // The harness's call (tutorial::cublas_sgemm): a column-major m x n matrix is a row-major

@@ -25,8 +25,14 @@
 // Keywords
 // ---------------------------------------------------------------------------------------
 
-// Kernels and device functions are plain functions.
+// Kernels and device functions are plain functions. The memory model's build puts kernels
+// in a section of their own: it launches nothing else, and the grader checks every access
+// of the code they reach (exercises/tools/gradelib/objects.py).
+#ifndef TUTORIAL_CPU_ANALYZE
 #define __global__
+#else
+#define __global__ __attribute__((section("tutorial_kernels")))
+#endif
 #define __device__
 #define __host__
 #define __forceinline__ inline
@@ -44,7 +50,9 @@
 #ifndef TUTORIAL_CPU_ANALYZE
 #define __shared__ static
 #else
-// The memory model's build also needs to know which statics are shared memory: one section.
+// The memory model's build (clang) also needs to know which statics are shared memory: one
+// section, which the scheduler also poisons around every launch. (g++ ignores a section for
+// the statics of templates, and refuses to mix them with others in one section.)
 #define __shared__ static __attribute__((section("tutorial_shared")))
 #endif
 
@@ -64,12 +72,23 @@ struct dim3 {
   constexpr operator uint3() const { return uint3{x, y, z}; }
 };
 
-// Set by the scheduler before it resumes a thread's fiber. Plain globals: one launch runs at a
-// time, on the host thread that made it.
-inline uint3 threadIdx = {0, 0, 0};
-inline uint3 blockIdx = {0, 0, 0};
-inline dim3 blockDim = {1, 1, 1};
-inline dim3 gridDim = {1, 1, 1};
+// Set by the scheduler before it resumes a thread's fiber (one launch runs at a time, on the
+// host thread that made it). Kernels see them read-only, as on a GPU: `threadIdx.x = 0` does
+// not compile, and a write that gets around it (const_cast) is reported when the thread next
+// yields, and at once by the memory model.
+namespace tutorial::cpu {
+struct BuiltinVariables {
+  uint3 thread_index;
+  uint3 block_index;
+  dim3 block_dim;
+  dim3 grid_dim;
+};
+extern BuiltinVariables builtins;  // scheduler.cpp
+}  // namespace tutorial::cpu
+inline const uint3& threadIdx = ::tutorial::cpu::builtins.thread_index;
+inline const uint3& blockIdx = ::tutorial::cpu::builtins.block_index;
+inline const dim3& blockDim = ::tutorial::cpu::builtins.block_dim;
+inline const dim3& gridDim = ::tutorial::cpu::builtins.grid_dim;
 constexpr int warpSize = 32;
 
 // Vector types with CUDA's sizes and alignments, and their make_ functions.

@@ -3,6 +3,8 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <iterator>
 #include <map>
@@ -35,10 +37,13 @@ std::map<uintptr_t, Allocation>& allocations() {
   return *map;
 }
 
-char* map_with_guards(size_t data_bytes) {  // data_bytes: whole pages
+char* map_with_guards(size_t data_bytes, bool shared) {  // data_bytes: whole pages
   const size_t page = page_size();
   if (data_bytes > (size_t(1) << 60)) return nullptr;
-  void* base = mmap(nullptr, data_bytes + 2 * page, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  // Device memory is MAP_SHARED: an isolated launch's process (scheduler.hpp,
+  // isolate_launches) writes the same pages.
+  void* base = mmap(nullptr, data_bytes + 2 * page, PROT_NONE,
+                    (shared ? MAP_SHARED : MAP_PRIVATE) | MAP_ANONYMOUS, -1, 0);
   if (base == MAP_FAILED) return nullptr;
   char* mapping = static_cast<char*>(base);
   if (data_bytes > 0 && mprotect(mapping + page, data_bytes, PROT_READ | PROT_WRITE) != 0) {
@@ -46,6 +51,17 @@ char* map_with_guards(size_t data_bytes) {  // data_bytes: whole pages
     return nullptr;
   }
   return mapping;
+}
+
+int g_open = 0;  // DeviceAccess holders: device memory is readable and writable while > 0
+
+void protect(const Allocation& a, bool open) {
+  const size_t page = page_size();
+  const size_t data_pages = a.mapping_bytes - 2 * page;
+  if (data_pages && mprotect(a.mapping + page, data_pages, open ? PROT_READ | PROT_WRITE : PROT_NONE) != 0) {
+    std::perror("CPU backend: mprotect of device memory");
+    std::abort();
+  }
 }
 
 // The dynamic shared memory region: one mapping, grown when a launch needs more.
@@ -75,17 +91,30 @@ void* guarded_alloc(size_t bytes) {
   const size_t padded = round_up(bytes, 16);
   if (padded < bytes) return nullptr;  // wrapped around
   const size_t data_pages = round_up(padded, page_size());
-  char* mapping = map_with_guards(data_pages);
+  char* mapping = map_with_guards(data_pages, true);
   if (!mapping) return nullptr;
   char* data = mapping + page_size() + data_pages - padded;
   // Fresh device memory is undefined on a GPU; here it reads as NaN, so that a kernel that
   // uses memory nobody wrote produces NaN instead of a plausible zero.
   std::memset(data, kPoison, bytes);
   std::memset(data + bytes, kCanary, padded - bytes);
-  allocations()[reinterpret_cast<uintptr_t>(data)] =
-      Allocation{mapping, data_pages + 2 * page_size(), bytes, padded};
+  const Allocation a{mapping, data_pages + 2 * page_size(), bytes, padded};
+  allocations()[reinterpret_cast<uintptr_t>(data)] = a;
+  if (!g_open) protect(a, false);
   return data;
 }
+
+DeviceAccess::DeviceAccess() {
+  if (g_open++ == 0)
+    for (const auto& [start, a] : allocations()) protect(a, true);
+}
+
+DeviceAccess::~DeviceAccess() {
+  if (--g_open == 0)
+    for (const auto& [start, a] : allocations()) protect(a, false);
+}
+
+bool device_memory_open() { return g_open > 0; }
 
 bool guarded_free(void* ptr) {
   auto it = allocations().find(reinterpret_cast<uintptr_t>(ptr));
@@ -136,7 +165,7 @@ void* dynamic_smem_region(size_t bytes) {
   if (data_pages > g_smem.data_bytes) {
     if (g_smem.mapping) munmap(g_smem.mapping, g_smem.data_bytes + 2 * page_size());
     g_smem = SmemRegion{};
-    g_smem.mapping = map_with_guards(data_pages);
+    g_smem.mapping = map_with_guards(data_pages, false);
     if (!g_smem.mapping) return nullptr;
     g_smem.data_bytes = data_pages;
   }
@@ -166,6 +195,14 @@ char* map_stacks(size_t count, size_t bytes, size_t* stride) {
   for (size_t i = 0; i < count; ++i) mprotect(b + i * *stride, page, PROT_NONE);
   if (g_stack_regions < kMaxStackRegions) g_stacks[g_stack_regions++] = {b, *stride, count};
   return b;
+}
+
+bool is_fiber_stack(uintptr_t address) {
+  for (int r = 0; r < g_stack_regions; ++r) {
+    const uintptr_t base = reinterpret_cast<uintptr_t>(g_stacks[r].base);
+    if (address >= base && address < base + g_stacks[r].count * g_stacks[r].stride) return true;
+  }
+  return false;
 }
 
 // ---------------------------------------------------------------------------------------
@@ -213,6 +250,19 @@ void SignalText::write_to_stderr() const {
     if (n <= 0) break;
     done += size_t(n);
   }
+}
+
+bool describe_host_access(uintptr_t address, SignalText& out) {
+  if (g_open) return false;
+  auto it = allocations().upper_bound(address);
+  if (it == allocations().begin()) return false;
+  --it;
+  if (address - it->first >= it->second.padded) return false;
+  out << "byte " << uint64_t(address - it->first) << " of a device allocation of "
+      << uint64_t(it->second.bytes) << " bytes at ";
+  out.hex(it->first) << ", outside a kernel launch: host code may not read or write device "
+                        "memory (on a GPU it is not the host's memory; cudaMemcpy copies it)";
+  return true;
 }
 
 void describe_address(uintptr_t address, SignalText& out) {

@@ -1,6 +1,8 @@
 // Device memory of the CPU backend: every allocation sits between two PROT_NONE guard pages,
 // ending where the second one begins, so that a kernel reading or writing past the end of a
 // buffer faults at that very access and the fault handler can name the thread that made it.
+// Outside a launch (and the backend's own copies) the data pages are PROT_NONE too: host code
+// cannot compute an answer from device memory, or write one into it (DeviceAccess).
 //
 //   [guard page][unused][data ... data|slack][guard page]
 //
@@ -28,8 +30,23 @@ size_t device_bytes_in_use();
 uintptr_t device_allocation_start(const void* ptr, size_t bytes);
 
 // Checks the canaries of every allocation; returns a description of the first damaged one
-// ("" when none), and repairs them so the same damage is reported once.
+// ("" when none), and repairs them so the same damage is reported once. Needs DeviceAccess.
 std::string check_slack_canaries();
+
+// Device memory is the device's: its pages are PROT_NONE except while a DeviceAccess exists,
+// which the backend holds for the length of a launch and of its own copies (cudaMemcpy,
+// cudaMemset, cuBLAS). Host code that reads or writes a device buffer at any other time
+// faults, as it would on a GPU (where such a pointer does not even point at host memory),
+// and the fault handler says so (describe_host_access). Nested holders share one opening.
+class DeviceAccess {
+ public:
+  DeviceAccess();
+  ~DeviceAccess();
+  DeviceAccess(const DeviceAccess&) = delete;
+  DeviceAccess& operator=(const DeviceAccess&) = delete;
+};
+// Whether device memory is open now (a launch or one of the backend's copies is running).
+bool device_memory_open();
 
 // The launch's dynamic shared memory: `bytes` (rounded up to 16) ending at a guard page,
 // filled with 0xFF bytes (NaN as floats). The pointer stays valid until the next call.
@@ -46,6 +63,8 @@ struct StackRange {
 };
 // `count` stacks of `bytes` each (rounded up to pages), each above its own guard page.
 char* map_stacks(size_t count, size_t bytes, size_t* stride);
+// Whether an address lies in a fiber stack (a CUDA thread's locals).
+bool is_fiber_stack(uintptr_t address);
 
 // Text built inside a signal handler: no allocation, no locale, no locks.
 struct SignalText {
@@ -60,5 +79,8 @@ struct SignalText {
 // For the fault handler (async-signal-safe): where `address` lies relative to the device
 // allocations, the dynamic shared memory and the fiber stacks.
 void describe_address(uintptr_t address, SignalText& out);
+// For the fault handler (async-signal-safe): if `address` is inside a device allocation while
+// device memory is closed, describes it (host code touched device memory) and returns true.
+bool describe_host_access(uintptr_t address, SignalText& out);
 
 }  // namespace tutorial::cpu

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <string>
 #include <utility>
@@ -29,6 +30,15 @@ cudaError_t g_last_error = cudaSuccess;
 // The limits of an H100's SM, so that the occupancy arithmetic of common/ has real numbers
 // to work with; what the "device" really is, its name says.
 constexpr size_t kMaxSmemPerBlockOptin = 227 * 1024;
+
+// The SM count the backend reports: 1 (it runs one block at a time), or TUTORIAL_CPU_SM_COUNT,
+// so that a launcher that plans by the SM count (chapter 05's split-K and stream-K) makes the
+// plan it would make on a given GPU (`make analyze ANALYZE_SMS=132`, common/INSPECT.md).
+int sm_count() {
+  const char* text = std::getenv("TUTORIAL_CPU_SM_COUNT");
+  const int sms = text ? std::atoi(text) : 1;
+  return sms >= 1 ? sms : 1;
+}
 
 cudaError_t fail(cudaError_t error, const std::string& explanation) {
   set_last_error(error, explanation);
@@ -76,6 +86,7 @@ cudaError_t copy(void* dst, const void* src, size_t bytes, cudaMemcpyKind kind) 
                                            pointer_text(src) +
                                            " is not inside one device allocation");
   }
+  const DeviceAccess open;  // the backend's own copy: device memory is closed to host code
   std::memmove(dst, src, bytes);
   return cudaSuccess;
 }
@@ -101,6 +112,7 @@ const char* cudaGetErrorName(cudaError_t error) {
     case cudaErrorInvalidConfiguration: return "cudaErrorInvalidConfiguration";
     case cudaErrorInvalidDevicePointer: return "cudaErrorInvalidDevicePointer";
     case cudaErrorInsufficientDriver: return "cudaErrorInsufficientDriver";
+    case cudaErrorInvalidDeviceFunction: return "cudaErrorInvalidDeviceFunction";
     case cudaErrorInvalidDevice: return "cudaErrorInvalidDevice";
     case cudaErrorNoDevice: return "cudaErrorNoDevice";
     case cudaErrorInvalidResourceHandle: return "cudaErrorInvalidResourceHandle";
@@ -120,6 +132,7 @@ const char* cudaGetErrorString(cudaError_t error) {
     case cudaErrorInvalidConfiguration: return "invalid configuration argument";
     case cudaErrorInvalidDevicePointer: return "invalid device pointer";
     case cudaErrorInsufficientDriver: return "CUDA driver version is insufficient";
+    case cudaErrorInvalidDeviceFunction: return "invalid device function";
     case cudaErrorInvalidDevice: return "invalid device ordinal";
     case cudaErrorNoDevice: return "no CUDA-capable device is detected";
     case cudaErrorInvalidResourceHandle: return "invalid resource handle";
@@ -168,7 +181,7 @@ cudaError_t cudaGetDeviceProperties(cudaDeviceProp* p, int device) {
   p->maxGridSize[2] = 65535;
   p->major = 9;
   p->minor = 0;
-  p->multiProcessorCount = 1;  // one block at a time
+  p->multiProcessorCount = sm_count();
   p->memoryBusWidth = 64;
   p->l2CacheSize = 0;
   p->maxThreadsPerMultiProcessor = 2048;
@@ -185,7 +198,7 @@ cudaError_t cudaDeviceGetAttribute(int* value, cudaDeviceAttr attr, int device) 
   switch (attr) {
     case cudaDevAttrMaxThreadsPerBlock: *value = 1024; return cudaSuccess;
     case cudaDevAttrClockRate: *value = 1000000; return cudaSuccess;         // kHz, nominal
-    case cudaDevAttrMultiProcessorCount: *value = 1; return cudaSuccess;
+    case cudaDevAttrMultiProcessorCount: *value = sm_count(); return cudaSuccess;
     case cudaDevAttrMemoryClockRate: *value = 1000000; return cudaSuccess;   // kHz, nominal
     case cudaDevAttrGlobalMemoryBusWidth: *value = 64; return cudaSuccess;
     case cudaDevAttrL2CacheSize: *value = 0; return cudaSuccess;
@@ -215,6 +228,7 @@ cudaError_t cudaDeviceReset(void) { return cudaSuccess; }
 cudaError_t cudaMalloc(void** ptr, size_t bytes) {
   *ptr = nullptr;
   if (bytes == 0) return cudaSuccess;
+  ensure_fault_handler();  // host code that touches device memory is told why it faulted
   *ptr = guarded_alloc(bytes);
   return *ptr ? cudaSuccess : result(cudaErrorMemoryAllocation);
 }
@@ -246,6 +260,7 @@ cudaError_t cudaMemset(void* ptr, int value, size_t bytes) {
     return fail(cudaErrorInvalidValue, "cudaMemset of " + std::to_string(bytes) + " bytes at " +
                                            pointer_text(ptr) +
                                            ": not inside one device allocation");
+  const DeviceAccess open;
   std::memset(ptr, value, bytes);
   return cudaSuccess;
 }

@@ -3,7 +3,11 @@
 #include <cxxabi.h>
 #include <dlfcn.h>
 #include <signal.h>
+#include <sys/wait.h>
 #include <unistd.h>
+
+#include <cerrno>
+#include <stdexcept>
 
 #include <algorithm>
 #include <boost/context/fiber.hpp>
@@ -20,7 +24,19 @@
 
 namespace ctx = boost::context;
 
+// Every static __shared__ array lives in this section (cuda_shim.hpp); the linker defines its
+// bounds. Weak: a program without shared arrays has no such section.
+extern "C" {
+extern char __start_tutorial_shared[] __attribute__((weak));
+extern char __stop_tutorial_shared[] __attribute__((weak));
+// Defined by the memory model's recorder: whether a function may be launched (a __global__
+// one). Weak: other programs launch whatever tutorial::launch is given.
+bool tutorial_analyze_is_kernel(const void* function) __attribute__((weak));
+}
+
 namespace tutorial::cpu {
+
+BuiltinVariables builtins{{0, 0, 0}, {0, 0, 0}, dim3(1, 1, 1), dim3(1, 1, 1)};
 
 namespace {
 
@@ -151,10 +167,13 @@ struct Launch {
   uint64_t number = 0;  // launches so far in this process
 };
 Launch g_launch;
+uint3 g_block{0, 0, 0};  // the block that runs (the builtins may have been overwritten)
+char g_kernel_name_buffer[512];  // the running kernel's name, for messages
 std::vector<Thread> g_threads;
 Thread* g_current = nullptr;          // the thread whose fiber runs; null in scheduler code
 volatile sig_atomic_t g_in_kernel = 0;  // for the fault handler
 uint64_t g_launches = 0;
+bool g_isolated = std::getenv("TUTORIAL_CPU_ISOLATE") != nullptr;  // isolate_launches
 
 void perform(const AsyncCopy& c) {
   std::memcpy(c.dst, c.src, c.size - c.zfill);
@@ -174,9 +193,22 @@ void thread_main(Thread& t) {
   t.finished = true;
 }
 
+bool same(uint3 a, uint3 b) { return a.x == b.x && a.y == b.y && a.z == b.z; }
+
+[[noreturn]] void builtin_written(const Thread& t) {
+  std::fflush(stdout);
+  std::fprintf(stderr,
+               "CPU backend: kernel %s wrote a built-in variable (threadIdx, blockIdx, blockDim or "
+               "gridDim), in blockIdx (%u, %u, %u) threadIdx (%u, %u, %u): they are read-only "
+               "(a GPU ignores such a write)\n",
+               g_kernel_name_buffer, g_block.x, g_block.y, g_block.z, t.index.x, t.index.y,
+               t.index.z);
+  std::abort();
+}
+
 void resume(Thread& t) {
   g_current = &t;
-  threadIdx = t.index;
+  builtins.thread_index = t.index;
   if (!t.started) {
     t.started = true;
     t.fiber = ctx::fiber(std::allocator_arg, PooledStack{}, [&t](ctx::fiber&& scheduler) {
@@ -189,6 +221,9 @@ void resume(Thread& t) {
   t.fiber = std::move(t.fiber).resume();
   g_in_kernel = 0;
   g_current = nullptr;
+  if (!same(builtins.thread_index, t.index) || !same(builtins.block_index, g_block) ||
+      !same(builtins.block_dim, g_launch.block) || !same(builtins.grid_dim, g_launch.grid))
+    builtin_written(t);
 }
 
 // Reorders the threads waiting at a barrier for the next phase.
@@ -207,7 +242,8 @@ void order_phase(std::vector<int>& waiting, Random& random) {
 }
 
 void run_block(uint3 block_index, Random& random) {
-  blockIdx = block_index;
+  g_block = block_index;
+  builtins.block_index = block_index;
   const unsigned bx = g_launch.block.x, by = g_launch.block.y;
   const size_t count = size_t(bx) * by * g_launch.block.z;
   std::vector<int> waiting(count);
@@ -259,22 +295,30 @@ std::string kernel_name(const void* kernel) {
 // ---------------------------------------------------------------------------------------
 
 struct sigaction g_previous[NSIG];
-char g_kernel_name_buffer[512];  // the running kernel's name, for messages
 
 void on_fault(int sig, siginfo_t* info, void*) {
+  if (!g_in_kernel && sig == SIGSEGV) {  // host code on a closed device buffer?
+    SignalText text;
+    text << "\nCPU backend: invalid memory access by host code at ";
+    if (describe_host_access(reinterpret_cast<uintptr_t>(info->si_addr), text)) {
+      text << "\n";
+      text.write_to_stderr();
+    }
+  }
   if (g_in_kernel) {
+    const uint3 thread = g_current ? g_current->index : builtins.thread_index;
     SignalText text;
     text << "\nCPU backend: "
          << (sig == SIGSEGV ? "invalid memory access"
              : sig == SIGBUS ? "bus error (misaligned or invalid access)"
                              : "arithmetic fault (an integer division by zero?)")
          << " in kernel " << g_kernel_name_buffer << "\n  by blockIdx ("
-         << uint64_t(blockIdx.x) << ", " << uint64_t(blockIdx.y) << ", " << uint64_t(blockIdx.z)
-         << ") threadIdx (" << uint64_t(threadIdx.x) << ", " << uint64_t(threadIdx.y) << ", "
-         << uint64_t(threadIdx.z) << ") of a grid of (" << uint64_t(gridDim.x) << ", "
-         << uint64_t(gridDim.y) << ", " << uint64_t(gridDim.z) << ") blocks of ("
-         << uint64_t(blockDim.x) << ", " << uint64_t(blockDim.y) << ", " << uint64_t(blockDim.z)
-         << ") threads\n  at ";
+         << uint64_t(g_block.x) << ", " << uint64_t(g_block.y) << ", " << uint64_t(g_block.z)
+         << ") threadIdx (" << uint64_t(thread.x) << ", " << uint64_t(thread.y) << ", "
+         << uint64_t(thread.z) << ") of a grid of (" << uint64_t(g_launch.grid.x) << ", "
+         << uint64_t(g_launch.grid.y) << ", " << uint64_t(g_launch.grid.z) << ") blocks of ("
+         << uint64_t(g_launch.block.x) << ", " << uint64_t(g_launch.block.y) << ", "
+         << uint64_t(g_launch.block.z) << ") threads\n  at ";
     describe_address(reinterpret_cast<uintptr_t>(info->si_addr), text);
     text << "\n";
     text.write_to_stderr();
@@ -291,7 +335,7 @@ void on_fault(int sig, siginfo_t* info, void*) {
   sigaction(sig, &previous, nullptr);
 }
 
-void ensure_fault_handler() {
+void install_fault_handler() {
   // An alternate signal stack, so that a fiber's stack overflow can still be reported.
   stack_t current{};
   sigaltstack(nullptr, &current);
@@ -315,6 +359,121 @@ void ensure_fault_handler() {
   }
 }
 
+// The grid, in this process; returns the damage the canaries found ("" for none).
+std::string run_grid_here() {
+  const DeviceAccess open;  // device memory is the kernel's for the launch
+  Random random{options().seed * 0x2545F4914F6CDD1Dull + g_launch.number};
+  for (unsigned z = 0; z < g_launch.grid.z; ++z)
+    for (unsigned y = 0; y < g_launch.grid.y; ++y)
+      for (unsigned x = 0; x < g_launch.grid.x; ++x) run_block(uint3{x, y, z}, random);
+  return check_slack_canaries();
+}
+
+// What the launch's process reports to the host's.
+struct ChildReport {
+  int exception = 0;  // 1: the kernel threw (text: what())
+  char text[2048] = {};
+};
+
+bool write_all(int fd, const void* data, size_t bytes) {
+  const char* p = static_cast<const char*>(data);
+  while (bytes) {
+    const ssize_t n = write(fd, p, bytes);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return false;
+    p += n;
+    bytes -= size_t(n);
+  }
+  return true;
+}
+
+size_t read_all(int fd, void* data, size_t bytes) {
+  char* p = static_cast<char*>(data);
+  size_t done = 0;
+  while (done < bytes) {
+    const ssize_t n = read(fd, p + done, bytes - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) break;
+    done += size_t(n);
+  }
+  return done;
+}
+
+// The host process dies as the launch's did (its message is already on stderr): through the
+// handler that was there before ours (a test framework's report), else by default.
+[[noreturn]] void die_like_child(int sig) {
+  std::fflush(stdout);
+  if (sig > 0 && sig < NSIG) {
+    sigaction(sig, &g_previous[sig], nullptr);
+    raise(sig);
+    signal(sig, SIG_DFL);
+    raise(sig);
+  }
+  std::abort();
+}
+
+// The grid in a child process (isolate_launches): the kernel writes device memory, which is
+// shared with this process, and nothing else of it: whatever a kernel writes to host memory
+// (a host pointer it was given in disguise, a static it shares with host code on the CPU
+// backend) stays in the child, as it would stay on a GPU. Device memory is never opened in
+// this process.
+std::string run_grid_in_child() {
+  std::fflush(nullptr);
+  int fds[2];
+  if (pipe(fds) != 0) throw std::runtime_error("CPU backend: pipe() for an isolated launch failed");
+  const pid_t pid = fork();
+  if (pid < 0) {
+    close(fds[0]);
+    close(fds[1]);
+    throw std::runtime_error("CPU backend: fork() for an isolated launch failed");
+  }
+  if (pid == 0) {
+    close(fds[0]);
+    ChildReport report;
+    std::string damage;
+    try {
+      damage = run_grid_here();
+    } catch (const std::exception& e) {
+      report.exception = 1;
+      damage = e.what();
+    } catch (...) {
+      report.exception = 1;
+      damage = "an exception that is not a std::exception";
+    }
+    std::snprintf(report.text, sizeof report.text, "%s", damage.c_str());
+    std::fflush(nullptr);
+    _exit(write_all(fds[1], &report, sizeof report) ? 0 : 3);
+  }
+  close(fds[1]);
+  ChildReport report;
+  const size_t got = read_all(fds[0], &report, sizeof report);
+  close(fds[0]);
+  int status = 0;
+  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  if (WIFSIGNALED(status)) die_like_child(WTERMSIG(status));
+  if (got != sizeof report || !WIFEXITED(status) || WEXITSTATUS(status) != 0)
+    throw std::runtime_error("CPU backend: the launch's process ended without a report");
+  report.text[sizeof report.text - 1] = 0;
+  if (report.exception) throw std::runtime_error(report.text);
+  return report.text;
+}
+
+void poison_static_shared() {
+  const uintptr_t begin = reinterpret_cast<uintptr_t>(__start_tutorial_shared);
+  const uintptr_t end = reinterpret_cast<uintptr_t>(__stop_tutorial_shared);
+  if (begin && end > begin) std::memset(__start_tutorial_shared, 0xFF, end - begin);
+}
+
+void end_launch() {
+  g_launch.kernel = nullptr;
+  poison_static_shared();
+  poison_dynamic_smem();
+  builtins.thread_index = uint3{0, 0, 0};
+  builtins.block_index = uint3{0, 0, 0};
+  g_block = uint3{0, 0, 0};
+}
+
 std::map<const void*, size_t>& smem_limits() {
   static std::map<const void*, size_t> limits;
   return limits;
@@ -330,6 +489,8 @@ void report_stack_use() {
 // ---------------------------------------------------------------------------------------
 // Public entry points
 // ---------------------------------------------------------------------------------------
+
+void ensure_fault_handler() { install_fault_handler(); }
 
 SchedulerOptions scheduler_options() { return options(); }
 void set_scheduler_options(const SchedulerOptions& o) {
@@ -364,6 +525,12 @@ void run_grid(const void* kernel, dim3 grid, dim3 block, size_t dynamic_smem,
                    "host thread: the CPU backend runs one launch at a time");
     return;
   }
+  if (tutorial_analyze_is_kernel && !tutorial_analyze_is_kernel(kernel)) {
+    set_last_error(cudaErrorInvalidDeviceFunction,
+                   "the memory model launches __global__ functions only (" +
+                       kernel_name(kernel) + " is not one)");
+    return;
+  }
   if (dynamic_smem > max_dynamic_smem(kernel)) {
     std::ostringstream why;
     why << "launch with " << dynamic_smem << " bytes of dynamic shared memory, above this "
@@ -388,25 +555,25 @@ void run_grid(const void* kernel, dim3 grid, dim3 block, size_t dynamic_smem,
   g_launch.smem = dynamic_smem_region(dynamic_smem);
   const std::string name = kernel_name(kernel);
   std::snprintf(g_kernel_name_buffer, sizeof g_kernel_name_buffer, "%s", name.c_str());
-  gridDim = grid;
-  blockDim = block;
+  builtins.grid_dim = grid;
+  builtins.block_dim = block;
 
-  Random random{options().seed * 0x2545F4914F6CDD1Dull + g_launch.number};
+  // Shared memory starts undefined (NaN here) and keeps nothing after the launch: what a
+  // kernel left there is not the host's to read either.
+  poison_static_shared();
+  std::string damage;
   try {
-    for (unsigned z = 0; z < grid.z; ++z)
-      for (unsigned y = 0; y < grid.y; ++y)
-        for (unsigned x = 0; x < grid.x; ++x) run_block(uint3{x, y, z}, random);
+    // (Never under the memory model: it counts in this process.)
+    damage = g_isolated && !tutorial_analyze_is_kernel ? run_grid_in_child() : run_grid_here();
   } catch (...) {
-    g_launch.kernel = nullptr;
+    end_launch();
     throw;
   }
-  g_launch.kernel = nullptr;
-  threadIdx = uint3{0, 0, 0};
-  blockIdx = uint3{0, 0, 0};
-
-  const std::string damage = check_slack_canaries();
+  end_launch();
   if (!damage.empty()) set_last_error(cudaErrorIllegalAddress, "kernel " + name + ": " + damage);
 }
+
+void isolate_launches(bool on) { g_isolated = on; }
 
 // ---------------------------------------------------------------------------------------
 // Called from kernels (cuda_shim.hpp, cuda_pipeline.h)
@@ -420,8 +587,8 @@ void device_error(const char* what) {
     std::fprintf(stderr,
                  "CPU backend: %s\n  in kernel %s by blockIdx (%u, %u, %u) threadIdx (%u, %u, "
                  "%u)\n",
-                 what, g_kernel_name_buffer, blockIdx.x, blockIdx.y, blockIdx.z, threadIdx.x,
-                 threadIdx.y, threadIdx.z);
+                 what, g_kernel_name_buffer, g_block.x, g_block.y, g_block.z, g_current->index.x,
+                 g_current->index.y, g_current->index.z);
   }
   std::abort();
 }
@@ -433,6 +600,26 @@ void syncthreads() {
   g_current = nullptr;
   *t->scheduler = std::move(*t->scheduler).resume();
   // Resumed by the scheduler, which has set threadIdx, g_current and g_in_kernel again.
+}
+
+bool current_thread(uint3* thread, uint3* block, dim3* block_dim) {
+  if (!g_current) return false;
+  *thread = g_current->index;
+  *block = g_block;
+  *block_dim = g_launch.block;
+  return true;
+}
+
+bool kernel_pointer_argument(size_t index, const volatile void* pointer) {
+  const void* p = const_cast<const void*>(pointer);
+  if (!p || is_device_range(p, 0)) return true;
+  char text[32];
+  std::snprintf(text, sizeof text, "%p", p);
+  set_last_error(cudaErrorInvalidValue,
+                 "kernel argument " + std::to_string(index + 1) + " is the pointer " + text +
+                     ", which is not device memory: a kernel reads and writes device buffers "
+                     "(on a GPU a host pointer faults), so the launch did not run");
+  return false;
 }
 
 void* dynamic_shared_memory() {

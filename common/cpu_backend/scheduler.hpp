@@ -53,6 +53,24 @@ void set_scheduler_options(const SchedulerOptions&);  // for tests
 // stacks, which start zeroed); TUTORIAL_CPU_STACK_REPORT=1 prints it at exit.
 size_t deepest_stack_use();
 
+// Runs every later launch in a child process of its own (fork) that shares device memory with
+// this one and nothing else: what a kernel writes to host memory never reaches host code, as
+// on a GPU. The exercise grader's CPU runners turn it on (exercises/support/runner_main.cpp);
+// a fault or an abort in the kernel ends this process the same way.
+void isolate_launches(bool on);
+
+// The fault handler that names the kernel, thread and buffer of an invalid access (run_grid
+// installs it; cudaMalloc too, for host code that touches device memory before any launch).
+void ensure_fault_handler();
+
+// The CUDA thread that runs now, as the scheduler knows it (the memory model groups lanes by
+// it, not by the built-in variables, which a kernel could overwrite); false outside a kernel.
+bool current_thread(uint3* thread, uint3* block, dim3* block_dim);
+
+// tutorial::launch's check of a pointer argument (its index from 0): null or inside a device
+// allocation. Otherwise the launch is refused (the runtime's last error says why).
+bool kernel_pointer_argument(size_t index, const volatile void* pointer);
+
 // Dynamic shared memory above 48 KB needs the kernel's opt-in (cudaFuncSetAttribute), as on
 // the GPU: the runtime records it here.
 void set_max_dynamic_smem(const void* kernel, size_t bytes);

@@ -13,31 +13,46 @@ JOBS        ?= $(shell nproc 2>/dev/null || echo 2)
 DEPS_PACKAGES := cmake make g++ catch2 libbenchmark-dev python3 gnuplot-nox libboost-context-dev \
                  bubblewrap gnupg clang
 
+# On a machine with a GPU (Colab) only the build and its tests are needed: the CPU backend,
+# its memory model and the grader's sandbox are for machines without one (`make deps-gpu`).
+DEPS_GPU_PACKAGES := cmake make g++ catch2 libbenchmark-dev python3
+
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
 # The build's own make runs are quiet about the directories they enter.
 MAKEFLAGS += --no-print-directory
+# Every includer defines `all`; `make` alone means that, not the first rule below.
+.DEFAULT_GOAL := all
 
-.PHONY: deps configure
+.PHONY: deps deps-gpu configure
 
 deps:
 	$(SUDO) apt-get update
 	$(SUDO) apt-get install -y --no-install-recommends $(DEPS_PACKAGES)
 
-# nvcc only in /usr/local/cuda/bin (not on the PATH) is found too.
-CUDA_COMPILER_FLAG := $(shell command -v nvcc >/dev/null 2>&1 || { [ -x /usr/local/cuda/bin/nvcc ] && \
-                        echo -DCMAKE_CUDA_COMPILER=/usr/local/cuda/bin/nvcc; })
+deps-gpu:
+	$(SUDO) apt-get update
+	$(SUDO) apt-get install -y --no-install-recommends $(DEPS_GPU_PACKAGES)
 
-# Configures when there is no complete build folder yet (also after a configure that failed
-# half-way), and whenever CMAKE_FLAGS are given, so that new options reach an existing build.
-configure:
-	@if [ -n "$(strip $(CMAKE_FLAGS))" ] || [ ! -f $(BUILD_DIR)/CMakeCache.txt ] || \
-	    { [ ! -f $(BUILD_DIR)/Makefile ] && [ ! -f $(BUILD_DIR)/build.ninja ]; }; then \
-	  echo "cmake -S $(TOP) -B $(BUILD_DIR) $(CUDA_COMPILER_FLAG) $(CMAKE_FLAGS)"; \
-	  cmake -S $(TOP) -B $(BUILD_DIR) $(CUDA_COMPILER_FLAG) $(CMAKE_FLAGS); \
-	fi
+# Targets that need a GPU stop before building anything where there is certainly none
+# (require_gpu.sh), when every goal of the command line is one of them (listing the
+# benchmarks, BENCH_ARGS=--benchmark_list_tests, and judging old sanitizer logs,
+# SANITIZE_FROM_LOGS=1, need none).
+GPU_GOALS := run bench sweep profile sanitize model-check
+GPU_GATE := $(if $(MAKECMDGOALS),$(if $(filter-out $(GPU_GOALS),$(MAKECMDGOALS)),,$(if \
+              $(findstring benchmark_list_tests,$(BENCH_ARGS))$(SANITIZE_FROM_LOGS),,gpu-gate)))
+.PHONY: gpu-gate
+gpu-gate:
+	@bash $(TOP)/common/make/require_gpu.sh 'make $(MAKECMDGOALS)' $(if $(filter $(TOP),$(CURDIR)),,chapter)
 
-# After ctest: list each distinct reason a test was skipped (e.g. no GPU), one line each.
+# Configures when there is no complete build folder yet, and whenever CMAKE_FLAGS are given,
+# so that new options reach an existing build; a cache left by a configure that failed in the
+# compiler checks is thrown away first (configure.sh says why).
+configure: $(GPU_GATE)
+	@bash $(TOP)/common/make/configure.sh '$(TOP)' '$(BUILD_DIR)' $(CMAKE_FLAGS)
+
+# After ctest: each distinct reason a test was skipped (e.g. no GPU), one line each, with how
+# many tests of which kind (GPU, CPU backend, host) gave it.
 define print_skip_reasons
-	@grep -ho 'SKIPPED: [^"]*' $(BUILD_DIR)/Testing/Temporary/LastTest.log 2>/dev/null | sort -u | sed 's/^SKIPPED: /note: GPU tests were skipped: /' || true
+	@python3 $(TOP)/common/make/skip_reasons.py $(BUILD_DIR)/Testing/Temporary/LastTest.log || true
 endef

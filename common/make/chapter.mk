@@ -23,8 +23,9 @@ bench: build
 	$(BUILD_DIR)/bin/$(CHAPTER)_bench $(BENCH_ARGS)
 
 # make sweep   (GPU; a chapter with a sweep_shapes.txt) every shape of that list, the chapter's
-#              kernels (SWEEP_KERNEL_FLAGS, set in its Makefile: --kernel NAME-PREFIX ...)
-#              against its ceiling (cuBLAS, or cudaMemcpy for a transpose) in the same
+#              kernels (SWEEP_KERNEL_FLAGS, set in its Makefile: --kernel NAME-PREFIX ..., passed
+#              to the executable, which runs only those; a prefix that starts no kernel's name
+#              stops the sweep before anything is timed) against its ceiling (cuBLAS, or cudaMemcpy for a transpose) in the same
 #              process: % per shape, geometric mean, worst. Writes the table into the
 #              chapter's README (its "GENERATED: sweep" block) and the bars into sweep.svg
 #              (gnuplot); SWEEP_OUT=FILE keeps a copy of the table, from which

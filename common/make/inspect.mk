@@ -22,6 +22,8 @@
 #   SASS_ARCH=sm_80          which machine code to dump when the binary holds several
 #   INSPECT_RESULTS_DIR=dir  also copy the digests there
 #   ANALYZE_ARGS="--size 256 --lines"  the analyzers' shape, and a table per source line
+#   ANALYZE_SMS=132          the analyzers' launchers plan for a GPU of that many SMs (default 1,
+#                            the CPU backend's; chapter 05's split-K plan depends on it)
 #   MODEL_DIR=dir            where model-check finds <chapter>-model.csv (default build/analyze)
 
 # The chapters a command covers: the one this Makefile belongs to, or all of them.
@@ -47,16 +49,19 @@ sass: $(INSPECT_PREREQ)
 # The memory model builds only its own analyzers (clang), not the whole tree.
 .PHONY: analyze
 analyze: configure
-	@$(INSPECT_ENV) ANALYZE_ARGS='$(ANALYZE_ARGS)' JOBS='$(JOBS)' NO_BUILD='$(NO_BUILD)' \
+	@$(INSPECT_ENV) ANALYZE_ARGS='$(ANALYZE_ARGS)' ANALYZE_SMS='$(ANALYZE_SMS)' JOBS='$(JOBS)' NO_BUILD='$(NO_BUILD)' \
 	  bash $(TOP)/common/scripts/inspect_analyze.sh $(INSPECT_CHAPTERS)
 
-# The model against the hardware (common/scripts/model_vs_ncu.py): ncu runs each chapter at the
-# model's size; build/model-check/<chapter>.md holds the side-by-side table.
-.PHONY: model-check
-model-check: $(INSPECT_PREREQ)
-	@status=0; mkdir -p '$(BUILD_DIR)/model-check'; \
-	for chapter in $(INSPECT_CHAPTERS); do \
-	  python3 $(TOP)/common/scripts/model_vs_ncu.py \
-	    --model '$(or $(MODEL_DIR),$(BUILD_DIR)/analyze)'/$$chapter-model.csv \
-	    --exe '$(BUILD_DIR)'/bin/$$chapter --out '$(BUILD_DIR)'/model-check/$$chapter.md || status=1; \
-	done; exit $$status
+# The model against the hardware (common/scripts/inspect_model_check.sh, model_vs_ncu.py): ncu
+# runs each chapter at the model's size; build/model-check/<chapter>.md holds the side-by-side
+# table. Without MODEL_DIR the counts come from this build's analyzers (built and run first
+# when their CSVs are missing); a build without them says what to run instead.
+MODEL_CHECK = @$(INSPECT_ENV) MODEL_DIR='$(MODEL_DIR)' ANALYZE_ARGS='$(ANALYZE_ARGS)' \
+  ANALYZE_SMS='$(ANALYZE_SMS)' JOBS='$(JOBS)' NO_BUILD='$(NO_BUILD)' \
+  bash $(TOP)/common/scripts/inspect_model_check.sh
+.PHONY: model-check model-check-inputs
+model-check: model-check-inputs $(INSPECT_PREREQ)
+	$(MODEL_CHECK) $(INSPECT_CHAPTERS)
+
+model-check-inputs: $(if $(NO_BUILD),,configure)
+	$(MODEL_CHECK) --inputs-only $(INSPECT_CHAPTERS)

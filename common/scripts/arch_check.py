@@ -1,19 +1,24 @@
 #!/usr/bin/env python3
 """Every chapter's kernels compiled for the other GPUs a student may have, without a GPU.
 
-  arch_check.py [--arch 75 --arch 120 ...] [-j N]
+  arch_check.py [--arch 75 --arch 120 ...] [-j N] [--nvcc PATH]
 
 The build compiles for sm_80 and sm_90 (or this machine's GPU); this compiles each chapter's
-main.cu to machine code (-cubin) for every architecture of the README's "A smaller GPU" table
-by default (sm_75, 80, 86, 89, 90, 100 and 120), with the build's warning flags. It fails on
-any compiler warning except the ones common/scripts/arch_expected.txt lists, which the README's
-"GPU architectures" section explains: register spills (bytes must match) and ptxas ignoring a
-__launch_bounds__ minimum of resident blocks that such a GPU cannot hold. A kernel that starts
-(or stops) spilling must be fixed, or the list and the README updated.
+main.cu, and the entry.cu of every GPU exercise with its committed stub, to machine code
+(-cubin) for every architecture of the README's "A smaller GPU" table by default (sm_75, 80,
+86, 89, 90, 100 and 120), with the build's warning flags. It fails on any compiler warning
+except the ones common/scripts/arch_expected.txt lists, which the README's "GPU architectures"
+section explains: register spills (bytes must match) and ptxas ignoring a __launch_bounds__
+minimum of resident blocks that such a GPU cannot hold. A kernel that starts (or stops)
+spilling must be fixed, or the list and the README updated. The list has no stub: a student
+who has not written a line yet must see no warning.
 
-Python 3 standard library only; nvcc from the PATH or /usr/local/cuda/bin.
+Python 3 standard library only; nvcc from --nvcc, else the PATH or /usr/local/cuda/bin. The list
+holds what nvcc 13.0 says; another toolkit (`--nvcc /opt/cuda-12.4/bin/nvcc --arch 75`) may
+spill differently, and its differences are then failures to read, not to list.
 """
 import argparse
+import json
 import os
 import re
 import shutil
@@ -40,17 +45,28 @@ def chapters():
     return names
 
 
-def nvcc():
-    found = shutil.which("nvcc") or "/usr/local/cuda/bin/nvcc"
-    if not os.access(found, os.X_OK):
-        sys.exit("error: nvcc not found (PATH, /usr/local/cuda/bin)")
+def units():
+    """(label, source): every chapter's main.cu, then every GPU exercise's entry.cu."""
+    found = [(chapter, REPO / chapter / "main.cu") for chapter in chapters()]
+    manifest = json.loads((REPO / "exercises" / "manifest.json").read_text())
+    for exercise in manifest["exercises"]:
+        if exercise["kind"] == "gpu":
+            folder = exercise.get("dir", "exercises/" + exercise["name"])
+            found.append((exercise["name"] + " stub", REPO / folder / "entry.cu"))
     return found
 
 
-def compile_one(compiler, chapter, arch):
+def nvcc(given=None):
+    found = given or shutil.which("nvcc") or "/usr/local/cuda/bin/nvcc"
+    if not os.access(found, os.X_OK):
+        sys.exit(f"error: nvcc not found ({given or 'PATH, /usr/local/cuda/bin'})")
+    return found
+
+
+def compile_one(compiler, source, arch):
     """(spills: {kernel: bytes}, other warnings and errors: [lines], exit code)."""
     proc = subprocess.run([compiler, "-cubin", f"-arch=sm_{arch}", *FLAGS, "-o", os.devnull,
-                           str(REPO / chapter / "main.cu")],
+                           str(source)],
                           stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     spills, other = {}, []
     for line in proc.stdout.splitlines():
@@ -79,19 +95,23 @@ def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--arch", action="append", help="compute capability, e.g. 75 (repeatable)")
     parser.add_argument("-j", "--jobs", type=int, default=os.cpu_count() or 2)
+    parser.add_argument("--nvcc", help="the nvcc to use (default: PATH, then /usr/local/cuda/bin)")
     args = parser.parse_args(argv)
     archs = args.arch or ["75", "80", "86", "89", "90", "100", "120"]
-    compiler = nvcc()
-    jobs = [(chapter, arch) for arch in archs for chapter in chapters()]
+    compiler = nvcc(args.nvcc)
+    version = subprocess.run([compiler, "--version"], stdout=subprocess.PIPE, text=True).stdout
+    release = [line for line in version.splitlines() if "release" in line]
+    print(f"{compiler}: {release[0] if release else '?'}")
+    jobs = [(label, source, arch) for arch in archs for label, source in units()]
     with ThreadPoolExecutor(max_workers=args.jobs) as pool:
-        results = list(pool.map(lambda job: compile_one(compiler, *job), jobs))
+        results = list(pool.map(lambda job: compile_one(compiler, *job[1:]), jobs))
     got, failures = {}, []
-    for (chapter, arch), (spills, other, code) in zip(jobs, results):
+    for (chapter, _, arch), (spills, other, code) in zip(jobs, results):
         for (kind, kernel), size in spills.items():
             got[(arch, kind, kernel)] = size  # a kernel several chapters compile warns alike
         if code != 0 or other:
             failures.append(f"{chapter} sm_{arch}: exit {code}\n    " + "\n    ".join(other[:20]))
-        print(f"{chapter:18} sm_{arch:4} {len(spills)} known warning(s)"
+        print(f"{chapter:24} sm_{arch:4} {len(spills)} known warning(s)"
               f"{'' if code == 0 and not other else '  OTHER WARNINGS OR ERRORS'}")
     want = expected_warnings(archs)
     for key in sorted(set(got) | set(want)):

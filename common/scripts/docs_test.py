@@ -24,6 +24,13 @@ and is checked as far as a machine without a GPU allows:
   $ command (with output) run, and its output must be the lines shown after it
   anything else           `bash -n`: it must at least parse (cmake, git, apt, ncu, ...)
 
+And the prose, where facts drift:
+  * every paragraph's parentheses balance (code spans and links aside);
+  * no test count ("208 tests", "180/180 tests") outside a generated block: the count changes
+    with every test added, so it belongs in generated text;
+  * README.md's generated build-times block is what common/results/build_times.json says
+    (common/scripts/build_times.py: the times are measured, never typed).
+
 Python 3 standard library only. Exit status 0 when every command passed, 1 otherwise.
 """
 import argparse
@@ -260,6 +267,56 @@ class Checker:
                     print(f"{'FAIL' if failure else 'ok  '} [{what}] {where}: {command}")
 
 
+def paragraphs(text):
+    """(first line number, text) of every prose paragraph: not code (fenced or indented), not a
+    table, not a generated block, inline code spans and link targets removed."""
+    out, current, start, fence, generated = [], [], 0, False, False
+    for number, line in enumerate(text.splitlines() + [""], start=1):
+        if line.startswith("<!-- BEGIN GENERATED"):
+            generated = True
+        if line.startswith("<!-- END GENERATED"):
+            generated = False
+            continue
+        if line.startswith("```"):
+            fence = not fence
+        prose = not (fence or generated or line.startswith("```") or line.startswith("    ")
+                     or line.lstrip().startswith(("|", "<!--")) or not line.strip())
+        if prose:
+            if not current:
+                start = number
+            current.append(line)
+        elif current:
+            out.append((start, " ".join(current)))
+            current = []
+    cleaned = []
+    for start, paragraph in out:
+        paragraph = re.sub(r"`[^`]*`", "", paragraph)
+        paragraph = re.sub(r"\]\((?:[^()\s]|\([^()\s]*\))*\)", "]", paragraph)  # link targets
+        cleaned.append((start, paragraph))
+    return cleaned
+
+
+TEST_COUNT = re.compile(r"\b\d[\d,]*(?:/\d[\d,]*)? tests\b")
+
+
+def prose_problems(path):
+    """Unbalanced parentheses and hand-written test counts in a README's prose."""
+    problems = []
+    name = path.relative_to(REPO) if path.is_relative_to(REPO) else path
+    for start, paragraph in paragraphs(path.read_text()):
+        depth, low = 0, 0
+        for char in paragraph:
+            depth += {"(": 1, ")": -1}.get(char, 0)
+            low = min(low, depth)
+        if depth or low < 0:
+            problems.append(f"{name}:{start}: unbalanced parentheses in the "
+                            f"paragraph starting {paragraph[:60]!r}")
+        for count in TEST_COUNT.findall(paragraph):
+            problems.append(f"{name}:{start}: a hand-written test count "
+                            f"({count!r}): it drifts; say it in a generated block")
+    return problems
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--build-dir", default=os.environ.get("BUILD_DIR", str(REPO / "build")))
@@ -271,6 +328,13 @@ def main(argv=None):
     checker = Checker(args.build_dir, args.verbose)
     for path in readmes():
         checker.readme(path)
+        checker.failures += prose_problems(path)
+        checker.counts["prose"] = checker.counts.get("prose", 0) + 1
+    code, out = checker.run(["python3", str(REPO / "common" / "scripts" / "build_times.py"),
+                             "check"], str(REPO))
+    checker.counts["generated build times"] = 1
+    if code != 0:
+        checker.failures.append(f"README.md: build-times block: {out.strip()}")
     summary = ", ".join(f"{n} {what}" for what, n in sorted(checker.counts.items()))
     print(f"README commands: {summary}; {len(checker.failures)} failed")
     for failure in checker.failures:

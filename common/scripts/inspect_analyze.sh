@@ -8,8 +8,17 @@
 # Builds bin/<chapter>_analyze (clang with load/store hooks, common/cpu_backend/README.md,
 # "The memory model") unless NO_BUILD is set, runs it with $ANALYZE_ARGS, and writes
 # build/analyze/<chapter>-analyze.md, and the raw counts as build/analyze/<chapter>-model.csv.
+# ANALYZE_SMS=N: the launchers plan for a GPU of N SMs (the CPU backend reports 1), as they
+# would on that GPU: what `make model-check` on it needs where a plan depends on the SM count.
 set -uo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/inspect_lib.sh"
+if [ -n "${ANALYZE_SMS:-}" ]; then
+  if ! [[ $ANALYZE_SMS =~ ^[1-9][0-9]*$ ]]; then
+    echo "error: ANALYZE_SMS=$ANALYZE_SMS: give the GPU's SM count, e.g. ANALYZE_SMS=132 (H100 SXM)" >&2
+    exit 2
+  fi
+  export TUTORIAL_CPU_SM_COUNT=$ANALYZE_SMS
+fi
 
 OUT_DIR="$BUILD_DIR/analyze"
 mkdir -p "$OUT_DIR"

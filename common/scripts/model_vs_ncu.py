@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """The CPU backend's memory model against Nsight Compute, kernel by kernel (a GPU test).
 
-  model_vs_ncu.py --model MODEL.csv --exe build/bin/CHAPTER [--size N] [--out FILE.md]
+  model_vs_ncu.py --model MODEL.csv --exe build/bin/CHAPTER [--size N] [--out FILE.md] [--ncu-bin NCU]
   model_vs_ncu.py --model MODEL.csv --ncu RAW.csv [--out FILE.md]
 
 MODEL.csv is what `bin/<chapter>_analyze --csv` prints (the model's counts, one line per launch,
@@ -10,7 +10,9 @@ size (`--size N --iters 1 --no-check`, the chapter's own kernels only) and reads
 request-level counters; with --ncu it reads such a raw export (`ncu --csv --page raw`).
 
 Each model launch is paired with ncu's first unused launch of the same kernel on the same grid
-(the same work). Verdicts:
+(the same work). A model row counts everything its launcher launched; where that is more than
+one kernel (split-K's slices, then their sum), ncu's launch is taken together with the launches
+right after it of kernels the model has no row for. Verdicts:
   * global loads and stores: requests and 32-byte sectors must be equal, exactly: both count
     what the source asks for, one warp-wide instruction per access of the source.
   * shared memory: where nvcc issued as many shared instructions as the model counts, the
@@ -22,12 +24,17 @@ Each model launch is paired with ncu's first unused launch of the same kernel on
   * a kernel that ran on another grid in the two runs (the transpose chapter's coalescing demo
     always runs at 2^24 floats) is compared per request: sectors / request and
     wavefronts / request equal within 1 %.
+  * a launch the GPU did not make because its launcher planned for another SM count (the model's
+    `sms` column: 1 on the CPU backend unless `make analyze ANALYZE_SMS=N`; ncu's
+    device__attribute_multiprocessor_count) is listed as not compared, with the command that
+    plans for this GPU. With equal SM counts a launch ncu did not see differs.
 Exit status 1 when any verdict fails, 2 on bad input. Python 3 standard library only.
 """
 import argparse
 import csv
 import os
 import re
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -45,6 +52,7 @@ COUNTERS = {  # model column -> ncu metric
     "sst_requests": "smsp__inst_executed_op_shared_st.sum",
     "sst_wavefronts": "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum",
 }
+SM_COUNT = "device__attribute_multiprocessor_count"  # the GPU's SMs, which plans depend on
 
 
 def normalize(full):
@@ -63,19 +71,24 @@ def read_model(path):
     for r in rows:
         for key in list(COUNTERS) + ["blocks", "size"]:
             r[key] = int(r[key])
+        r["sms"] = int(r["sms"]) if r.get("sms") else 1  # (older CSVs: the CPU backend's 1)
     return rows
 
 
-def run_ncu(exe, size, out_csv):
-    metrics = ",".join(COUNTERS.values())
-    command = ["ncu", "--csv", "--page", "raw", "--print-units", "base", "--metrics", metrics,
-               "--kernel-name-base", "demangled", "--kernel-name", "regex:ch[0-9][0-9]::",
-               exe, "--size", str(size), "--iters", "1", "--no-check"]
-    print("$ " + " ".join(command), file=sys.stderr)
-    with open(out_csv, "w", encoding="utf-8") as f:
-        done = subprocess.run(command, stdout=f, stderr=subprocess.PIPE, text=True, timeout=900)
+def run_ncu(ncu, exe, size, out_csv):
+    for extra in ([SM_COUNT], []):  # (an ncu that does not know the SM-count metric: without it)
+        metrics = ",".join(list(COUNTERS.values()) + extra)
+        command = [ncu, "--csv", "--page", "raw", "--print-units", "base", "--metrics", metrics,
+                   "--kernel-name-base", "demangled", "--kernel-name", "regex:ch[0-9][0-9]::",
+                   exe, "--size", str(size), "--iters", "1", "--no-check"]
+        print("$ " + " ".join(command), file=sys.stderr)
+        with open(out_csv, "w", encoding="utf-8") as f:
+            done = subprocess.run(command, stdout=f, stderr=subprocess.PIPE, text=True, timeout=900)
+        if done.returncode == 0 or SM_COUNT not in done.stderr:
+            break
     if done.returncode != 0:
-        sys.exit(f"error: ncu exited with {done.returncode}: {done.stderr.strip()[-2000:]}")
+        last = [line for line in done.stderr.splitlines() if line.strip()][-3:]
+        sys.exit(f"error: ncu exited with {done.returncode}: {' / '.join(last)}")
 
 
 def read_ncu(path):
@@ -83,6 +96,8 @@ def read_ncu(path):
     launches = []
     for r in rows:
         launch = {"kernel": normalize(r.get("Kernel Name", "")), "blocks": ncu_digest.grid_blocks(r)}
+        sms = ncu_digest.number(r.get(SM_COUNT))
+        launch["sms"] = None if sms is None else int(round(sms))
         for key, metric in COUNTERS.items():
             value = ncu_digest.number(r.get(metric))
             launch[key] = None if value is None else int(round(value))
@@ -131,6 +146,8 @@ def compare(model_row, launch):
             notes.append(f"{kind}: model {m_req} requests / {m_units} {unit}, "
                          f"ncu {n_req} / {n_units}")
             failed = True
+    if launch.get("helpers"):
+        notes.append("ncu's counts with the launch after it: " + ", ".join(launch["helpers"]))
     if failed:
         return "differs", notes
     return ("exact" if same_grid else "per request"), notes
@@ -145,7 +162,7 @@ def table(pairs):
     for m, n, verdict, notes in pairs:
         if n is None:
             lines.append(f"| `{m['kernel']}` | {m['gld_requests']} / - | | | | | | | | "
-                         "no ncu launch of this kernel |")
+                         f"{verdict}: {'; '.join(notes)} |")
             continue
         cells = []
         for kind, unit in (("gld", "sectors"), ("gst", "sectors"), ("sld", "wavefronts"),
@@ -168,21 +185,43 @@ def per_request(row):
                  (("gld", "sectors"), ("gst", "sectors"), ("sld", "wavefronts"), ("sst", "wavefronts")))
 
 
+def with_helpers(launches, i, model_kernels):
+    """Launch i plus the launches right after it of kernels the model has no row for (a split-K
+    sum after its slices: the model's row of a launcher counts all of its launches), summed;
+    launch i itself when none follows. The sum's "helpers" names them."""
+    j = i + 1
+    while j < len(launches) and launches[j]["kernel"] not in model_kernels:
+        j += 1
+    if j == i + 1:
+        return launches[i]
+    total = dict(launches[i], helpers=[n["kernel"] for n in launches[i + 1:j]])
+    for key in COUNTERS:
+        values = [n[key] for n in launches[i:j]]
+        total[key] = None if None in values else sum(values)
+    return total
+
+
 def pair_launches(model, launches):
     """[(model row, ncu launch or None)], in the model's order. ncu sees every launch of a
     kernel (the resources table's, the check, warm-ups, timed runs): a model launch takes the
-    ncu launch on its grid that did the same work (equal global counters) if there is one, else
-    the first on its grid. A kernel that ran on another grid (the coalescing demo) is paired in
-    launch order, skipping the repetitions of the launch paired last unless the model, too,
-    repeats itself (per request)."""
+    ncu launch on its grid that did the same work (equal global counters, alone or with the
+    helper launches that follow it: with_helpers) if there is one, else the first on its grid.
+    A kernel that ran on another grid (the coalescing demo) is paired in launch order, skipping
+    the repetitions of the launch paired last unless the model, too, repeats itself (per
+    request)."""
+    model_kernels = {m["kernel"] for m in model}
     used, pairs, last = set(), [], {}  # last[kernel]: (model per request, ncu per request, index)
     for m in model:
         candidates = [i for i, n in enumerate(launches)
                       if i not in used and n["kernel"] == m["kernel"]]
         same_grid = [i for i in candidates if launches[i]["blocks"] == m["blocks"]]
-        same_work = [i for i in same_grid if global_counts(launches[i]) == global_counts(m)]
+        work = {}  # index -> the launch, or it with its helpers, that did the model's work
+        for i in same_grid:
+            for launch in (launches[i], with_helpers(launches, i, model_kernels)):
+                if i not in work and global_counts(launch) == global_counts(m):
+                    work[i] = launch
         if same_grid:
-            pick = (same_work or same_grid)[0]
+            pick = ([i for i in same_grid if i in work] or same_grid)[0]
         else:
             previous = last.get(m["kernel"])
             if previous is not None:
@@ -195,8 +234,17 @@ def pair_launches(model, launches):
             continue
         used.add(pick)
         last[m["kernel"]] = (per_request(m), per_request(launches[pick]), pick)
-        pairs.append((m, launches[pick]))
+        pairs.append((m, work.get(pick, launches[pick])))
     return pairs
+
+
+def unpaired(model_row, gpu_sms):
+    """(verdict, notes) of a model launch that ncu did not see."""
+    if gpu_sms is not None and model_row["sms"] != gpu_sms:
+        return "not compared", [
+            f"the model's launcher planned for {model_row['sms']} SM(s), this GPU has {gpu_sms}, "
+            f"and here it ran other kernels (`make analyze ANALYZE_SMS={gpu_sms}` plans for this GPU)"]
+    return "differs", ["no ncu launch of this kernel"]
 
 
 def main(argv):
@@ -204,25 +252,46 @@ def main(argv):
     parser.add_argument("--model", required=True, help="bin/<chapter>_analyze --csv output")
     parser.add_argument("--exe", help="the chapter's executable, run under ncu")
     parser.add_argument("--ncu", help="an ncu raw CSV export instead of --exe")
+    parser.add_argument("--ncu-bin", default="ncu", help="the ncu program (default: ncu on the PATH)")
     parser.add_argument("--size", type=int, help="default: the model's size")
     parser.add_argument("--out", help="also write the table (markdown) here")
     args = parser.parse_args(argv)
     if bool(args.exe) == bool(args.ncu):
         parser.error("give exactly one of --exe and --ncu")
-    model = read_model(args.model)
+    if not os.path.isfile(args.model):
+        print(f"error: {args.model} does not exist: the memory model's counts come from `make "
+              "analyze` (any machine with clang, no GPU needed; copy its build/analyze/*-model.csv "
+              "here and pass MODEL_DIR=that-folder to make model-check)", file=sys.stderr)
+        return 2
+    try:
+        model = read_model(args.model)
+    except (KeyError, ValueError) as e:
+        print(f"error: {args.model} is not a `make analyze` CSV ({e}): make it again", file=sys.stderr)
+        return 2
     if not model:
-        sys.exit(f"error: {args.model} holds no launches")
+        print(f"error: {args.model} holds no launches", file=sys.stderr)
+        return 2
     chapter, size = model[0]["chapter"], args.size or model[0]["size"]
     raw = args.ncu
     if args.exe:
+        if not (shutil.which(args.ncu_bin) or os.access(args.ncu_bin, os.X_OK)):
+            print(f"error: {args.ncu_bin} (Nsight Compute) not found: install it with the CUDA "
+                  "Toolkit, or put it on the PATH", file=sys.stderr)
+            return 2
         raw = os.path.splitext(args.out or args.model)[0] + "-ncu.csv"
-        run_ncu(args.exe, size, raw)
+        run_ncu(args.ncu_bin, args.exe, size, raw)
     launches = read_ncu(raw)
-    pairs = [(m, n, *(compare(m, n) if n is not None else ("differs", ["no ncu launch"])))
+    gpu_sms = next((n["sms"] for n in launches if n.get("sms")), None)
+    pairs = [(m, n, *(compare(m, n) if n is not None else unpaired(m, gpu_sms)))
              for m, n in pair_launches(model, launches)]
-    failures = sum(verdict == "differs" for _, _, verdict, _ in pairs)
+    verdicts = [verdict for _, _, verdict, _ in pairs]
+    failures = verdicts.count("differs")
+    counts = ", ".join(f"{verdicts.count(v)} {v}" for v in ("exact", "per request", "not compared")
+                       if verdicts.count(v))
+    sms = f"; the model planned for {model[0]['sms']} SM(s)" + (
+        f", the GPU has {gpu_sms}" if gpu_sms is not None else "")
     text = (f"### Memory model vs Nsight Compute: {chapter}, size {size}\n\n" + table(pairs) +
-            f"\n\n{len(pairs)} launches, {failures} differ.\n")
+            f"\n\n{len(pairs)} launches: {counts or 'none compared'}; {failures} differ{sms}.\n")
     print(text)
     if args.out:
         Path(args.out).write_text(text, encoding="utf-8")

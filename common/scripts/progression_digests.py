@@ -6,6 +6,8 @@ import re
 import sys
 from pathlib import Path
 
+from progression_results import is_gemm
+
 SCALE = {"": 1.0, "k": 1e3, "M": 1e6, "G": 1e9}
 TIME_SCALE = {"s": 1e3, "ms": 1.0, "us": 1e-3, "ns": 1e-6}
 
@@ -61,20 +63,19 @@ def measured_intensities(doc, inspect_dir, size):
     """{(chapter, kernel name in the results): FLOP per DRAM byte} for the GEMM rows at `size`
     whose chapter was profiled at that size. The digest lists the kernels in the order the
     chapter launched them, which is the order of its rows; a chapter is left out unless its
-    digest comes from the same GPU and size, lists as many kernels, and each time is within 1.5x
-    of the row's, each the same kernel as its row (same_kernel). Two exceptions: launches of
-    under 1% of the chapter's fastest row are probes at tiny shapes (the resources table's), not
-    rows; and the last one or two rows left without a digest kernel are launchers that ran one
-    already listed: they get no point. A chapter left out for any other reason is named on
-    stderr. (Chapter 05's launchers now run kernels of their own at these sizes, sliced_gemm and
-    stream_k_gemm, whose names are not their rows' names: its digests, which predate that, still
-    match; a new `make profile` of chapter 05 will leave it out, with that message.)"""
+    digest comes from the same GPU and size and its rows, from the first, are each the same
+    kernel as the digest's next one (same_kernel) with a time within 1.5x of the row's. Launches
+    of under 1% of the chapter's fastest row are probes at tiny shapes (the resources table's),
+    not rows. The last one or two rows may stay without a digest kernel: they are launchers
+    (chapter 05's any_shape and stream-K rows) that ran kernels of other names, listed after
+    the rows' (sliced_gemm, stream_k_gemm and its fixup); they get no point. A chapter left out
+    is named on stderr."""
     found = {}
     for run in doc["runs"]:
         if run["size"] != size:
             continue
         rows = [r for r in run.get("rows", []) if r.get("chapter") != "ceiling"
-                and r.get("rate_unit") == "GFLOP/s"]
+                and is_gemm({"problem": run.get("problem"), **r})]
         traffic = dram_traffic(inspect_dir, run["executable"]) if rows else None
         if not traffic:
             continue
@@ -83,14 +84,14 @@ def measured_intensities(doc, inspect_dir, size):
             continue
         fastest = min((r["median_ms"] for r in rows if r.get("median_ms")), default=0)
         kernels = [k for k in kernels if not (k[2] is not None and k[2] < 0.01 * fastest)]
-        if len(rows) - 2 <= len(kernels) < len(rows):
-            rows = rows[:len(kernels)]
-        if len(kernels) != len(rows):
-            continue
-        pairs = list(zip(rows, kernels))
-        if not all(same_kernel(row["kernel"], name) and ms and row.get("median_ms")
-                   and 1 / 1.5 < ms / row["median_ms"] < 1.5
-                   for row, (name, _, ms) in pairs):
+        matched = 0
+        for row, (name, _, ms) in zip(rows, kernels):
+            if not (same_kernel(row["kernel"], name) and ms and row.get("median_ms")
+                    and 1 / 1.5 < ms / row["median_ms"] < 1.5):
+                break
+            matched += 1
+        pairs = list(zip(rows, kernels))[:matched]
+        if matched == 0 or len(rows) - matched > 2:
             print(f"note: {run['executable']} at {size}: its profile digest does not match its "
                   "results rows one for one (names, order or times): no measured points",
                   file=sys.stderr)

@@ -23,11 +23,11 @@ def read_schedule(path=REPO / "common" / "chapters.txt"):
 
 SCHEDULE = read_schedule()
 
-CSV_FIELDS = ["executable", "size", "gpu", "driver", "runtime", "date", "shape",
+CSV_FIELDS = ["executable", "size", "problem", "gpu", "driver", "runtime", "date", "shape",
               "copy_bandwidth_gbs", "fp32_peak_gflops", "chapter", "kernel", "status",
               "median_ms", "min_ms", "max_ms", "rate", "rate_unit", "pct_of_ceiling", "ceiling",
               "intensity", "pct_of_roofline", "occupancy", "limiter"]
-HEADER_FIELDS = ["gpu", "driver", "runtime", "date", "shape", "copy_bandwidth_gbs",
+HEADER_FIELDS = ["problem", "gpu", "driver", "runtime", "date", "shape", "copy_bandwidth_gbs",
                  "fp32_peak_gflops"]
 
 
@@ -68,6 +68,10 @@ def is_ceiling(row):
 
 
 def is_gemm(row):
+    """A GEMM's row, by its run's problem kind ("gemm", "transpose"; the executables report
+    it). Results written before they did have no kind: there the unit tells."""
+    if row.get("problem"):
+        return row["problem"] == "gemm"
     return row.get("rate_unit") == "GFLOP/s"
 
 

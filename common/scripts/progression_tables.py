@@ -1,9 +1,10 @@
 """The views of the results document as text: the console table and the README blocks
 between <!-- BEGIN GENERATED: NAME --> and <!-- END GENERATED: NAME -->. Part of
 common/scripts/progression.py (see there)."""
-import re
 from pathlib import Path
 
+from generated_blocks import BlockError, fill_blocks
+from progression_digests import measured_intensities
 from progression_results import Failure, is_ceiling, is_gemm
 
 NOT_MEASURED = "_Not measured yet._"
@@ -106,8 +107,24 @@ def measured_on(doc, run=None):
     return text + "."
 
 
-def chapter_markdown(doc, chapter):
-    """The `results` block of a chapter README: one table per size the chapter ran at."""
+def roofline_cells(run, row, measured):
+    """The DRAM intensity Nsight Compute measured for this row (from the chapter's `make
+    profile` digest: 2·n³ FLOP over the DRAM bytes read and written) and the row's GFLOP/s as a
+    share of the roofline at that intensity, min(FP32 peak, intensity × the run's copy
+    bandwidth), as the roofline plot places it; "-" for both where no digest measured it (the
+    model's intensity alone says nothing about the real roof: chapter 01)."""
+    intensity = measured.get((run["executable"], row.get("kernel")))
+    bandwidth, peak = run.get("copy_bandwidth_gbs"), run.get("fp32_peak_gflops")
+    if intensity is None or not bandwidth or not peak or row.get("rate") is None:
+        return ["-", "-"]
+    roof = min(peak, intensity * bandwidth)
+    return [num(intensity, 1), num(100 * row["rate"] / roof, 1, "%")]
+
+
+def chapter_markdown(doc, chapter, inspect_dir=None):
+    """The `results` block of a chapter README: one table per size the chapter ran at. The
+    roofline columns come from the profile digests in inspect_dir, where one matches the run
+    (progression_digests.measured_intensities); they are left out of a table with none."""
     parts = []
     for run in doc["runs"]:
         if run["executable"] != chapter:
@@ -117,23 +134,26 @@ def chapter_markdown(doc, chapter):
             parts.append(f"Not measured at size {run['size']}: {why}.")
             continue
         rows = run["rows"]
+        measured = (measured_intensities(doc, inspect_dir, run["size"])
+                    if inspect_dir is not None else {})
         units = {r.get("rate_unit") for r in rows if r.get("rate_unit")}
         ceilings = {r.get("ceiling") for r in rows if r.get("ceiling")}
         titles = ["kernel", "time (ms)", units.pop() if len(units) == 1 else "rate",
                   f"% of {ceilings.pop()}" if len(ceilings) == 1 else "% of ceiling",
-                  "FLOP/byte", "% of roofline", "occupancy (limiter)", "status"]
+                  "FLOP/byte (model)", "FLOP/byte (DRAM, measured)",
+                  "% of roofline (measured FLOP/byte)", "occupancy (limiter)", "status"]
         cells = []
         for row in rows:
             name = row.get("kernel", "") + (" (ceiling)" if is_ceiling(row) else "")
             cells.append([name, num(row.get("median_ms"), 3), num(row.get("rate"), 0),
                           num(row.get("pct_of_ceiling"), 1, "%"), num(row.get("intensity"), 2),
-                          num(row.get("pct_of_roofline"), 1, "%"), occupancy_cell(row),
+                          *roofline_cells(run, row, measured), occupancy_cell(row),
                           row.get("status", "")])
         # drop columns this run has nothing for (a transpose has no FLOP/byte)
         keep = [c for c in range(len(titles)) if c < 3 or any(row[c] != "-" for row in cells)]
         text = measured_on(doc, run) + "\n\n" + md_table(
             [titles[c] for c in keep], [[row[c] for c in keep] for row in cells],
-            right={i for i, c in enumerate(keep) if 1 <= c <= 5})
+            right={i for i, c in enumerate(keep) if 1 <= c <= 6})
         if run.get("error"):
             text += f"\n\nThis run failed: {md_cell(run['error'])}."
         parts.append(text)
@@ -180,10 +200,6 @@ def progression_markdown(doc):
             + md_table(titles, table, right=right))
 
 
-BLOCK = re.compile(r"^(<!-- BEGIN GENERATED: ([\w-]+) -->[ \t]*\n)(.*?)"
-                   r"(^<!-- END GENERATED: \2 -->)", re.S | re.M)
-
-
 def inspect_markdown(inspect_dir, chapter):
     """The `make profile` / `make sass` / `make sanitize` digests of a chapter, as committed under
     common/results/inspect/ by the inspection tooling (common/INSPECT.md)."""
@@ -202,26 +218,48 @@ def inspect_markdown(inspect_dir, chapter):
     return "\n\n".join(parts)
 
 
+# The sections of 06_memory_system's output from this title on (a gather, __restrict__) are
+# chapter 06's lesson; the block `memory-system` (chapter 01's opening) stops before them.
+MEMORY_SYSTEM_LAST = "A gather"
+
+
+def memory_system_markdown(inspect_dir):
+    """The output of `make memory-system` (06_memory_system's tables, each measurement beside
+    its prediction) as common/scripts/memory_system.sh keeps it in
+    common/results/memory-system.txt, beside the inspect/ folder: its first line, then the
+    program's output up to the section MEMORY_SYSTEM_LAST."""
+    if inspect_dir is None:
+        return ""
+    saved = Path(inspect_dir).parent / "memory-system.txt"
+    if not saved.is_file():
+        return ""
+    lines = saved.read_text().strip().splitlines()
+    body = lines[1:]
+    cut = next((i for i, line in enumerate(body) if line.startswith(MEMORY_SYSTEM_LAST)), None)
+    if cut is not None:
+        body = body[:cut]
+    return lines[0] + "\n\n```text\n" + "\n".join(body).strip("\n") + "\n```"
+
+
 def fill_readme(text, chapter, doc, inspect_dir=None):
     """Returns text with every known generated block refilled; unknown blocks stay as they are."""
-    begins = len(re.findall(r"<!-- BEGIN GENERATED: ", text))
-    if begins != len(BLOCK.findall(text)):
-        raise Failure("a <!-- BEGIN GENERATED: NAME --> line has no matching "
-                      "<!-- END GENERATED: NAME --> line (each on a line of its own)")
-
-    def replace(match):
-        name = match.group(2)
+    def content_of(name):
         if name == "results" and chapter:
-            content = chapter_markdown(doc, chapter) if doc else ""
+            content = chapter_markdown(doc, chapter, inspect_dir) if doc else ""
         elif name == "progression":
             content = progression_markdown(doc) if doc else ""
         elif name == "inspect" and chapter:
             content = inspect_markdown(inspect_dir, chapter)
+        elif name == "memory-system":
+            content = memory_system_markdown(inspect_dir)
         else:
-            return match.group(0)
-        return match.group(1) + (content or NOT_MEASURED) + "\n" + match.group(4)
+            return None
+        return content or NOT_MEASURED
 
-    return BLOCK.sub(replace, text)
+    try:
+        return fill_blocks(text, content_of)
+    except BlockError as e:
+        raise Failure(str(e))
 
 
 def readme_tables(doc, root):

@@ -7,16 +7,21 @@ pct_of_ceiling), then the geometric mean and the worst shape per kernel.
     sweep.py --exe build/bin/05_double_buffer --shapes 05_double_buffer/sweep_shapes.txt \
         --kernel pipelined --kernel any_shape [--iters 9] [--out table.md]
     sweep.py --exe build/bin/06_transpose --shapes 06_transpose/sweep_shapes.txt \
-        --kernel "vec4 64x64, blocks along output rows"
+        --kernel "padded 64x(64+1)" --kernel dispatch
 
-A shape line holds M N K (a GEMM: --m --n --k) or ROWS COLS (a transpose: --rows --cols).
---kernel picks rows whose kernel name starts with the text. A kernel that refuses a shape
+A shape line holds M N K (a GEMM) or ROWS COLS (a transpose), passed as --m --n [--k]; the
+rows the executable prints say which problem it is (their "problem" field). Each --kernel is
+passed through to the executable, which then runs and times only the kernels whose names start
+with it (and the ceiling); a prefix that starts no kernel's name stops the sweep before
+anything is timed (the executable exits 2 and lists the names), and one that starts several
+stops it after the first shape: each column is one kernel. A kernel that refuses a shape
 shows "-" there and is left out of its geometric mean (the summary says over how many shapes).
 A kernel whose result is WRONG is shown so, left out of the summary, and makes the exit status
 1 (the table is still printed).
 
     --readme README.md   put the table between `<!-- BEGIN GENERATED: sweep -->` and
-                         `<!-- END GENERATED: sweep -->` in that file (make sweep: the chapter's)
+                         `<!-- END GENERATED: sweep -->` in that file (make sweep: the chapter's;
+                         generated_blocks.py writes it)
     --plot STEM          draw STEM.svg: % of the ceiling per shape, one bar per kernel (gnuplot;
                          skipped with a note where gnuplot is missing)
     --from-table FILE    no measuring: read a table an earlier run wrote (--out) and redo the
@@ -29,10 +34,11 @@ import collections
 import csv
 import io
 import math
-import re
 import shutil
 import subprocess
 import sys
+
+import generated_blocks
 
 
 def read_shapes(path):
@@ -45,14 +51,12 @@ def read_shapes(path):
     return shapes
 
 
-def run_shape(exe, shape, iters):
-    if len(shape) == 3:
-        flags = ["--m", str(shape[0]), "--n", str(shape[1]), "--k", str(shape[2])]
-    elif len(shape) == 2:
-        flags = ["--rows", str(shape[0]), "--cols", str(shape[1])]
-    else:
+def run_shape(exe, shape, iters, kernels):
+    if len(shape) not in (2, 3):
         sys.exit("error: a shape line holds M N K or ROWS COLS, got %s" % (shape,))
-    cmd = [exe, *flags, "--iters", str(iters), "--csv"]
+    flags = [v for flag, size in zip(["--m", "--n", "--k"], shape) for v in (flag, str(size))]
+    picks = [v for k in kernels for v in ("--kernel", k)]
+    cmd = [exe, *flags, *picks, "--iters", str(iters), "--csv"]
     done = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     if done.returncode not in (0, 1):  # 1: a kernel was wrong; its row says so
         sys.exit("error: %s failed (exit %d):\n%s" % (" ".join(cmd), done.returncode,
@@ -60,7 +64,7 @@ def run_shape(exe, shape, iters):
     return list(csv.DictReader(io.StringIO(done.stdout)))
 
 
-BEGIN, END = "<!-- BEGIN GENERATED: sweep -->", "<!-- END GENERATED: sweep -->"
+SWEEP = "sweep"  # the README block's name
 
 
 # A sweep, measured or read back: the stamp (GPU, driver, date, iterations), the table's
@@ -85,33 +89,45 @@ def text_of(sweep):
                      summary) + "\n"
 
 
+# What a sweep's table calls the rate and the ceiling, by the rows' "problem" field.
+KINDS = {"gemm": ("GFLOP/s", "cuBLAS", "M × N × K"),
+         "transpose": ("GB/s", "cudaMemcpy", "rows × cols")}
+
+
 def measure(args):
     """The Sweep of running every shape."""
     shapes = read_shapes(args.shapes)
     if not shapes:
         sys.exit("error: no shapes in %s" % args.shapes)
-    gemm = len(shapes[0]) == 3
-    unit, ceiling_name, shape_title = (("GFLOP/s", "cuBLAS", "M × N × K") if gemm else
-                                       ("GB/s", "cudaMemcpy", "rows × cols"))
-    lines, pct, wrong, header = [], {k: [] for k in args.kernel}, [], None
-    cols = [shape_title, "%s %s" % (ceiling_name, unit)]
-    for k in args.kernel:
-        cols += ["%s %s" % (k, unit), "%% of %s" % ceiling_name]
-    lines.append("| " + " | ".join(cols) + " |")
-    lines.append("|---|" + "--:|" * (len(cols) - 1))
+    lines, pct, wrong, header, kind = [], {k: [] for k in args.kernel}, [], None, None
     for shape in shapes:
-        rows = run_shape(args.exe, shape, args.iters)
+        rows = run_shape(args.exe, shape, args.iters, args.kernel)
         if not rows:
             sys.exit("error: no rows for %s" % (shape,))
         header = rows[0]
+        if kind is None:
+            if header.get("problem") not in KINDS:
+                sys.exit("error: %s printed no known problem kind (%r): an older build?"
+                         % (args.exe, header.get("problem")))
+            kind = KINDS[header["problem"]]
+            unit, ceiling_name, shape_title = kind
+            cols = [shape_title, "%s %s" % (ceiling_name, unit)]
+            for k in args.kernel:
+                cols += ["%s %s" % (k, unit), "%% of %s" % ceiling_name]
+            lines.append("| " + " | ".join(cols) + " |")
+            lines.append("|---|" + "--:|" * (len(cols) - 1))
         ceiling = next((r for r in rows if r["chapter"] == "ceiling"), None)
         if ceiling is None:
             sys.exit("error: %s printed no ceiling row for %s (no cuBLAS or copy timing?)"
                      % (args.exe, shape))
         cells = ["×".join(map(str, shape)), "{:,.0f}".format(float(ceiling["rate"]))]
         for k in args.kernel:
-            r = next((r for r in rows if r["kernel"].startswith(k)), None)
-            if r is None or r["status"].startswith("skipped"):
+            matches = [r for r in rows if r is not ceiling and r["kernel"].startswith(k)]
+            if len(matches) != 1:
+                sys.exit("error: --kernel %r starts %d kernel names (%s): one column is one "
+                         "kernel" % (k, len(matches), ", ".join(r["kernel"] for r in matches)))
+            r = matches[0]
+            if r["status"].startswith("skipped"):
                 cells += ["-", "-"]
                 continue
             p = float(r["pct_of_ceiling"])
@@ -125,7 +141,7 @@ def measure(args):
         print(lines[-1], flush=True)
     stamp = "%s, driver %s, CUDA runtime %s, %s, --iters %d" % (
         header["gpu"], header["driver"], header["runtime"], header["date"], args.iters)
-    return Sweep(stamp, lines, shapes, list(args.kernel), pct, ceiling_name, wrong)
+    return Sweep(stamp, lines, shapes, list(args.kernel), pct, kind[1], wrong)
 
 
 def read_table(path):
@@ -158,12 +174,12 @@ def read_table(path):
 def put_in_readme(path, text):
     with open(path) as f:
         readme = f.read()
-    if readme.count(BEGIN) != 1 or readme.count(END) != 1:
-        sys.exit("error: %s needs one %s ... %s block for the table" % (path, BEGIN, END))
-    head, rest = readme.split(BEGIN)
-    _, tail = rest.split(END)
+    try:
+        readme = generated_blocks.replace_block(readme, SWEEP, text.rstrip("\n"))
+    except generated_blocks.BlockError as e:
+        sys.exit("error: %s %s for the table" % (path, e))
     with open(path, "w") as f:
-        f.write(head + BEGIN + "\n" + text + END + tail)
+        f.write(readme)
     print("wrote the table into %s" % path, file=sys.stderr)
 
 

@@ -75,13 +75,36 @@ TEST_CASE("a transpose has no K, and one output format is chosen", "[cli]") {
   CHECK_THROWS_AS(parse_cli(int(args.size()), args.data(), transpose), CliError);
   CHECK_THROWS_AS(parse({"--n", "5000000"}), CliError);  // a GEMM side is still at most 2^20
   const std::string u = usage("prog", transpose);
-  CHECK(u.find("--k") == std::string::npos);
+  CHECK(u.find("--k K") == std::string::npos);
+  CHECK(usage("prog").find("--k K") != std::string::npos);
   CHECK(u.find("rows = cols") != std::string::npos);
+}
+
+TEST_CASE("a GEMM no kernel can index is refused while parsing, before any GPU is looked for",
+          "[cli]") {
+  // 100000^2 elements per matrix: each side is allowed, the matrices are not (INT_MAX).
+  CHECK_THROWS_AS(parse({"--size", "100000"}), CliError);
+  CHECK_THROWS_AS(parse({"--m", "65536", "--k", "32768", "--n", "1"}), CliError);  // A
+  CHECK_THROWS_AS(parse({"--m", "1", "--k", "32768", "--n", "65536"}), CliError);  // B
+  CHECK_THROWS_AS(parse({"--m", "65536", "--k", "1", "--n", "32768"}), CliError);  // C
+  CHECK(parse({"--size", "46340"}).m == 46340);  // 46340^2 < 2^31 - 1
+  CHECK_THROWS_AS(parse({"--size", "46341"}), CliError);
+  CHECK(parse({"--m", "1048576", "--n", "2047", "--k", "1"}).n == 2047);
+}
+
+TEST_CASE("the kernel selection is repeatable and keeps its prefixes in order", "[cli]") {
+  CHECK(parse({}).kernels.empty());
+  const CliOptions o = parse({"--kernel", "pipelined", "--kernel", "stream-K 128"});
+  REQUIRE(o.kernels.size() == 2);
+  CHECK(o.kernels[0] == "pipelined");
+  CHECK(o.kernels[1] == "stream-K 128");
+  CHECK_THROWS_AS(parse({"--kernel"}), CliError);
+  CHECK_THROWS_AS(parse({"--kernel", ""}), CliError);
 }
 
 TEST_CASE("usage lists every flag", "[cli]") {
   const std::string u = usage("prog");
-  for (const char* flag : {"--size", "--m", "--iters", "--seed", "--no-check", "--carveout", "--csv",
-                           "--json"})
+  for (const char* flag : {"--size", "--m", "--kernel", "--iters", "--seed", "--no-check",
+                           "--carveout", "--csv", "--json"})
     CHECK(u.find(flag) != std::string::npos);
 }

@@ -1,5 +1,6 @@
 #include "common/catch_compat.hpp"
 #include "common/device_info.hpp"
+#include "common/gemm.hpp"
 #include "common/timing.hpp"
 
 using namespace tutorial;

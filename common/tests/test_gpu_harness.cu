@@ -39,7 +39,9 @@ void launch_gemm_missing_last_column(const float* A, const float* B, float* C, i
   launch(simple_gemm, dim3(ceil_div(N - 1, 16), ceil_div(M, 16)), block, 0, A, B, C, M, N - 1, K);
 }
 
-template <int SMEM_FLOATS>
+// INSTANCE: another copy of the same kernel, for a test that changes a kernel's attributes
+// (the carveout test) without changing those the other tests see.
+template <int SMEM_FLOATS, int INSTANCE = 0>
 __global__ void smem_kernel(float* out) {
   __shared__ float tile[SMEM_FLOATS];
   tile[threadIdx.x % SMEM_FLOATS] = float(threadIdx.x);
@@ -56,6 +58,15 @@ __global__ void dynamic_smem_kernel(float* out) {
 
 // A kernel only the carveout test launches, so that the preference it sets stays its own.
 __global__ void carveout_kernel(float* out) { out[threadIdx.x] = float(threadIdx.x); }
+
+// Only the carveout occupancy test uses this one (it sets the kernel's carveout preference);
+// its static counterparts are smem_kernel<N, 1>.
+__global__ void carveout_dynamic_kernel(float* out) {
+  extern __shared__ float tile[];
+  tile[threadIdx.x] = float(threadIdx.x);
+  __syncthreads();
+  out[threadIdx.x] = tile[blockDim.x - 1 - threadIdx.x];
+}
 
 // Enough live values to need many registers.
 __global__ void register_hungry_kernel(const float* in, float* out) {
@@ -138,6 +149,62 @@ TEST_CASE("occupancy calculator agrees with cudaOccupancyMaxActiveBlocksPerMulti
                 << "), runtime " << runtime);
     CHECK(ours.blocks_per_sm == blocks_by_the_rules(k, sm));
     CHECK(ours.blocks_per_sm == runtime);
+  }
+}
+
+TEST_CASE("with a carveout preference of 0, 25 and 100% the calculator agrees with the runtime",
+          "[gpu][occupancy][carveout]") {
+  REQUIRE_REAL_GPU();
+  const SmLimits sm = sm_limits_of_device(0);
+  INFO(sm.name << ": " << sm.smem_per_sm << " B of shared memory per SM, "
+               << sm.smem_capacities_kb.size() << " capacities known");
+  // Without the architecture's capacities the calculator cannot model a carveout.
+  REQUIRE_FALSE(sm.smem_capacities_kb.empty());
+  struct Case {
+    const void* kernel;
+    int threads;
+    size_t dynamic_smem;
+    const char* what;
+  };
+  const size_t big = sm.max_smem_per_block / 2, most = sm.max_smem_per_block;
+  allow_dynamic_smem(carveout_dynamic_kernel, most);
+  const Case cases[] = {
+      // the shapes of chapter 03's tiled_gemm<8>, <16>, <32> (two tiles of floats)
+      {reinterpret_cast<const void*>(smem_kernel<128, 1>), 64, 0, "512 B static, 64 threads"},
+      {reinterpret_cast<const void*>(smem_kernel<512, 1>), 256, 0, "2 KB static, 256 threads"},
+      {reinterpret_cast<const void*>(smem_kernel<2048, 1>), 1024, 0, "8 KB static, 1024 threads"},
+      {reinterpret_cast<const void*>(smem_kernel<8192, 1>), 256, 0, "32 KB static, 256 threads"},
+      {reinterpret_cast<const void*>(smem_kernel<12000, 1>), 128, 0, "48000 B static, 128 threads"},
+      {reinterpret_cast<const void*>(carveout_dynamic_kernel), 128, 0, "no shared memory, 128 threads"},
+      {reinterpret_cast<const void*>(carveout_dynamic_kernel), 32, 20000, "20000 B dynamic, 32 threads"},
+      {reinterpret_cast<const void*>(carveout_dynamic_kernel), 128, big, "half the opt-in maximum"},
+      {reinterpret_cast<const void*>(carveout_dynamic_kernel), 128, most, "the opt-in maximum"},
+  };
+  for (int carveout : {0, 25, 100}) {
+    for (const Case& c : cases) {
+      CUDA_CHECK(cudaFuncSetAttribute(c.kernel, cudaFuncAttributePreferredSharedMemoryCarveout,
+                                      carveout));
+      const KernelResources k = kernel_resources(c.kernel, c.threads, c.dynamic_smem);
+      const Occupancy ours = compute_occupancy(k, sm);
+      const int runtime = runtime_blocks_per_sm(c.kernel, c.threads, c.dynamic_smem);
+      INFO("carveout " << carveout << "%, " << c.what << ": " << k.registers_per_thread
+                       << " registers, " << k.smem_per_block << " B shared; SM shared memory "
+                       << ours.smem_per_sm << " B; ours " << ours.blocks_per_sm << " ("
+                       << to_string(ours.limiter) << "), runtime " << runtime);
+      CHECK(k.carveout_percent == carveout);  // kernel_resources read the preference back
+      CHECK(ours.blocks_per_sm == blocks_by_the_rules(k, sm));
+      CHECK(ours.blocks_per_sm == runtime);
+    }
+  }
+  // On an SM of 228 KB (H100, H200) the tiled shapes at 0% give 5, 2 and 1 blocks: the
+  // carveout, not the kernel's own resources, limits them.
+  if (sm.smem_per_sm == 228 * 1024) {
+    int expected[] = {5, 2, 1};
+    for (int i = 0; i < 3; ++i) {
+      CUDA_CHECK(cudaFuncSetAttribute(cases[i].kernel,
+                                      cudaFuncAttributePreferredSharedMemoryCarveout, 0));
+      CHECK(runtime_blocks_per_sm(cases[i].kernel, cases[i].threads, 0) == expected[i]);
+    }
   }
 }
 

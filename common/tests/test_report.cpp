@@ -9,6 +9,7 @@ using namespace tutorial;
 namespace {
 ReportHeader header() {
   ReportHeader h;
+  h.problem = "gemm";
   h.gpu = "Test GPU";
   h.driver = "13.0";
   h.runtime = "13.0";
@@ -49,6 +50,8 @@ TEST_CASE("CSV quotes fields and has one line per row plus a header", "[report]"
   const std::string s = out.str();
   CHECK(std::count(s.begin(), s.end(), '\n') == 2);
   CHECK(s.find("\"naive, \"\"quoted\"\"\"") != std::string::npos);
+  CHECK(s.rfind("problem,gpu,", 0) == 0);  // the problem kind: one field, first
+  CHECK(s.find("\ngemm,Test GPU,") != std::string::npos);
 }
 
 TEST_CASE("JSON escapes strings and writes null for n/a", "[report]") {
@@ -58,5 +61,6 @@ TEST_CASE("JSON escapes strings and writes null for n/a", "[report]") {
   CHECK(s.find("\"kernel\": \"naive, \\\"quoted\\\"\"") != std::string::npos);
   CHECK(s.find("\"intensity\": null") != std::string::npos);
   CHECK(s.find("\"gpu\": \"Test GPU\"") != std::string::npos);
+  CHECK(s.find("\"problem\": \"gemm\"") != std::string::npos);
   CHECK(json_escape("a\nb") == "a\\nb");
 }

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <functional>
 #include <map>
+#include <utility>
 
 #include "common/device_info.hpp"
 #include "common/memory_access.hpp"
@@ -26,7 +27,10 @@ tutorial::GlobalAccessCost warp_cost(const Args& a) {
 
 // 03b: the harness's calculator (common/occupancy.hpp, the runtime's model), for a block
 // (threads, registers per thread, shared memory) on an SM (max threads, max blocks,
-// registers, shared memory, reservation per block).
+// registers, shared memory, reservation per block), with the block's carveout preference as
+// an optional ninth argument (-1 or absent: none). The SM's shared-memory capacities are those
+// of the architecture with that much shared memory (64 KB: 7.5, 100 KB: 8.6, 164 KB: 8.0,
+// 228 KB: 9.0); another size has none (no carveout modelled).
 tutorial::Occupancy runtime_occupancy(const Args& a) {
   tutorial::SmLimits sm;
   sm.max_threads_per_sm = arg(a, 3);
@@ -35,7 +39,13 @@ tutorial::Occupancy runtime_occupancy(const Args& a) {
   sm.smem_per_sm = size_t(arg(a, 6));
   sm.reserved_smem_per_block = size_t(arg(a, 7));
   sm.max_smem_per_block = sm.smem_per_sm - sm.reserved_smem_per_block;
-  return tutorial::compute_occupancy({arg(a, 0), arg(a, 1), size_t(arg(a, 2))}, sm);
+  const std::map<size_t, std::pair<int, int>> capability = {
+      {64 * 1024, {7, 5}}, {100 * 1024, {8, 6}}, {164 * 1024, {8, 0}}, {228 * 1024, {9, 0}}};
+  const auto cc = capability.find(sm.smem_per_sm);
+  if (cc != capability.end())
+    sm.smem_capacities_kb = tutorial::smem_capacities_kb(cc->second.first, cc->second.second);
+  const int carveout = a.size() > 8 ? arg(a, 8) : -1;
+  return tutorial::compute_occupancy({arg(a, 0), arg(a, 1), size_t(arg(a, 2)), carveout}, sm);
 }
 // ex03b::Limit: 0 DoesNotFit, 1 Threads, 2 Registers, 3 SharedMemory, 4 Blocks.
 int exercise_limit(tutorial::Limiter limiter) {
@@ -102,9 +112,12 @@ const std::map<std::string, Reference>& references() {
       {"01c_roofline/tiled_global_loads",
        [](const Args& a) { return Args{2.0 * a[0] * a[1] * a[2] / a[3]}; }},
       // 03b_occupancy: the block (threads, registers, smem), then the SM (max threads, max
-      // blocks, registers, smem, reservation); largest_smem_for_blocks: (blocks, the SM).
+      // blocks, registers, smem, reservation), then the carveout (optional);
+      // largest_smem_for_blocks: (blocks, the SM).
       {"03b_occupancy/smem_allocated",
        [](const Args& a) { return Args{double(runtime_occupancy(a).smem_allocated_per_block)}; }},
+      {"03b_occupancy/smem_per_sm",
+       [](const Args& a) { return Args{double(runtime_occupancy(a).smem_per_sm)}; }},
       {"03b_occupancy/blocks_by_registers",
        [](const Args& a) { return Args{double(runtime_occupancy(a).limit_registers)}; }},
       {"03b_occupancy/blocks_per_sm",

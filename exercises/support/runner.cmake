@@ -17,8 +17,9 @@
 #                                   common/cpu_backend/analyze/CMakeLists.txt), linked with the
 #                                   model's runner library; it answers the model_* calls.
 #                                   The translation unit is preprocessed first (entry.ii beside
-#                                   the object), then compiled from that file, so that the
-#                                   grader reads exactly what was compiled (toolchain.py).
+#                                   the object), then turned into LLVM IR with the hooks
+#                                   (entry.ll), then compiled from that IR, so that the grader
+#                                   reads exactly what was compiled (toolchain.py, objects.py).
 #
 # The runner libraries are linked whole (WHOLE_ARCHIVE): from a plain archive the linker takes
 # only the members that define a symbol still missing, so a student file that defined, say,
@@ -89,12 +90,17 @@ function(exercise_add_runner exercise)
   set(includes -include "${ARG_CPU_INCLUDE}/common/cpu_backend/cuda_shim.hpp"
                -I${ARG_CPU_INCLUDE}/first -I${ARG_SHADOW} -I${ARG_ROOT} -I${ARG_INCLUDE}
                -I${ARG_CPU_INCLUDE})
+  # Preprocessed (entry.ii), then optimized with the hooks into LLVM IR (entry.ll), then
+  # compiled from that IR with no further optimization: the grader reads entry.ii and entry.ll
+  # (toolchain.py, objects.py), and the object holds exactly the code they describe.
   add_custom_command(
-    OUTPUT "${object}" "${dir}/entry.ii"
+    OUTPUT "${object}" "${dir}/entry.ii" "${dir}/entry.ll"
     COMMAND ${CMAKE_COMMAND} -E make_directory "${dir}"
     COMMAND ${ARG_MODEL_CXX} ${ARG_MODEL_FLAGS} ${includes} -E -MD -MF "${object}.d"
             -MT "${object}" "${wrapper}" -o "${dir}/entry.ii"
-    COMMAND ${ARG_MODEL_CXX} ${ARG_MODEL_FLAGS} -x c++-cpp-output -c "${dir}/entry.ii"
+    COMMAND ${ARG_MODEL_CXX} ${ARG_MODEL_FLAGS} -x c++-cpp-output -S -emit-llvm "${dir}/entry.ii"
+            -o "${dir}/entry.ll"
+    COMMAND ${ARG_MODEL_CXX} -O2 -fPIE -Xclang -disable-llvm-passes -x ir -c "${dir}/entry.ll"
             -o "${object}"
     DEPFILE "${object}.d"
     DEPENDS "${wrapper}"

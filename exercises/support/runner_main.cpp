@@ -34,6 +34,9 @@
 #if defined(EXERCISE_RUNNER_GPU)
 #include "exercises/support/timing_loop.hpp"
 #endif
+#if defined(EXERCISE_RUNNER_CPU)
+#include "common/cpu_backend/scheduler.hpp"
+#endif
 #if defined(EXERCISE_RUNNER_MODEL)
 #include "common/cpu_backend/analyze/memory_model.hpp"
 #endif
@@ -241,6 +244,13 @@ int main(int argc, char** argv) {
     std::cerr << "cannot read " << argv[1] << "\n";
     return 2;
   }
+#if defined(EXERCISE_RUNNER_CPU) && !defined(EXERCISE_RUNNER_MODEL)
+  // Every launch in a process of its own that shares only device memory with this one: what
+  // a kernel writes to host memory cannot hand host code an answer to finish (the CPU
+  // backend's address space is one; a GPU's is not). The memory model's runner instead stops
+  // a kernel at its first store outside device and shared memory (memory_model.cpp).
+  tutorial::cpu::isolate_launches(true);
+#endif
   const std::string results = argv[2];
   std::string line;
   int index = 0;

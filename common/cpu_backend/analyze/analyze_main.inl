@@ -228,10 +228,13 @@ void print(const std::vector<Row>& rows, const std::string& command, const std::
 }
 
 // The counts behind the digest, one line per launch, in the order the chapter runs them.
+// sms: the SM count the launchers planned for (TUTORIAL_CPU_SM_COUNT, 1 by default).
 void print_csv(const std::vector<Row>& rows, int size) {
+  int sms = 0;
+  cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0);
   std::cout << "chapter,size,kernel,label,blocks,threads_per_block,gld_requests,gld_sectors,"
                "gst_requests,gst_sectors,sld_requests,sld_wavefronts,sld_ideal_wavefronts,"
-               "sst_requests,sst_wavefronts,sst_ideal_wavefronts\n";
+               "sst_requests,sst_wavefronts,sst_ideal_wavefronts,sms\n";
   for (const Row& r : rows) {
     if (!r.refused.empty()) continue;
     const an::MemoryStats& s = r.stats;
@@ -240,7 +243,8 @@ void print_csv(const std::vector<Row>& rows, int size) {
               << "," << s.global_ld.sectors << "," << s.global_st.requests << ","
               << s.global_st.sectors << "," << s.shared_ld.requests << "," << s.shared_ld.wavefronts
               << "," << s.shared_ld.ideal_wavefronts << "," << s.shared_st.requests << ","
-              << s.shared_st.wavefronts << "," << s.shared_st.ideal_wavefronts << "\n";
+              << s.shared_st.wavefronts << "," << s.shared_st.ideal_wavefronts << "," << sms
+              << "\n";
   }
 }
 

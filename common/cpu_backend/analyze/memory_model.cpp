@@ -13,6 +13,7 @@
 #include <tuple>
 
 #include "common/cpu_backend/guarded_memory.hpp"
+#include "common/cpu_backend/scheduler.hpp"
 #include "common/memory_access.hpp"
 
 // Every static __shared__ array of the analysis build lives in this section (cuda_shim.hpp);
@@ -20,6 +21,9 @@
 extern "C" {
 extern char __start_tutorial_shared[] __attribute__((weak));
 extern char __stop_tutorial_shared[] __attribute__((weak));
+// Every __global__ function of the analysis build (cuda_shim.hpp).
+extern char __start_tutorial_kernels[] __attribute__((weak));
+extern char __stop_tutorial_kernels[] __attribute__((weak));
 }
 
 namespace tutorial::analyze {
@@ -182,9 +186,25 @@ void flush_block() {
 }
 
 void record(void* pointer, uint8_t bytes, bool store, void* return_address) {
-  if (!g.on) return;
   uintptr_t address = reinterpret_cast<uintptr_t>(pointer);
+  const uintptr_t builtins = reinterpret_cast<uintptr_t>(&cpu::builtins);
+  if (store && address < builtins + sizeof cpu::builtins && address + bytes > builtins)
+    cpu::device_error("the kernel wrote a built-in variable (threadIdx, blockIdx, blockDim or "
+                      "gridDim): they are read-only (a GPU ignores such a write)");
+  // The lanes are the scheduler's threads, not the built-in variables the kernel reads.
+  uint3 thread_index, block_index;
+  dim3 block_dim;
+  if (!cpu::current_thread(&thread_index, &block_index, &block_dim)) return;  // host code
   const bool shared = is_shared(address, bytes);
+  // A kernel writes device memory, shared memory and its own locals, nothing else: on the CPU
+  // backend host memory is in its reach, on a GPU it is not (and a host computation could be
+  // handed its inputs that way).
+  if (store && !shared && !cpu::device_allocation_start(pointer, bytes) &&
+      !cpu::is_fiber_stack(address))
+    cpu::device_error("the kernel wrote memory that is neither a device buffer, nor shared "
+                      "memory, nor its own locals (host memory, or a __device__ variable, "
+                      "which the CPU backend cannot tell from host memory)");
+  if (!g.on) return;
   if (!shared) {
     // Only GPU memory counts: a kernel's locals live on its fiber's stack (registers or local
     // memory on a GPU), threadIdx and the like in the backend's globals.
@@ -199,13 +219,14 @@ void record(void* pointer, uint8_t bytes, bool store, void* return_address) {
     // fall where they would on the GPU.
     address = (start << 8) + (address - start);
   }
-  if (!g.have_block || blockIdx.x != g.block.x || blockIdx.y != g.block.y ||
-      blockIdx.z != g.block.z) {
+  if (!g.have_block || block_index.x != g.block.x || block_index.y != g.block.y ||
+      block_index.z != g.block.z) {
     if (g.have_block) flush_block();  // blocks run one after the other
-    g.block = blockIdx;
+    g.block = block_index;
     g.have_block = true;
   }
-  const unsigned thread = threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z);
+  const unsigned thread =
+      thread_index.x + block_dim.x * (thread_index.y + block_dim.y * thread_index.z);
   const uintptr_t site = reinterpret_cast<uintptr_t>(return_address);
   uint32_t execution = 0;
   auto& counts = g.executions[thread];
@@ -321,9 +342,22 @@ TUTORIAL_ANALYZE_HOOKS_(16, __int128)
 
 // cp.async (__pipeline_memcpy_async, include/cuda_pipeline.h in the analysis build): its read
 // of global memory counts as a global load of the copy's size; its write to shared memory is
-// not counted (the copy is performed later by the scheduler, outside the kernel's code).
-extern "C" void tutorial_analyze_async_copy(const void* src, size_t bytes) {
+// not counted (the copy is performed later by the scheduler, outside the kernel's code), so a
+// destination anywhere else (a way to store past the hooks) stops the kernel.
+extern "C" void tutorial_analyze_async_copy(const void* src, size_t bytes, const void* dst,
+                                            size_t dst_bytes) {
+  if (!tutorial::analyze::is_shared(reinterpret_cast<uintptr_t>(dst), dst_bytes))
+    tutorial::cpu::device_error("__pipeline_memcpy_async: the destination is not shared memory "
+                                "(on a GPU cp.async copies into shared memory only)");
   if (bytes == 0) return;  // a pure zero-fill reads nothing
   tutorial::analyze::record(const_cast<void*>(src), uint8_t(bytes), false,
                             __builtin_return_address(0));
+}
+
+// The scheduler launches only what this says is a kernel: a function of the section every
+// __global__ function of the analysis build is placed in (cuda_shim.hpp), whose code the
+// grader has checked access by access. Anything else tutorial::launch is given is refused.
+extern "C" bool tutorial_analyze_is_kernel(const void* function) {
+  const char* f = static_cast<const char*>(function);
+  return __start_tutorial_kernels && f >= __start_tutorial_kernels && f < __stop_tutorial_kernels;
 }

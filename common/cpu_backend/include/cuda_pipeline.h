@@ -12,8 +12,10 @@
 
 #ifdef TUTORIAL_CPU_ANALYZE
 // The memory model's build (analyze/memory_model.cpp): the copy's global read is a load of
-// the kernel, counted at this call site.
-extern "C" void tutorial_analyze_async_copy(const void* src, size_t bytes);
+// the kernel, counted at this call site; its destination must be shared memory, as on the GPU
+// (the write itself, performed later by the scheduler, is not counted).
+extern "C" void tutorial_analyze_async_copy(const void* src, size_t bytes, const void* dst,
+                                            size_t dst_bytes);
 #endif
 
 // size_and_align: 4, 8 or 16 bytes, and both pointers aligned to it; the last zfill bytes of
@@ -21,7 +23,7 @@ extern "C" void tutorial_analyze_async_copy(const void* src, size_t bytes);
 inline void __pipeline_memcpy_async(void* __restrict__ dst, const void* __restrict__ src,
                                     size_t size_and_align, size_t zfill = 0) {
 #ifdef TUTORIAL_CPU_ANALYZE
-  tutorial_analyze_async_copy(src, size_and_align - zfill);
+  tutorial_analyze_async_copy(src, size_and_align - zfill, dst, size_and_align);
 #endif
   ::tutorial::cpu::pipeline_memcpy_async(dst, src, size_and_align, zfill);
 }

@@ -17,6 +17,7 @@ enum cudaError_t {
   cudaErrorInvalidConfiguration = 9,
   cudaErrorInvalidDevicePointer = 17,
   cudaErrorInsufficientDriver = 35,
+  cudaErrorInvalidDeviceFunction = 98,
   cudaErrorInvalidDevice = 101,
   cudaErrorNoDevice = 100,
   cudaErrorInvalidResourceHandle = 400,

@@ -6,12 +6,16 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <cmath>
 #include <csignal>
+#include <cstdio>
 #include <cuda_pipeline.h>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "common/catch_compat.hpp"
+#include "common/cpu_backend/guarded_memory.hpp"
 #include "common/cpu_backend/scheduler.hpp"
 #include "common/cuda_check.hpp"
 #include "common/device_buffer.hpp"
@@ -109,6 +113,19 @@ __global__ void register_tile(float* out) {
   for (int i = 0; i < 8; ++i)
     for (int j = 0; j < 8; ++j) sum += regC[i][j];
   out[threadIdx.x] = sum;
+}
+
+// Writes threadIdx through a const_cast (nvcc compiles it and drops the write).
+__global__ void write_thread_index(float* out) {
+  const_cast<uint3&>(threadIdx).x = 7;
+  out[0] = 1.0f;
+}
+
+// Copies `in` to `out`, and to the host buffer whose address it finds in device memory (a
+// host pointer in disguise: the launch's pointer check sees an integer).
+__global__ void copy_through_host(const float* in, const unsigned long long* host, float* out) {
+  reinterpret_cast<float*>(*host)[threadIdx.x] = in[threadIdx.x];
+  out[threadIdx.x] = in[threadIdx.x];
 }
 
 }  // namespace cpu_backend_test
@@ -305,4 +322,102 @@ TEST_CASE("planted: reading a device buffer through a host pointer is refused by
   DeviceBuffer<float> device(16);
   CHECK_THROWS_AS(copy_to_host(host.data(), host.data() + 4, 16), CudaError);
   CHECK_THROWS_AS(copy_to_device(device.data() + 8, host.data(), 16 * sizeof(float)), CudaError);
+}
+
+// ---------------------------------------------------------------------------------------
+// Device memory is the device's: the answer must come from a kernel
+// ---------------------------------------------------------------------------------------
+
+static_assert(std::is_same_v<decltype(threadIdx), const uint3&> &&
+                  std::is_same_v<decltype(blockIdx), const uint3&> &&
+                  std::is_same_v<decltype(blockDim), const dim3&> &&
+                  std::is_same_v<decltype(gridDim), const dim3&>,
+              "kernels see the built-in variables read-only, as on a GPU");
+
+TEST_CASE("planted: host code reading a device buffer outside a launch dies, and says why",
+          "[planted][host]") {
+  for (bool write : {false, true}) {
+    std::string output;
+    const int status = run_in_child(
+        [write] {
+          DeviceBuffer<float> buffer(64);
+          volatile float* p = buffer.data();
+          if (write) p[3] = 1.0f;
+          else std::printf("%f\n", double(p[3]));
+        },
+        &output);
+    INFO(output);
+    CHECK(WIFSIGNALED(status));
+    CHECK(output.find("by host code at byte 12 of a device allocation of 256 bytes") !=
+          std::string::npos);
+    CHECK(output.find("outside a kernel launch") != std::string::npos);
+  }
+}
+
+TEST_CASE("the backend's own copies still reach device memory, and close it again", "[host]") {
+  std::vector<float> host(16, 2.0f);
+  DeviceBuffer<float> device(host);
+  device_memset(device.data() + 8, 0, 8 * sizeof(float));
+  const std::vector<float> back = device.download();
+  CHECK(back[0] == 2.0f);
+  CHECK(back[15] == 0.0f);
+  CHECK(!cpu::device_memory_open());
+}
+
+TEST_CASE("planted: a kernel given a host pointer is not launched", "[planted][host]") {
+  std::vector<float> host(64);
+  try {
+    launch(write_one_past_the_end, dim3(1), dim3(32), 0, host.data(), 16);
+    FAIL("no error");
+  } catch (const CudaError& e) {
+    CHECK(std::string(e.what()).find("cudaErrorInvalidValue") != std::string::npos);
+  }
+  CHECK(host[0] == 0.0f);  // the kernel did not run
+}
+
+TEST_CASE("planted: a kernel that writes threadIdx through a const_cast is stopped",
+          "[planted][builtins]") {
+  std::string output;
+  const int status = run_in_child(
+      [] {
+        DeviceBuffer<float> out(1);
+        launch(write_thread_index, dim3(1), dim3(32), 0, out.data());
+      },
+      &output);
+  INFO(output);
+  CHECK(WIFSIGNALED(status));
+  CHECK(output.find("wrote a built-in variable") != std::string::npos);
+}
+
+TEST_CASE("isolated launches: what a kernel writes to host memory stays with the kernel",
+          "[host]") {
+  // The exercise grader's CPU runners isolate every launch (a child process that shares only
+  // device memory): a kernel that copies its input to a host buffer hands the host nothing.
+  struct Isolation {
+    Isolation() { cpu::isolate_launches(true); }
+    ~Isolation() { cpu::isolate_launches(false); }
+  } isolation;
+  std::vector<float> values{1, 2, 3, 4, 5, 6, 7, 8};
+  DeviceBuffer<float> in(values), out(8);
+  DeviceBuffer<unsigned long long> where(1);
+  std::vector<float> host(8, 0.0f);
+  const unsigned long long address = reinterpret_cast<unsigned long long>(host.data());
+  where.upload(std::vector<unsigned long long>{address});
+  launch(copy_through_host, dim3(1), dim3(8), 0, in.data(), where.data(), out.data());
+  CHECK(out.download() == values);  // device memory: written
+  CHECK(host == std::vector<float>(8, 0.0f));  // host memory: untouched here
+  // A fault in the launch ends this process the same way.
+  std::string output;
+  const int status = run_in_child(
+      [] {
+        cpu::isolate_launches(true);
+        const int n = 64 * 3 + 8;
+        DeviceBuffer<float> past(n);
+        launch(write_one_past_the_end, dim3(4), dim3(64), 0, past.data(), n);
+      },
+      &output);
+  INFO(output);
+  CHECK(WIFSIGNALED(status));
+  CHECK(WTERMSIG(status) == SIGSEGV);
+  CHECK(output.find("blockIdx (3, 0, 0) threadIdx (8, 0, 0)") != std::string::npos);
 }

@@ -3,13 +3,16 @@
 
 Python 3 standard library only (unittest), like the script it tests.
 """
+import os
+import subprocess
 import sys
 import tempfile
 import unittest
 from pathlib import Path
 
 sys.dont_write_bytecode = True  # no __pycache__ in the source tree
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+SCRIPTS = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(SCRIPTS))
 import model_vs_ncu  # noqa: E402
 
 MODEL_HEADER = ("chapter,size,kernel,label,blocks,threads_per_block,gld_requests,gld_sectors,"
@@ -18,25 +21,26 @@ MODEL_HEADER = ("chapter,size,kernel,label,blocks,threads_per_block,gld_requests
 METRICS = list(model_vs_ncu.COUNTERS.values())
 
 
-def ncu_csv(launches):
+def ncu_csv(launches, sms=132):
     """An export as `ncu --csv --page raw --print-units base` prints it to stdout: ncu's own
     messages and the program's output first, then a header, a units row, then one row per
-    launch (name, grid, the counters in COUNTERS order)."""
-    header = ['"ID"', '"Kernel Name"', '"Grid Size"'] + [f'"{m}"' for m in METRICS]
-    units = ['""', '""', '""'] + ['""'] * len(METRICS)
+    launch (name, grid, the counters in COUNTERS order, the GPU's SM count)."""
+    header = ['"ID"', '"Kernel Name"', '"Grid Size"'] + [f'"{m}"' for m in METRICS] + \
+        [f'"{model_vs_ncu.SM_COUNT}"']
+    units = ['""', '""', '""'] + ['""'] * len(METRICS) + ['""']
     lines = ["==PROF== Connected to process", "kernel  threads  regs", "naive_gemm, 1024, 32",
              ",".join(header), ",".join(units)]
     for i, (name, grid, values) in enumerate(launches):
-        cells = [f'"{i}"', f'"{name}"', f'"{grid}"'] + [f'"{v:,}"' for v in values]
+        cells = [f'"{i}"', f'"{name}"', f'"{grid}"'] + [f'"{v:,}"' for v in values] + [f'"{sms}"']
         lines.append(",".join(cells))
     return "\n".join(lines) + "\n"
 
 
 class ModelVsNcu(unittest.TestCase):
-    def run_script(self, model_rows, launches):
+    def run_script(self, model_rows, launches, header=MODEL_HEADER):
         with tempfile.TemporaryDirectory() as tmp:
             model = Path(tmp) / "model.csv"
-            model.write_text(MODEL_HEADER + "".join(model_rows))
+            model.write_text(header + "".join(model_rows))
             raw = Path(tmp) / "raw.csv"
             raw.write_text(ncu_csv(launches))
             out = Path(tmp) / "out.md"
@@ -94,6 +98,88 @@ class ModelVsNcu(unittest.TestCase):
             [])
         self.assertEqual(status, 1)
         self.assertIn("no ncu launch", text)
+
+    # Chapter 05's any_shape launcher: on the CPU backend's 1 SM it runs one 128x128 tile per
+    # block, on 132 SMs split-K with 64x64 tiles; neither launch has a partner on the other side.
+    SLICED = ('05_double_buffer,256,"sliced_gemm<128, 128, 16, 32, 64, 8, 8, 1>","any_shape",4,256,'
+              '2048,8192,512,2048,0,0,0,0,0,0,{sms}\n')
+    NCU_SLICED = [("void ch05::sliced_gemm<64, 64, 16, 32, 32, 4, 4, true>(float const*, float "
+                   "const*, float*, int, int, int, int)", "(4, 4, 4)", [1024, 4096, 1024, 4096, 0, 0, 0, 0])]
+
+    def test_a_plan_for_another_sm_count_is_not_compared_and_says_how_to_fix_it(self):
+        status, text = self.run_script([self.SLICED.format(sms=1)], self.NCU_SLICED,
+                                       header=MODEL_HEADER.rstrip("\n") + ",sms\n")
+        self.assertEqual(status, 0, text)
+        self.assertIn("not compared", text)
+        self.assertIn("ANALYZE_SMS=132", text)
+
+    def test_a_plan_for_this_sm_count_must_match(self):
+        status, text = self.run_script([self.SLICED.format(sms=132)], self.NCU_SLICED,
+                                       header=MODEL_HEADER.rstrip("\n") + ",sms\n")
+        self.assertEqual(status, 1, text)
+        self.assertIn("no ncu launch", text)
+
+    def test_a_split_k_launcher_is_its_slices_plus_their_sum(self):
+        # The model's row counts the whole launcher; ncu sees the slices and then the sum.
+        slices = [4096, 16384, 4096, 16384, 8192, 8192, 1024, 1024]
+        total = [4096 + 512, 16384 + 2048, 4096 + 128, 16384 + 512, 8192, 8192, 1024, 1024]
+        row = ('05_double_buffer,256,"sliced_gemm<64, 64, 16, 32, 32, 8, 4, 1>","any_shape",256,'
+               '128,{},{},{},{},{},{},{},{},{},{},132\n').format(
+                   total[0], total[1], total[2], total[3], total[4], total[5], total[5],
+                   total[6], total[7], total[7])
+        launches = [("void ch05::sliced_gemm<64, 64, 16, 32, 32, 8, 4, true>(float const*, float "
+                     "const*, float*, int, int, int, int)", "(4, 4, 16)", slices),
+                    ("void ch05::sum_slices<float>(float const*, float*, int, int)", "(256, 1, 1)",
+                     [512, 2048, 128, 512, 0, 0, 0, 0])]
+        status, text = self.run_script([row], launches, header=MODEL_HEADER.rstrip("\n") + ",sms\n")
+        self.assertEqual(status, 0, text)
+        self.assertIn("| exact", text)
+        self.assertIn("sum_slices", text)
+        # Without the sum the slices alone are short of the model's count.
+        status, text = self.run_script([row], launches[:1], header=MODEL_HEADER.rstrip("\n") + ",sms\n")
+        self.assertEqual(status, 1, text)
+
+    def test_a_missing_model_is_one_line_not_a_traceback(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            done = subprocess.run(
+                [sys.executable, str(SCRIPTS / "model_vs_ncu.py"), "--model",
+                 str(Path(tmp) / "06_transpose-model.csv"), "--ncu", str(Path(tmp) / "raw.csv")],
+                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        self.assertEqual(done.returncode, 2)
+        self.assertNotIn("Traceback", done.stderr)
+        self.assertEqual(len(done.stderr.strip().splitlines()), 1, done.stderr)
+        self.assertIn("make analyze", done.stderr)
+
+
+class MakeModelCheck(unittest.TestCase):
+    """`make model-check` without the model's CSVs: one line saying what to run (no GPU needed:
+    the CSVs are looked for before ncu and the GPU)."""
+
+    def run_make_target(self, build_dir, model_dir=None):
+        env = {k: v for k, v in os.environ.items() if k not in ("MODEL_DIR", "BUILD_DIR")}
+        env["BUILD_DIR"] = str(build_dir)
+        if model_dir is not None:
+            env["MODEL_DIR"] = str(model_dir)
+        return subprocess.run(["bash", str(SCRIPTS / "inspect_model_check.sh"), "01_naive",
+                               "06_transpose"], env=env, stdout=subprocess.PIPE,
+                              stderr=subprocess.PIPE, text=True)
+
+    def assert_one_line(self, done, *words):
+        self.assertEqual(done.returncode, 2, done.stdout + done.stderr)
+        self.assertNotIn("Traceback", done.stderr)
+        self.assertEqual(len(done.stderr.strip().splitlines()), 1, done.stderr)
+        for word in words:
+            self.assertIn(word, done.stderr)
+
+    def test_a_build_without_the_analyzers_says_what_to_run(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            self.assert_one_line(self.run_make_target(tmp), "make analyze", "MODEL_DIR=")
+
+    def test_a_model_dir_without_the_csvs_names_them(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            (Path(tmp) / "01_naive-model.csv").write_text("chapter\n")
+            self.assert_one_line(self.run_make_target(tmp, model_dir=tmp),
+                                 "06_transpose-model.csv", "make analyze")
 
 
 if __name__ == "__main__":

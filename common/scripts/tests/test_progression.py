@@ -89,12 +89,15 @@ class Tables(unittest.TestCase):
             f"Measured by `make run` on **{GPU}** (driver 99.9, CUDA runtime 99.8), "
             "2000-01-01T00:00:00Z, M=4096 N=4096 K=4096;"), block)
         self.assertIn("M=8192 N=8192 K=8192;", block)
-        self.assertEqual(block.count("| kernel | time (ms) | GFLOP/s | % of cuBLAS | FLOP/byte | "
-                                     "% of roofline | occupancy (limiter) | status |"), 2)
-        self.assertIn("| cuBLAS SGEMM (ceiling) | 3.436 | 40,000 | 100.0% | 682.67 | 80.0% | - "
+        # No profile digest: no measured intensity, so no roofline columns (the model's
+        # intensity alone does not place a kernel under its real roof).
+        self.assertEqual(block.count("| kernel | time (ms) | GFLOP/s | % of cuBLAS | FLOP/byte "
+                                     "(model) | occupancy (limiter) | status |"), 2)
+        self.assertNotIn("roofline", block)
+        self.assertIn("| cuBLAS SGEMM (ceiling) | 3.436 | 40,000 | 100.0% | 682.67 | - "
                       "| ok |", block)
         # < and > as entities: tiled_gemm<32> must not read as an HTML tag
-        self.assertIn("| tiled_gemm&lt;32&gt; | 19.089 | 7,200 | 18.0% | 8.00 | 45.0% | "
+        self.assertIn("| tiled_gemm&lt;32&gt; | 19.089 | 7,200 | 18.0% | 8.00 | "
                       "67% (blocks) | ok |", block)
         self.assertNotIn("bounds", block)  # only this chapter's kernels
 
@@ -184,6 +187,9 @@ class Tables(unittest.TestCase):
     def test_readme_with_an_unclosed_block_is_an_error(self):
         with self.assertRaisesRegex(progression.Failure, "no matching"):
             progression.fill_readme("<!-- BEGIN GENERATED: results -->\nx\n", "02_tiled", sample())
+        # The markers named in prose (common/README.md does) are not blocks.
+        prose = "| a table cell naming `<!-- BEGIN GENERATED: NAME -->` |\n"
+        self.assertEqual(progression.fill_readme(prose, "02_tiled", sample()), prose)
 
     def test_missing_results_file_says_to_run_make_run(self):
         with self.assertRaisesRegex(progression.Failure, "make run"):
@@ -362,6 +368,50 @@ class Digests(unittest.TestCase):
         # stands for a launcher that ran a kernel already listed.
         found = self.measured(rows=rows)
         self.assertEqual(list(found), [("01_naive", "naive_gemm")])
+
+    def test_a_last_launcher_row_with_kernels_of_other_names_gets_no_point(self):
+        # Chapter 05's stream-K row: the launcher ran stream_k_gemm and its fixup, listed after
+        # the kernels of the rows before it.
+        rows = [("naive_gemm", "4.3 GB", "68.7 MB", "327.24 ms"),
+                ("stream_k_gemm<128, 128, 16, 32, 64, 8, 8, 1>", "964.9 MB", "77.2 MB", "290 ms"),
+                ("stream_k_fixup<128, 128, 256, 1>", "32.0 MB", "2.5 MB", "0.02 ms")]
+        found = self.measured(rows=rows)
+        self.assertEqual(list(found), [("01_naive", "naive_gemm")])
+        # A digest whose first kernel is not the first row's: nothing.
+        self.assertEqual(self.measured(rows=rows[1:]), {})
+
+    def test_the_results_block_puts_profiled_kernels_under_their_measured_roof(self):
+        folder = tempfile.mkdtemp(dir=OUT)
+        self.digest(folder)
+        block = progression.chapter_markdown(sample(), "01_naive", folder)
+        self.assertIn("| kernel | time (ms) | GFLOP/s | % of cuBLAS | FLOP/byte (model) | FLOP/byte "
+                      "(DRAM, measured) | % of roofline (measured FLOP/byte) | occupancy (limiter) "
+                      "| status |", block)
+        # 2 * 4096^3 / 4.3687e9 B = 31.5 FLOP/B: the roof is the peak, 50,000 GFLOP/s (not
+        # 0.25 x 2,000 GB/s); 420 / 50,000 = 0.8%. The swapped kernel: 16.0 FLOP/B x 2,000 GB/s
+        # = 32,054 GFLOP/s; 480 / 32,054 = 1.5%. cuBLAS was not profiled: no roofline figure.
+        self.assertIn("| naive_gemm | 327.236 | 420 | 1.1% | 0.25 | 31.5 | 0.8% | 100% (warps) "
+                      "| ok |", block)
+        self.assertIn("| naive_gemm_swapped | 286.331 | 480 | 1.2% | 0.25 | 16.0 | 1.5% |", block)
+        self.assertIn("| cuBLAS SGEMM (ceiling) | 3.436 | 40,000 | 100.0% | 682.67 | - | - | - "
+                      "| ok |", block)
+
+    def test_the_memory_system_block_shows_the_kept_output(self):
+        results = Path(tempfile.mkdtemp(dir=OUT))
+        (results / "inspect").mkdir()
+        self.assertEqual(progression.fill_readme(
+            "<!-- BEGIN GENERATED: memory-system -->\nx\n<!-- END GENERATED: memory-system -->\n",
+            "01_naive", sample(), results / "inspect"),
+            "<!-- BEGIN GENERATED: memory-system -->\n_Not measured yet._\n"
+            "<!-- END GENERATED: memory-system -->\n")
+        (results / "memory-system.txt").write_text("Measured on a GPU.\nMemory system of X\n\n"
+                                                   "level  ns\nL1     21\n\nA gather, ...\n"
+                                                   "chapter 06's\n")
+        self.assertEqual(progression.fill_readme(
+            "<!-- BEGIN GENERATED: memory-system -->\nx\n<!-- END GENERATED: memory-system -->\n",
+            "01_naive", sample(), results / "inspect"),
+            "<!-- BEGIN GENERATED: memory-system -->\nMeasured on a GPU.\n\n```text\n"
+            "Memory system of X\n\nlevel  ns\nL1     21\n```\n<!-- END GENERATED: memory-system -->\n")
 
     def test_another_gpu_size_order_or_time_is_left_out(self):
         swapped = [("naive_gemm_swapped", "8.5 GB", "75.5 MB", "286.33 ms"),

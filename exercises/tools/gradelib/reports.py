@@ -318,6 +318,7 @@ class Roster:
 # The points tables of the exercises' READMEs, generated from the tests
 # ---------------------------------------------------------------------------------------------
 
+# Its own block writer, not common/scripts/generated_blocks.py: the grader ships stdlib-only, alone.
 BEGIN_POINTS = "<!-- BEGIN GENERATED: points -->"
 END_POINTS = "<!-- END GENERATED: points -->"
 BEGIN_OVERVIEW = "<!-- BEGIN GENERATED: exercises -->"

@@ -630,7 +630,8 @@ def gradescope(checks, args, have_solutions):
 # Exercise 01a's memory-model test against the ways around it we know of (spec.py, "model";
 # toolchain.py, model_source_problems): each submission is the public stub with its todo line
 # deleted and one change, and must earn exactly its correctness points plus the model's where
-# `model_points` is True. Built from the stub, so it needs nothing secret.
+# `model_points` is True (None: nothing, the build is refused). Built from the stub, so it
+# needs nothing secret.
 MODEL_EXERCISE, MODEL_FILE = "01a_coalesce", "coalesce.cuh"
 STUB_MAPPING = ("  const int row = blockIdx.x * blockDim.x + threadIdx.x;  // lanes of a warp: 32 rows\n"
                 "  const int col = blockIdx.y * blockDim.y + threadIdx.y;  // ... of one column\n")
@@ -669,7 +670,7 @@ MODEL_ATTACKS = [
          "#include <cstdio>\n#include <cstdlib>\n"
          "static void forge() { if (FILE* f = std::fopen(\"results/1.txt\", \"w\")) "
          "std::fclose(f); }\n"
-         "static const int forged = std::atexit(forge);\nnamespace ex01a {"), False),
+         "static const int forged = std::atexit(forge);\nnamespace ex01a {"), None),
     ("line_directive", "a #line directive that names a system header for the kernel's lines",
      "untouched", lambda t: t.replace("__global__ void naive_gemm",
                                       "# 1 \"/usr/include/stdlib.h\" 3\n"
@@ -705,7 +706,7 @@ def model_attacks(checks, args):
         files = {**s.stub_files(), f"exercises/{MODEL_EXERCISE}/{MODEL_FILE}": text.encode()}
         report = s.grade_files(f"model_{name}", files)
         got = report.totals()[0]
-        want = correctness + (model if earns else 0)
+        want = 0 if earns is None else correctness + (model if earns else 0)
         why = next((r.outcome.reason for er in report.results for r in er.results
                     if r.test.model is not None), "")
         applied = text != base[start] or name in ("untouched", "coalesced")
@@ -714,8 +715,70 @@ def model_attacks(checks, args):
                      (f": {why[:110]}" if why else ""), why[:300])
 
 
-PARTS = ("stubs", "fixture", "solutions", "faults", "model", "corpus", "shared", "tables",
-         "classroom", "gradescope")
+# Issue 32's attacks on where an answer comes from and on what the memory model sees
+# (selftest/hostile.py, kernel_attacks): each graded alone, with the exercises it touches.
+EARNS = {
+    "nothing": lambda t: False,
+    "host": lambda t: bool(t.calls) and all("refuse_gemm" in c or "call" in c for c in t.calls),
+    "correct": lambda t: t.model is None,
+    "all": lambda t: True,
+}
+
+
+def kernel_attacks(checks, args, only=None):
+    print("3f. answers from the host, and accesses the memory model does not see", flush=True)
+    if args.gpu:  # what a GPU lets a kernel reach (host memory under HMM) varies by machine
+        print("  skip  graded without a GPU only (the CPU backend's checks; the build's are the "
+              "same on every machine)", flush=True)
+        return
+    attacks = [a for a in hostile.kernel_attacks() if not only or a.name in only]
+    stubs = {}
+    for e, f in hostile.KERNEL_FILES.items():
+        with open(os.path.join(ROOT, "exercises", e, f)) as fh:
+            stubs[e] = fh.read()
+    groups = {}
+    for a in attacks:
+        groups.setdefault(tuple(sorted(a.earns)), []).append(a)
+    table = []
+    for exercises, members in sorted(groups.items()):
+        s = session_for(args, os.path.join(ROOT, "exercises", "manifest.json"),
+                        exercises=list(exercises))
+        if any(t.model is not None for e in s.exercises for t in e.tests) and \
+                not s.trusted.model_twins:
+            print(f"  skip  {[a.name for a in members]}: this build has no memory model",
+                  flush=True)
+            continue
+        for a in members:
+            files = s.stub_files()
+            for e, text in a.make(stubs).items():
+                files[f"exercises/{e}/{hostile.KERNEL_FILES[e]}"] = text.encode()
+            report = s.grade_files(f"kernel_{a.name}", files)
+            got = want = 0
+            why = []
+            for er in report.results:
+                earns = EARNS[a.earns[er.exercise.name]]
+                for r in er.results:
+                    if r.test.performance:
+                        continue
+                    got += r.outcome.score
+                    want += r.test.points if earns(r.test) else 0
+                    if r.outcome.score and not earns(r.test):
+                        why.append(f"{r.test.name}: {r.outcome.score:g}")
+                for target, message in er.build_errors.items():
+                    why.append(f"{target}: {message.splitlines()[0][:150] if message else ''}")
+            counted = sum(t.points for e in s.exercises for t in e.tests if not t.performance)
+            table.append((a, f"{got:g}/{counted:g}", f"{want:g}"))
+            checks.check(got == want, f"kernel attack: {a.name} ({a.what}) -> {got:g}/{counted:g}, "
+                         f"must be {want:g}", "; ".join(why[:4]))
+    print("\nattack -> score without a GPU (speed tests pending) [row of issue 32: before]",
+          flush=True)
+    for a, shown, want in table:
+        row = f"[row {a.row}: {a.before}]" if a.row else ""
+        print(f"  {a.name:<28} {shown:<8} (must be {want}) {row}", flush=True)
+
+
+PARTS = ("stubs", "fixture", "solutions", "faults", "model", "kernels", "corpus", "shared",
+         "tables", "classroom", "gradescope")
 
 
 def run(checks, args, have_solutions):
@@ -730,6 +793,8 @@ def run(checks, args, have_solutions):
         solutions(checks, args, faults="faults" in parts)
     if "model" in parts:
         model_attacks(checks, args)
+    if "kernels" in parts:
+        kernel_attacks(checks, args)
     if "corpus" in parts:
         corpus(checks, args, have_solutions)
     if "shared" in parts and not args.gpu:

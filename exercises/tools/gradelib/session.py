@@ -263,7 +263,7 @@ class GradingSession:
             # On the CPU wherever it runs; reported as a CPU-backend run only where the other
             # kernel tests are too (the report's "GPU tests on the CPU backend").
             model = f"{exercise.name}_runner_model"
-            return (model, [model], self.mode == "cpu"), None
+            return (model, [runner, model], self.mode == "cpu"), None  # nvcc's build too
         if test.performance:
             if self.mode != "gpu" or not self.gpu:
                 return None, "pending: speed is measured on a GPU only"

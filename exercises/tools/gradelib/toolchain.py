@@ -9,7 +9,6 @@ nor an absolute #include reaches the chapters' kernels, the harness's references
 submissions or the instructor's files.
 """
 
-import glob
 import hashlib
 import os
 import re
@@ -17,6 +16,7 @@ import shutil
 import subprocess
 import time
 
+from . import objects as O
 from . import sandbox as S
 
 
@@ -224,7 +224,11 @@ def depfile_paths(folder, base):
     """Every file the compiler read, from the dependency files (.d) under a folder (relative
     paths are relative to `base`, where the build ran)."""
     paths = set()
-    for depfile in glob.glob(os.path.join(folder, "**", "*.d"), recursive=True):
+    # os.walk, not glob: "**" skips folders whose names start with a dot (a work folder under
+    # a hidden one), and a dependency file it skipped would leave its reads unchecked.
+    depfiles = sorted(os.path.join(d, n) for d, _, names in os.walk(folder) for n in names
+                      if n.endswith(".d"))
+    for depfile in depfiles:
         try:
             with open(depfile, errors="replace") as f:
                 text = f.read().replace("\\\n", " ")
@@ -360,6 +364,18 @@ def model_symbol_problems(obj):
     return problems
 
 
+def kernel_object_problems(folder):
+    """The object files of one kernel exercise's runner target (the student's translation
+    unit; the runner libraries are linked from the kit): what they may not use."""
+    # os.walk, not glob: "**" skips folders whose names start with a dot, and the objects of
+    # sources outside the build mirror the sources' absolute path.
+    objects = sorted(os.path.join(d, n) for d, _, names in os.walk(folder) for n in names
+                     if n.endswith(".o"))
+    if not objects:
+        return ["no object file to check"]
+    return sorted({p for obj in objects for p in O.undefined_symbol_problems(obj)})
+
+
 def include_violations(paths, allowed_roots, forbidden_roots):
     """The paths outside every allowed folder, or inside a forbidden one more specific than
     the allowed folder they are in (the kit lies inside the repository's build, say)."""
@@ -436,6 +452,16 @@ class StudentBuild:
                      f"-DCMAKE_TOOLCHAIN_FILE={os.path.join(self.kit, 'toolchain.cmake')}",
                      f"-DEXERCISE_KIT={self.kit}", f"-DSTUDENT_ROOT={self.src}",
                      f"-DEXERCISE_LIST={listing}", "-DCMAKE_DEPENDS_USE_COMPILER=ON"]
+        # A kernel exercise whose files test which build compiles them (each build would grade
+        # another program) or hold inline assembly is not built at all (objects.py).
+        refused = {}
+        for e in exercises:
+            if e.kind == "gpu":
+                problems = O.kernel_source_problems({rel: files[rel] for rel in e.paths()
+                                                     if rel in files})
+                if problems:
+                    refused[e.name] = "refused before the build:\n" + \
+                        "\n".join("  " + p for p in problems[:10])
         targets = []
         for e in exercises:
             targets.append(f"{e.name}_runner")
@@ -443,14 +469,20 @@ class StudentBuild:
                 targets.append(f"{e.name}_runner_cpu")
             if e.kind == "gpu" and model_twins and any(t.model is not None for t in e.tests):
                 targets.append(f"{e.name}_runner_model")
+        out = {t: (None, refused[e.name]) for e in exercises if e.name in refused
+               for t in targets if t == f"{e.name}_runner" or t.startswith(f"{e.name}_runner_")}
+        targets = [t for t in targets if t not in out]
         result = self._sandboxed(configure, os.path.join(private, "configure.log"), 600)
         if result.returncode != 0:
             message = "the build could not be configured:\n" + compiler_message(result.output)
-            return {t: (None, message) for t in targets}
+            return {**out, **{t: (None, message) for t in targets}}
+        if not targets:
+            shutil.rmtree(self.build_dir, ignore_errors=True)
+            shutil.rmtree(self.src, ignore_errors=True)
+            return out
         first = self._sandboxed(["cmake", "--build", self.build_dir, "-j", str(self.jobs),
                                  "--target"] + targets + native_args(self.build_dir),
                                 os.path.join(private, "build.log"), 900)
-        out = {}
         shutil.rmtree(self.bin, ignore_errors=True)
         os.makedirs(self.bin)
         self._restrict(self.bin, 0o750)
@@ -479,12 +511,21 @@ class StudentBuild:
                                if bad else "no dependency information from the compiler: "
                                            "the grader cannot check what the build read")
                 continue
+            exercise = next(e for e in exercises if target == f"{e.name}_runner" or
+                            target.startswith(f"{e.name}_runner_"))
+            folder = os.path.join(self.build_dir, "CMakeFiles", f"{target}.dir")
+            if exercise.kind == "gpu":
+                problems = kernel_object_problems(folder)
+                if problems:
+                    out[target] = (None, "the build uses what a kernel exercise may not (the "
+                                         "answer must come from a kernel):\n" +
+                                   "\n".join("  " + p for p in problems[:10]))
+                    continue
             if target.endswith("_runner_model"):
-                exercise = next(e for e in exercises if target == f"{e.name}_runner_model")
-                folder = os.path.join(self.build_dir, "CMakeFiles", f"{target}.dir")
                 problems = model_source_problems(os.path.join(folder, "entry.ii"), files,
                                                  [self.src, self.build_dir]) + \
-                    model_symbol_problems(os.path.join(folder, "entry.o"))
+                    model_symbol_problems(os.path.join(folder, "entry.o")) + \
+                    O.model_ir_file_problems(os.path.join(folder, "entry.ll"))
                 if problems:
                     out[target] = (None, "the memory model cannot trust this build:\n" +
                                    "\n".join("  " + p for p in problems[:10]))

@@ -17,10 +17,16 @@ Expected outcomes, per attack, for 03a without its speed test (pending without a
 and, for the attacks on the speed test (GPU only), with every correctness point:
   fair       the speed points of its real kernel (the solution's, so within noise of full)
   slow       no speed points: the timed repetitions were not all computed
+Since issue 32 a kernel exercise's object may use only what kernels and launchers need
+(gradelib/objects.py): the attacks that need a process, a thread, a file, a stream or
+cudaMemcpy (daemon, write_outside, spin_thread and the five on the speed test) are refused at
+the build and score zero; the sandbox's own defenses against them are what a host exercise,
+where any host code may run, still relies on (tools/tests/test_sandbox.py).
 """
 
 import io
 import os
+import re
 import sys
 import tarfile
 import zipfile
@@ -683,15 +689,15 @@ def attacks():
         Attack("shape_table", "a right kernel, but only at the shapes the public tests use",
                "fixed", shape_table, needs_solution=True),
         Attack("daemon", "a right kernel; a grandchild leaves the session, keeps stdout open "
-               "and sleeps 120 s", "full", solution_with(DAEMON, sys_includes),
+               "and sleeps 120 s", "zero", solution_with(DAEMON, sys_includes),
                needs_solution=True),
         Attack("write_outside", "a right kernel that overwrites every runner, checker, library, "
-               "manifest and roster it can reach", "full", write_outside, needs_solution=True,
+               "manifest and roster it can reach", "zero", write_outside, needs_solution=True,
                needs_sandbox=True),
         Attack("read_secrets", "print the hidden tests, the solution, the key and the "
                "grader's expectations if it can read them, then fail (failing tests' output "
                "is shown)", "zero", read_secrets),
-        Attack("spin_thread", "a right kernel that leaves a thread spinning", "full",
+        Attack("spin_thread", "a right kernel that leaves a thread spinning", "zero",
                solution_with(SPIN_THREAD, sys_includes), needs_solution=True),
         Attack("output_flood", "600 MB on stdout", "zero", stub_with(OUTPUT_FLOOD, sys_includes)),
         Attack("disk_fill", "write a 4 GB file", "zero", stub_with(DISK_FILL, sys_includes),
@@ -703,19 +709,19 @@ def attacks():
         Attack("compile_bomb", "a macro that expands to 2^31 tokens", "zero",
                lambda s: files(after_includes(s.stub, COMPILE_BOMB)), needs_sandbox=True),
         Attack("stream_escape", "launch on a non-blocking stream and return before the "
-               "kernel ends", "fair", solution_with(STREAM_ESCAPE, sys_includes),
+               "kernel ends", "zero", solution_with(STREAM_ESCAPE, sys_includes),
                needs_solution=True, gpu_only=True),
         Attack("replay", "compute a shape once, replay the saved answer on later calls",
-               "slow", solution_with(REPLAY, sys_includes), needs_solution=True, gpu_only=True),
+               "zero", solution_with(REPLAY, sys_includes), needs_solution=True, gpu_only=True),
         Attack("last_only", "compute only the last timed repetition (the count read from the "
-               "request)", "slow", solution_with(LAST_ONLY, sys_includes + "#include <fstream>\n"),
+               "request)", "zero", solution_with(LAST_ONLY, sys_includes + "#include <fstream>\n"),
                needs_solution=True, gpu_only=True),
         Attack("incremental", "keep a copy of the input and recompute only the rows of the "
-               "output whose input row changed since the last call", "fair",
+               "output whose input row changed since the last call", "zero",
                lambda s: files(after_includes(at_launcher(s.solution, INCREMENTAL),
                                               sys_includes + INCREMENTAL_KERNEL)),
                needs_solution=True, gpu_only=True),
-        Attack("fake_time", "overwrite the timed result file with a tiny time at exit", "fair",
+        Attack("fake_time", "overwrite the timed result file with a tiny time at exit", "zero",
                lambda s: files(after_includes(s.solution, sys_includes + FAKE_TIME)),
                needs_solution=True, gpu_only=True),
         Attack("symlink", "the student file is a symbolic link to /etc/passwd", "refused",
@@ -810,6 +816,521 @@ def write_corpus(dest, src=None, sandboxed=True, only=None, gpu=False):
                 os.symlink(attack.symlink, os.path.join(folder, FILE))
         written[student] = attack
     return written, skipped
+
+
+# ---------------------------------------------------------------------------------------------
+# Answers that do not come from device code, and accesses the memory model does not see
+# (issue 32, items 1 and 2). Each of these is a submission of one or more kernel exercises,
+# built from the public stubs and the chapters' published kernels, so nothing secret is needed.
+# `earns` names, per exercise, the tests the attack must pass once the grader is right (speed
+# tests aside: they are pending without a GPU, and these attacks are graded without one):
+#   nothing   no test at all
+#   host      only the tests without a kernel (host functions, refusals of bad shapes)
+#   correct   every correctness test, none of the memory model's
+#   all       every test, the memory model's included
+# `before` is what the grader at b46d22f gave (no GPU, bubblewrap), for the record.
+# ---------------------------------------------------------------------------------------------
+
+@dataclass
+class KernelAttack:
+    name: str
+    what: str
+    earns: Dict[str, str]                                 # exercise -> nothing|host|correct|all
+    make: Callable[[Dict[str, str]], Dict[str, str]]      # stubs {exercise: text} -> files
+    row: Optional[int] = None                             # its row in issue 32's table
+    before: str = ""
+
+
+KERNEL_FILES = {"01a_coalesce": "coalesce.cuh", "02a_tiled": "tiled.cuh",
+                "03a_bounds": "bounds.cuh", "03c_strips": "strips.cuh",
+                "04a_register_block": "register_block.cuh", "04b_vectorized": "vectorized.cuh",
+                "05a_double_buffer": "double_buffer.cuh", "06a_transpose": "transpose.cuh"}
+TODO_LINE = re.compile(r'^  exercise::todo\("[^"\n]*"\);\n', re.MULTILINE)
+INCLUDES_MARK = '#include "exercises/support/exercise.hpp"\n'
+
+
+def replace_todo(text, code):
+    """`code` in place of the launcher's exercise::todo(...) line (every launcher has one)."""
+    if not TODO_LINE.search(text):
+        raise ValueError("no exercise::todo line where the corpus expects it")
+    return TODO_LINE.sub(lambda m: code, text)
+
+
+def with_helpers(text, code):
+    if INCLUDES_MARK not in text:
+        raise ValueError("the stub's includes are not where the corpus expects them")
+    return text.replace(INCLUDES_MARK, INCLUDES_MARK + code, 1)
+
+
+def replace_once(text, old, new):
+    if text.count(old) != 1:
+        raise ValueError(f"{old[:60]!r} occurs {text.count(old)} times, not once")
+    return text.replace(old, new)
+
+
+# The answer computed on the host, then an empty kernel launched through tutorial::launch so
+# that the runner counts a launch. `read`/`write` move the data: cudaMemcpy, or the device
+# pointers dereferenced by host code (which the CPU backend used to allow).
+HOST_ANSWER_HELPERS = """#include <cuda_runtime.h>
+#include <cstring>
+#include <vector>
+namespace hostile {
+__global__ void empty_kernel() {}
+inline void read(float* host, const float* device, size_t n) {
+  %(read)s
+}
+inline void write(float* device, const float* host, size_t n) {
+  %(write)s
+}
+inline void gemm(const float* A, const float* B, float* C, int M, int N, int K, size_t smem = 0) {
+  tutorial::launch(empty_kernel, dim3(1), dim3(32), smem);  // a launch, for the runner's count
+  std::vector<float> a(size_t(M) * K), b(size_t(K) * N), c(size_t(M) * N);
+  read(a.data(), A, a.size());
+  read(b.data(), B, b.size());
+  for (int i = 0; i < M; ++i)
+    for (int j = 0; j < N; ++j) {
+      float s = 0;
+      for (int k = 0; k < K; ++k) s += a[size_t(i) * K + k] * b[size_t(k) * N + j];
+      c[size_t(i) * N + j] = s;
+    }
+  write(C, c.data(), c.size());
+}
+inline void transpose(const float* in, float* out, int rows, int cols) {
+  tutorial::launch(empty_kernel, dim3(1), dim3(32), 0);
+  std::vector<float> a(size_t(rows) * cols), t(a.size());
+  read(a.data(), in, a.size());
+  for (int r = 0; r < rows; ++r)
+    for (int c = 0; c < cols; ++c) t[size_t(c) * rows + r] = a[size_t(r) * cols + c];
+  write(out, t.data(), t.size());
+}
+}  // namespace hostile
+"""
+BY_MEMCPY = {"read": "cudaMemcpy(host, device, n * 4, cudaMemcpyDeviceToHost);",
+             "write": "cudaMemcpy(device, host, n * 4, cudaMemcpyHostToDevice);"}
+BY_POINTER = {"read": "for (size_t i = 0; i < n; ++i) host[i] = device[i];",
+              "write": "for (size_t i = 0; i < n; ++i) device[i] = host[i];"}
+# Each launcher's refusals, as a student who read the README would write them, then the answer.
+HOST_LAUNCHERS = {
+    "02a_tiled": "  tutorial::check_gemm_shape(\"ex02a\", M, N, K);\n"
+                 "  if (M % TILE_WIDTH || N % TILE_WIDTH || K % TILE_WIDTH)\n"
+                 "    throw tutorial::UnsupportedShape(\"needs multiples of TILE_WIDTH \" + "
+                 "std::to_string(TILE_WIDTH));\n"
+                 "  return hostile::gemm(A, B, C, M, N, K);\n",
+    "03c_strips": "  tutorial::check_gemm_shape(\"ex03c\", M, N, K);\n"
+                  "  return hostile::gemm(A, B, C, M, N, K, strip_bytes<BLOCK>(K));"
+                  "  // refused above 227 KB\n",
+    "06a_transpose": "  return hostile::transpose(in, out, rows, cols);\n",
+}
+STRIP_BYTES = ('  return exercise::todo<size_t>("03c_strips: strip_bytes", K);\n',
+               "  return size_t(2) * BLOCK * size_t(K) * sizeof(float);\n")
+
+
+def host_answer(exercises, moves):
+    def make(stubs):
+        out = {}
+        for e in exercises:
+            code = HOST_LAUNCHERS.get(e, "  tutorial::check_gemm_shape(\"hostile\", M, N, K);\n"
+                                         "  return hostile::gemm(A, B, C, M, N, K);\n")
+            text = with_helpers(replace_todo(stubs[e], code), HOST_ANSWER_HELPERS % moves)
+            if e == "03c_strips":
+                text = replace_once(text, *STRIP_BYTES)
+            out[e] = text
+        return out
+    return make
+
+
+# The same answer from other host-side routes, on 03a: each replaces HOST_ANSWER_HELPERS's
+# `read` and `write`, or adds what makes them work.
+THREAD_ANSWER = """  {  // a host thread computes C while the launcher waits (device memory is open during a launch)
+    std::thread worker([&] { hostile::gemm(A, B, C, M, N, K); });
+    worker.join();
+    return;
+  }
+"""
+SIGNAL_HELPERS = """#include <signal.h>
+#include <sys/mman.h>
+#include <unistd.h>
+namespace {
+// Installed before main: a fault on a protected page opens the page and retries the access.
+void open_page(int, siginfo_t* info, void*) {
+  const long page = sysconf(_SC_PAGESIZE);
+  void* start = reinterpret_cast<void*>(reinterpret_cast<uintptr_t>(info->si_addr) & ~uintptr_t(page - 1));
+  mprotect(start, size_t(page), PROT_READ | PROT_WRITE);
+}
+struct InstallHandler {
+  InstallHandler() {
+    struct sigaction action {};
+    action.sa_sigaction = open_page;
+    action.sa_flags = SA_SIGINFO;
+    sigaction(SIGSEGV, &action, nullptr);
+  }
+} install_handler;
+}  // namespace
+"""
+PROC_MEM = {"read": "std::ifstream mem(\"/proc/self/mem\", std::ios::binary);\n"
+                    "  mem.seekg(std::streamoff(reinterpret_cast<uintptr_t>(device)));\n"
+                    "  mem.read(reinterpret_cast<char*>(host), std::streamsize(n * 4));",
+            "write": "std::ofstream mem(\"/proc/self/mem\", std::ios::binary | std::ios::in);\n"
+                     "  mem.seekp(std::streamoff(reinterpret_cast<uintptr_t>(device)));\n"
+                     "  mem.write(reinterpret_cast<const char*>(host), std::streamsize(n * 4));"}
+DLSYM = {"read": "using Copy = int (*)(void*, const void*, size_t, int);\n"
+                 "  reinterpret_cast<Copy>(dlsym(RTLD_DEFAULT, \"cudaMemcpy\"))(host, device, n * 4, 2);",
+         "write": "using Copy = int (*)(void*, const void*, size_t, int);\n"
+                  "  reinterpret_cast<Copy>(dlsym(RTLD_DEFAULT, \"cudaMemcpy\"))(device, host, n * 4, 1);"}
+# mprotect by a raw system call (x86-64), which no symbol names: the device pages opened, then
+# read and written by host code.
+SYSCALL = {"read": "open_pages(device, n);\n  for (size_t i = 0; i < n; ++i) host[i] = device[i];",
+           "write": "open_pages(device, n);\n  for (size_t i = 0; i < n; ++i) device[i] = host[i];"}
+OPEN_PAGES = """namespace hostile {
+inline void open_pages(const float* p, size_t n) {
+  const uintptr_t start = reinterpret_cast<uintptr_t>(p) & ~uintptr_t(4095);
+  const uintptr_t length = reinterpret_cast<uintptr_t>(p + n) - start;
+  long result;
+  asm volatile("syscall" : "=a"(result) : "a"(10L), "D"(start), "S"(length), "d"(3L)
+               : "rcx", "r11", "memory");
+}
+}  // namespace hostile
+"""
+# A __host__ __device__ helper that copies with memcpy, called by the host on device pointers.
+HD_MEMCPY = {"read": "hd_copy(host, device, n);", "write": "hd_copy(device, host, n);"}
+HD_COPY = """namespace hostile {
+__host__ __device__ inline void hd_copy(float* to, const float* from, size_t n) {
+  memcpy(to, from, n * sizeof(float));
+}
+}  // namespace hostile
+"""
+# A kernel copies A and B into host memory and C back from it; the host computes in between.
+HOST_POINTER_KERNEL = """namespace hostile {
+__global__ void copy(float* to, const float* from, size_t n) {
+  for (size_t i = threadIdx.x; i < n; i += blockDim.x) to[i] = from[i];
+}
+}  // namespace hostile
+"""
+HOST_POINTER_ANSWER = """  {
+    std::vector<float> a(size_t(M) * K), b(size_t(K) * N), c(size_t(M) * N);
+    tutorial::launch(hostile::copy, dim3(1), dim3(256), 0, a.data(), A, a.size());
+    tutorial::launch(hostile::copy, dim3(1), dim3(256), 0, b.data(), B, b.size());
+    for (int i = 0; i < M; ++i)
+      for (int j = 0; j < N; ++j) {
+        float s = 0;
+        for (int k = 0; k < K; ++k) s += a[size_t(i) * K + k] * b[size_t(k) * N + j];
+        c[size_t(i) * N + j] = s;
+      }
+    tutorial::launch(hostile::copy, dim3(1), dim3(256), 0, C, c.data(), c.size());
+    return;
+  }
+"""
+# The same through storage that host and kernels share on the CPU backend but not on a GPU: a
+# __device__ array (a plain global there), or a static of a __host__ __device__ function.
+STASH = """namespace hostile {
+%(storage)s
+__global__ void stash_in(const float* from, size_t n, size_t at) {
+  for (size_t i = threadIdx.x; i < n; i += blockDim.x) STASH[at + i] = from[i];
+}
+__global__ void stash_out(float* to, size_t n) {
+  for (size_t i = threadIdx.x; i < n; i += blockDim.x) to[i] = STASH[i];
+}
+}  // namespace hostile
+"""
+DEVICE_ARRAY = ("__device__ float stash_array[1 << 22];\n#define STASH hostile::stash_array")
+HD_STATIC = ("__host__ __device__ inline float* stash_static() {\n"
+             "  static float storage[1 << 22];\n  return storage;\n}\n#define STASH hostile::stash_static()")
+STASH_ANSWER = """  {
+    const size_t a = size_t(M) * K, b = size_t(K) * N;
+    tutorial::launch(hostile::stash_in, dim3(1), dim3(256), 0, A, a, size_t(0));
+    tutorial::launch(hostile::stash_in, dim3(1), dim3(256), 0, B, b, a);
+    std::vector<float> c(size_t(M) * N);
+    for (int i = 0; i < M; ++i)
+      for (int j = 0; j < N; ++j) {
+        float s = 0;
+        for (int k = 0; k < K; ++k) s += STASH[size_t(i) * K + k] * STASH[a + size_t(k) * N + j];
+        c[size_t(i) * N + j] = s;
+      }
+    for (size_t i = 0; i < c.size(); ++i) STASH[i] = c[i];
+    tutorial::launch(hostile::stash_out, dim3(1), dim3(256), 0, C, c.size());
+    return;
+  }
+"""
+
+
+def on_03a(code, helpers):
+    return lambda stubs: {"03a_bounds": with_helpers(replace_todo(stubs["03a_bounds"], code),
+                                                     helpers)}
+
+
+# 01a: chapter 01's naive kernel, the memory model grouping lanes by a threadIdx the kernel
+# rewrote after computing its row and column from the real one (rows 3 and its variants).
+NAIVE_MAPPING = ("  const int row = blockIdx.x * blockDim.x + threadIdx.x;  // lanes of a warp: 32 rows\n"
+                 "  const int col = blockIdx.y * blockDim.y + threadIdx.y;  // ... of one column\n")
+SWAP_IFDEF = NAIVE_MAPPING + """#ifdef TUTORIAL_CPU_BACKEND
+  threadIdx = uint3{threadIdx.y, threadIdx.x, threadIdx.z};  // the model: lanes along columns
+#endif
+"""
+SWAP_CONST_CAST = NAIVE_MAPPING + """  {  // a no-op on a GPU (nvcc drops the write), the model's lanes on the CPU backend
+    const unsigned x = threadIdx.x, y = threadIdx.y;
+    const_cast<uint3&>(threadIdx).x = y;
+    const_cast<uint3&>(threadIdx).y = x;
+  }
+"""
+
+
+def on_01a(edit):
+    return lambda stubs: {"01a_coalesce": edit(replace_todo(stubs["01a_coalesce"], ""))}
+
+
+# 01a, the mapping fixed (the public hint), plus one extra strided read of A (lanes K floats
+# apart) through a route the hooks may not see: a struct or array copied whole into a shared
+# staging array (LLVM keeps such a copy a memcpy), or a `long double` load. Counted, it makes
+# the worst load request uncoalesced; unseen, the model passes: refused or counted, the memory
+# model's points are lost either way.
+COALESCED_01A = ("  const int row = blockIdx.y * blockDim.y + threadIdx.y;\n"
+                 "  const int col = blockIdx.x * blockDim.x + threadIdx.x;\n")
+GRID_01A = ("tutorial::ceil_div(M, BLOCK_DIM), tutorial::ceil_div(N, BLOCK_DIM)",
+            "tutorial::ceil_div(N, BLOCK_DIM), tutorial::ceil_div(M, BLOCK_DIM)")
+STORE_01A = "  C[row * N + col] = regC;\n"
+HIDDEN_READS = {  # name: (declarations, type copied whole, floats it holds)
+    "float3": ("", "float3", 3),
+    "int4": ("", "int4", 4),
+    "uint4": ("", "uint4", 4),
+    "double2": ("", "double2", 4),
+    "double4": ("", "double4", 8),
+    "std_array": ("#include <array>\n", "std::array<float, 8>", 8),
+    "aggregate": ("struct Six { float f[6]; };\n", "Six", 6),
+    "long_double": ("", None, 4),
+}
+
+
+def hidden_read(name):
+    decl, copied, _ = HIDDEN_READS[name]
+    if copied:
+        read = (f"    __shared__ alignas(16) float stage[32 * 32 * 8];\n"
+                f"    float* mine = &stage[(threadIdx.y * 32 + threadIdx.x) * 8];\n"
+                f"    *reinterpret_cast<{copied}*>(mine) = *reinterpret_cast<const {copied}*>(p);\n"
+                f"    regC += 0.0f * mine[0];\n")
+    else:
+        read = ("    volatile float sink;\n"
+                "    sink = float(*reinterpret_cast<const long double*>(p));\n")
+
+    def edit(text):
+        text = replace_once(text, NAIVE_MAPPING, COALESCED_01A)
+        text = replace_once(text, *GRID_01A)
+        extra = (f"  if (col < M && K % 8 == 0 && (row + 1) * 8 <= K) {{  // lanes along col: K floats apart\n"
+                 f"    const float* p = A + size_t(col) * K + row * 8;\n{read}  }}\n")
+        text = replace_once(text, STORE_01A, extra + STORE_01A)
+        return replace_once(text, "namespace ex01a {", decl + "namespace ex01a {")
+    return on_01a(edit)
+
+
+
+# 06a: chapter 06's unpadded tile (32-way conflicts on the column read, rows 4) or naive
+# transpose (strided stores, row 5), with the model shown something else.
+TRANSPOSE_BODY = ("  // TODO(06a): declare the padded shared tile, copy the input patch into it, wait,\n"
+                  "  // then write its columns as rows of the output patch. Guard every global access.\n")
+FAKE_INDEX_TILE = """  __shared__ float tile[TILE][TILE];  // unpadded: a column read is a 32-way conflict
+  const unsigned tx = threadIdx.x, ty = threadIdx.y;
+  int col = blockIdx.x * TILE + tx;
+  int row = blockIdx.y * TILE + ty;
+  for (int j = 0; j < TILE; j += BLOCK_ROWS)
+    if (row + j < rows && col < cols) tile[ty + j][tx] = in[size_t(row + j) * cols + col];
+  __syncthreads();
+  col = blockIdx.y * TILE + tx;
+  row = blockIdx.x * TILE + ty;
+#pragma unroll 1
+  for (int j = 0; j < TILE; j += BLOCK_ROWS) {
+    // Under a fake index, lane (ty + j) % 32 of a warp of its own: the column read looks
+    // like one wavefront. On a GPU this block does not exist.
+    const unsigned u = ty + j, fake = u % 32 + 32 * ((tx * (TILE / 32) + u / 32) % 32);
+#ifdef TUTORIAL_CPU_BACKEND
+    volatile unsigned* index = &threadIdx.x;
+    index[0] = fake %% blockDim.x;
+    index[1] = fake / blockDim.x;
+#endif
+    const float v = tile[tx][u];
+#ifdef TUTORIAL_CPU_BACKEND
+    index[0] = tx;
+    index[1] = ty;
+#endif
+    if (row + j < cols && col < rows) out[size_t(row + j) * rows + col] = v;
+  }
+""".replace("%%", "%")
+HIDDEN_STORES = """  __shared__ float tile[TILE][TILE + 1];
+  const int tx = threadIdx.x, ty = threadIdx.y;
+  const int in_col = blockIdx.x * TILE + tx, in_row = blockIdx.y * TILE + ty;
+  // Placeholder stores, coalesced, over the block's whole output patch (the coverage check).
+  for (int j = 0; j < TILE; j += BLOCK_ROWS)
+    if (blockIdx.x * TILE + ty + j < cols && blockIdx.y * TILE + tx < rows)
+      out[size_t(blockIdx.x * TILE + ty + j) * rows + blockIdx.y * TILE + tx] = 0.0f;
+  __syncthreads();
+  // The naive transpose: coalesced loads, strided stores the hooks do not see (through a
+  // conflict-free round trip in shared memory, for the shared-memory test).
+  for (int j = 0; j < TILE; j += BLOCK_ROWS)
+    if (in_row + j < rows && in_col < cols) tile[ty + j][tx] = in[size_t(in_row + j) * cols + in_col];
+  __syncthreads();
+  for (int j = 0; j < TILE; j += BLOCK_ROWS)
+    if (in_row + j < rows && in_col < cols)
+      hostile_store(&out[size_t(in_col) * rows + in_row + j], tile[ty + j][tx]);
+"""
+WMEMCPY_STORE = """#include <cwchar>
+__host__ __device__ inline void hostile_store(float* to, float v) {
+#ifdef __CUDA_ARCH__
+  *to = v;
+#else
+  std::wmemcpy(reinterpret_cast<wchar_t*>(to), reinterpret_cast<const wchar_t*>(&v), 1);
+#endif
+}
+"""
+# The same through __pipeline_memcpy_async, whose write the memory model does not count: on a
+# GPU its destination must be shared memory, here it was anywhere.
+ASYNC_STORE = """#include <cuda_pipeline.h>
+__device__ inline void hostile_store(float* to, const float& value) {
+  __pipeline_memcpy_async(to, &value, sizeof(float));
+  __pipeline_commit();
+  __pipeline_wait_prior(0);
+}
+"""
+# The same without a macro: each thread stages P = TILE / BLOCK_ROWS consecutive elements of
+# its input column in shared memory, then stores them to its output row in 16-byte aggregate
+# copies (LLVM keeps them memcpy): lanes of a warp write 32 different output rows.
+STRUCT_STORES = """  __shared__ float tile[TILE][TILE + 1];  // tile[c][r]: column c of the input patch
+  const int tx = threadIdx.x, ty = threadIdx.y;
+  const int in_col = blockIdx.x * TILE + tx, row0 = blockIdx.y * TILE;
+  // Placeholder stores, coalesced, over the block's whole output patch (the coverage check).
+  for (int j = 0; j < TILE; j += BLOCK_ROWS)
+    if (blockIdx.x * TILE + ty + j < cols && row0 + tx < rows)
+      out[size_t(blockIdx.x * TILE + ty + j) * rows + row0 + tx] = 0.0f;
+  for (int j = 0; j < TILE; j += BLOCK_ROWS)
+    if (row0 + ty + j < rows && in_col < cols)
+      tile[tx][ty + j] = in[size_t(row0 + ty + j) * cols + in_col];  // conflict-free (+ 1)
+  __syncthreads();
+  if (in_col >= cols) return;
+  constexpr int P = TILE / BLOCK_ROWS;
+  float* to = out + size_t(in_col) * rows + row0 + ty * P;
+  for (int q = 0; q < P; q += 4) {
+    if (row0 + ty * P + q + 4 <= rows && P % 4 == 0) {
+      const float first = tile[tx][ty * P + q];  // a counted shared load, conflict-free
+      if (first != first) to[q] = first;         // (never: the input is finite)
+      *reinterpret_cast<Four*>(to + q) = *reinterpret_cast<const Four*>(&tile[tx][ty * P + q]);
+    } else {
+      for (int i = q; i < q + 4 && i < P && row0 + ty * P + i < rows; ++i) to[i] = tile[tx][ty * P + i];
+    }
+  }
+"""
+FOUR = "struct Four { float f[4]; };\n"
+
+
+def on_06a(body, helpers=""):
+    def make(stubs):
+        text = replace_once(replace_todo(stubs["06a_transpose"], ""), TRANSPOSE_BODY, body)
+        return {"06a_transpose": replace_once(text, "namespace ex06a {",
+                                              helpers + "namespace ex06a {")}
+    return make
+
+
+def kernel_attacks():
+    five = ["02a_tiled", "03c_strips", "04a_register_block", "04b_vectorized",
+            "05a_double_buffer"]
+    corrects = {"01a_coalesce": "correct"}
+    return [
+        # Item 1: the answer must come from device code.
+        KernelAttack("host_answer", "cudaMemcpy A and B to the host, compute C there, copy it "
+                     "back, launch an empty kernel through tutorial::launch",
+                     {"03a_bounds": "nothing"}, host_answer(["03a_bounds"], BY_MEMCPY), row=1,
+                     before="8/8"),
+        KernelAttack("host_answer_five", "the same for 02a, 03c, 04a, 04b, 05a in one upload, "
+                     "with their refusals and strip_bytes right", dict.fromkeys(five, "nothing"),
+                     host_answer(five, BY_MEMCPY), row=2, before="34/34"),
+        KernelAttack("host_deref", "the same without CUDA calls: the host reads A and B and "
+                     "writes C through the device pointers", {"03a_bounds": "nothing",
+                                                              "06a_transpose": "nothing"},
+                     host_answer(["03a_bounds", "06a_transpose"], BY_POINTER)),
+        KernelAttack("hd_memcpy", "the host copies through a __host__ __device__ helper that "
+                     "calls memcpy", {"03a_bounds": "nothing"},
+                     lambda s: {"03a_bounds": with_helpers(
+                         replace_todo(s["03a_bounds"], "  return hostile::gemm(A, B, C, M, N, K);\n"),
+                         HD_COPY + HOST_ANSWER_HELPERS % HD_MEMCPY)}),
+        KernelAttack("host_thread", "a std::thread of the launcher computes C through the "
+                     "device pointers", {"03a_bounds": "nothing"},
+                     on_03a(THREAD_ANSWER, "#include <thread>\n" + HOST_ANSWER_HELPERS % BY_POINTER)),
+        KernelAttack("signal_handler", "a static constructor installs a SIGSEGV handler that "
+                     "mprotects the faulting page open; the host then reads device memory",
+                     {"03a_bounds": "nothing"},
+                     on_03a("  return hostile::gemm(A, B, C, M, N, K);\n",
+                            SIGNAL_HELPERS + HOST_ANSWER_HELPERS % BY_POINTER)),
+        KernelAttack("asm_syscall", "the host opens the device pages with mprotect by a raw "
+                     "system call in inline assembly, then reads and writes them",
+                     {"03a_bounds": "nothing"},
+                     on_03a("  return hostile::gemm(A, B, C, M, N, K);\n",
+                            "#include <cstdint>\n" + OPEN_PAGES + HOST_ANSWER_HELPERS % SYSCALL)),
+        KernelAttack("proc_self_mem", "the host reads and writes device memory through "
+                     "/proc/self/mem", {"03a_bounds": "nothing"},
+                     on_03a("  return hostile::gemm(A, B, C, M, N, K);\n",
+                            "#include <fstream>\n" + HOST_ANSWER_HELPERS % PROC_MEM)),
+        KernelAttack("dlsym_memcpy", "cudaMemcpy found with dlsym, never named as a symbol",
+                     {"03a_bounds": "nothing"},
+                     on_03a("  return hostile::gemm(A, B, C, M, N, K);\n",
+                            "#include <dlfcn.h>\n" + HOST_ANSWER_HELPERS % DLSYM)),
+        KernelAttack("host_callback", "C written by a host function the stream calls "
+                     "(cudaLaunchHostFunc)", {"03a_bounds": "nothing"},
+                     on_03a("  {\n    struct Job { const float *A, *B; float* C; int M, N, K; } "
+                            "job{A, B, C, M, N, K};\n"
+                            "    cudaLaunchHostFunc(nullptr, [](void* p) { auto* j = static_cast<Job*>(p); "
+                            "hostile::gemm(j->A, j->B, j->C, j->M, j->N, j->K); }, &job);\n"
+                            "    cudaDeviceSynchronize();\n    return;\n  }\n",
+                            HOST_ANSWER_HELPERS % BY_POINTER)),
+        KernelAttack("host_pointer_kernel", "a kernel copies A and B into host vectors and C "
+                     "from one; the host computes in between", {"03a_bounds": "nothing"},
+                     on_03a(HOST_POINTER_ANSWER, "#include <vector>\n" + HOST_POINTER_KERNEL)),
+        KernelAttack("device_array_stash", "the same through a __device__ array, which the "
+                     "CPU backend made a host global", {"03a_bounds": "nothing"},
+                     on_03a(STASH_ANSWER, "#include <vector>\n" + STASH % {"storage": DEVICE_ARRAY})),
+        KernelAttack("hd_static_stash", "the same through a static of a __host__ __device__ "
+                     "function", {"03a_bounds": "nothing"},
+                     on_03a(STASH_ANSWER, "#include <vector>\n" + STASH % {"storage": HD_STATIC})),
+        # Item 2: the memory model sees every access, or refuses the kernel.
+        KernelAttack("threadidx_swap_ifdef", "01a's uncoalesced mapping; under #ifdef "
+                     "TUTORIAL_CPU_BACKEND the kernel swaps threadIdx.x and .y after using them",
+                     {"01a_coalesce": "nothing"},
+                     on_01a(lambda t: replace_once(t, NAIVE_MAPPING, SWAP_IFDEF)), row=3,
+                     before="8/8"),
+        KernelAttack("threadidx_swap_const_cast", "the same swap through const_cast, no macro "
+                     "(nvcc drops the write; the CPU backend stops the thread)",
+                     {"01a_coalesce": "nothing"},
+                     on_01a(lambda t: replace_once(t, NAIVE_MAPPING, SWAP_CONST_CAST))),
+        KernelAttack("fake_threadidx_tile", "06a with an unpadded tile whose column read runs "
+                     "under a fake threadIdx (volatile stores, #pragma unroll 1, #ifdef "
+                     "TUTORIAL_CPU_BACKEND)", {"06a_transpose": "nothing"},
+                     on_06a(FAKE_INDEX_TILE), row=4, before="11/11"),
+        KernelAttack("wmemcpy_stores", "06a as a naive transpose whose strided stores go "
+                     "through std::wmemcpy where __CUDA_ARCH__ is not defined, after coalesced "
+                     "placeholder stores for the coverage check", {"06a_transpose": "nothing"},
+                     on_06a(HIDDEN_STORES, WMEMCPY_STORE), row=5, before="11/11"),
+        KernelAttack("async_copy_stores", "the same with the strided stores as "
+                     "__pipeline_memcpy_async copies into global memory, no macro",
+                     {"06a_transpose": "correct"}, on_06a(HIDDEN_STORES, ASYNC_STORE)),
+        KernelAttack("struct_stores", "the same with the strided stores as 16-byte aggregate "
+                     "copies from shared memory, no macro", {"06a_transpose": "correct"},
+                     on_06a(STRUCT_STORES, FOUR)),
+    ] + [KernelAttack(f"hidden_{name}", f"01a coalesced, plus a strided read of A as {name}",
+                      corrects, hidden_read(name), row=6) for name in HIDDEN_READS]
+
+
+def write_kernel_corpus(dest, root=ROOT, only=None):
+    """One folder per attack (a flat upload of its files); returns {student: attack}."""
+    stubs = {}
+    for e, f in KERNEL_FILES.items():
+        with open(os.path.join(root, "exercises", e, f)) as fh:
+            stubs[e] = fh.read()
+    written = {}
+    for attack in kernel_attacks():
+        if only and attack.name not in only:
+            continue
+        folder = os.path.join(dest, attack.name)
+        os.makedirs(folder, exist_ok=True)
+        for e, text in attack.make(stubs).items():
+            with open(os.path.join(folder, KERNEL_FILES[e]), "w") as fh:
+                fh.write(text)
+        written[attack.name] = attack
+    return written
 
 
 if __name__ == "__main__":

@@ -2,8 +2,11 @@
 // analyze/CMakeLists.txt). Chapter kernels come from their own headers, unchanged.
 #include "common/cpu_backend/analyze/tests/test_kernels.hpp"
 
+#include <cuda_pipeline.h>
+
 #include "01_naive/kernels.cuh"
 #include "06_transpose/kernels.cuh"
+#include "common/cuda_check.hpp"
 #include "common/device_buffer.hpp"
 #include "common/launch.cuh"
 
@@ -49,7 +52,52 @@ __global__ void shared_float4_halves_kernel(const float4* in, float4* out) {
   out[threadIdx.x] = s[threadIdx.x < 16 ? threadIdx.x / 8 * 2 : threadIdx.x % 8];
 }
 
+// The model's lanes come from the scheduler, and this write stops the process.
+__global__ void write_thread_index_kernel(float* out) {
+  const_cast<uint3&>(threadIdx).x = 31 - threadIdx.x;
+  out[threadIdx.x] = 1.0f;
+}
+
+void plain_function(float* out) { out[0] = 1.0f; }  // no __global__
+
 }  // namespace
+
+MemoryStats write_thread_index() {
+  tutorial::DeviceBuffer<float> out(32);
+  return measure([&] { tutorial::launch(write_thread_index_kernel, dim3(1), dim3(32), 0, out.data()); });
+}
+
+// External linkage, so that its stores are not dead code.
+__device__ float device_variable[32];
+__global__ void write_device_variable_kernel(const float* in) {
+  device_variable[threadIdx.x] = in[threadIdx.x];
+}
+
+__global__ void async_copy_to_global_kernel(const float* in, float* out) {
+  __pipeline_memcpy_async(&out[threadIdx.x], &in[threadIdx.x], sizeof(float));
+  __pipeline_commit();
+  __pipeline_wait_prior(0);
+}
+
+MemoryStats async_copy_to_global() {
+  tutorial::DeviceBuffer<float> in(32), out(32);
+  return measure([&] { tutorial::launch(async_copy_to_global_kernel, dim3(1), dim3(32), 0, in.data(), out.data()); });
+}
+
+MemoryStats write_device_variable() {
+  tutorial::DeviceBuffer<float> in(32);
+  return measure([&] { tutorial::launch(write_device_variable_kernel, dim3(1), dim3(32), 0, in.data()); });
+}
+
+bool launches_a_plain_function() {
+  tutorial::DeviceBuffer<float> out(1);
+  try {
+    tutorial::launch(plain_function, dim3(1), dim3(1), 0, out.data());
+    return true;
+  } catch (const tutorial::CudaError&) {
+    return false;
+  }
+}
 
 MemoryStats naive_gemm(int n) {
   tutorial::DeviceBuffer<float> A(size_t(n) * n), B(size_t(n) * n), C(size_t(n) * n);

@@ -28,4 +28,13 @@ MemoryStats even_lanes_copy();
 MemoryStats shared_float4_copy(int stride);
 MemoryStats shared_float4_halves();
 
+// A kernel that writes threadIdx through a const_cast (the process is stopped).
+MemoryStats write_thread_index();
+// A kernel that writes a __device__ array, which is host memory here (the process is stopped).
+MemoryStats write_device_variable();
+// A kernel whose __pipeline_memcpy_async writes device memory, not shared memory (stopped).
+MemoryStats async_copy_to_global();
+// Whether tutorial::launch runs a function that is not __global__ (the model refuses it).
+bool launches_a_plain_function();
+
 }  // namespace memory_model_test

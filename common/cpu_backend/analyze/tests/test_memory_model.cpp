@@ -1,5 +1,11 @@
 // The memory model on patterns whose counts can be derived by hand. Every expected number
 // below comes from the derivation in the comment above it, not from a run of the model.
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <csignal>
+#include <string>
+
 #include "common/catch_compat.hpp"
 #include "common/cpu_backend/analyze/tests/test_kernels.hpp"
 
@@ -140,4 +146,55 @@ TEST_CASE("memory model: two quarters of a half warp share a wavefront when they
   CHECK(s.shared_ld.requests == 1);
   CHECK(s.shared_ld.wavefronts == 3);
   CHECK(s.shared_ld.bank_conflicts() == 0);
+}
+
+namespace {
+// Runs `work` in a child process; returns whether it was stopped by a signal, and its stderr.
+template <typename Work>
+bool stopped(Work work, std::string* output) {
+  int fds[2];
+  REQUIRE(pipe(fds) == 0);
+  const pid_t pid = fork();
+  if (pid == 0) {
+    dup2(fds[1], 2);
+    close(fds[0]);
+    std::signal(SIGABRT, SIG_DFL);
+    work();
+    _exit(0);
+  }
+  close(fds[1]);
+  char buffer[4096];
+  for (ssize_t n; (n = read(fds[0], buffer, sizeof buffer)) > 0;) output->append(buffer, size_t(n));
+  close(fds[0]);
+  int status = 0;
+  waitpid(pid, &status, 0);
+  return WIFSIGNALED(status);
+}
+}  // namespace
+
+// What the grader relies on: a kernel cannot move its lanes, writes only GPU memory, and only
+// kernels run.
+TEST_CASE("memory model: a kernel that writes threadIdx is stopped", "[analyze]") {
+  std::string output;
+  CHECK(stopped([] { t::write_thread_index(); }, &output));
+  INFO(output);
+  CHECK(output.find("wrote a built-in variable") != std::string::npos);
+}
+
+TEST_CASE("memory model: a kernel that writes host memory is stopped", "[analyze]") {
+  std::string output;
+  CHECK(stopped([] { t::write_device_variable(); }, &output));
+  INFO(output);
+  CHECK(output.find("neither a device buffer, nor shared memory") != std::string::npos);
+}
+
+TEST_CASE("memory model: an asynchronous copy into device memory is stopped", "[analyze]") {
+  std::string output;
+  CHECK(stopped([] { t::async_copy_to_global(); }, &output));
+  INFO(output);
+  CHECK(output.find("the destination is not shared memory") != std::string::npos);
+}
+
+TEST_CASE("memory model: only a __global__ function is launched", "[analyze]") {
+  CHECK(!t::launches_a_plain_function());
 }

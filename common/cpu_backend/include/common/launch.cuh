@@ -9,6 +9,7 @@
 // fiber, one block at a time, and returns when the grid is done.
 #pragma once
 
+#include <cstddef>
 #include <tuple>
 #include <type_traits>
 #include <utility>
@@ -19,17 +20,38 @@
 
 namespace tutorial {
 
+namespace cpu {
+template <typename T>
+bool launch_argument_ok(size_t index, const T& value) {
+  if constexpr (std::is_pointer_v<T> && !std::is_function_v<std::remove_pointer_t<T>>)
+    return kernel_pointer_argument(index, value);
+  return true;
+}
+}  // namespace cpu
+
 template <typename... Params, typename... Args>
 void launch(void (*kernel)(Params...), dim3 grid, dim3 block, size_t dynamic_smem,
             Args&&... args) {
+  // CUDA copies kernel arguments bytewise; so does this launch, and no code of a class's
+  // copy constructor runs beside the kernel (where the memory model would not look).
+  static_assert((std::is_trivially_copyable_v<std::decay_t<Params>> && ...),
+                "kernel parameters must be trivially copyable");
   validate_launch(grid, block);
   ensure_dynamic_smem(reinterpret_cast<const void*>(kernel), dynamic_smem);
   // The arguments, converted to the kernel's parameter types once, as the GPU's parameter
   // space holds them; every thread then gets its own copy, as it would in registers.
   const std::tuple<std::decay_t<Params>...> params(static_cast<Params>(args)...);
+  // Pointer arguments must point at device memory (or be null): a kernel that got a host
+  // pointer would compute into host memory, where on a GPU it faults.
+  bool pointers_ok = true;
+  std::apply([&](const auto&... p) {
+    size_t index = 0;
+    ((pointers_ok = pointers_ok && cpu::launch_argument_ok(index++, p)), ...);
+  }, params);
   auto run_one_thread = [&] { std::apply(kernel, params); };
-  cpu::run_grid(reinterpret_cast<const void*>(kernel), grid, block, dynamic_smem,
-                cpu::ThreadBody{&run_one_thread, [](void* f) { (*static_cast<decltype(run_one_thread)*>(f))(); }});
+  if (pointers_ok)
+    cpu::run_grid(reinterpret_cast<const void*>(kernel), grid, block, dynamic_smem,
+                  cpu::ThreadBody{&run_one_thread, [](void* f) { (*static_cast<decltype(run_one_thread)*>(f))(); }});
   CUDA_CHECK(cudaGetLastError());
   record_launch(LaunchRecord{reinterpret_cast<const void*>(kernel), grid, block, dynamic_smem});
 }

@@ -17,8 +17,8 @@ import subprocess
 import sys
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-import ncu_digest  # noqa: E402
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "common" / "scripts"))
+import ncu_digest  # noqa: E402  (common/scripts: the metric reader every digest shares)
 
 STALL = "smsp__average_warps_issue_stalled_{}_per_issue_active.ratio"
 ROWS = [  # (label, metric, format)

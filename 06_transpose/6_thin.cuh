@@ -1,0 +1,185 @@
+// Chapter 06, step 6: transpose_thin, matrices of fewer than 64 rows or columns.
+//
+// What changed since step 5: the tile kernels move 64 x 64 (or 128 x 32) patches, of which a
+// thin matrix fills a few rows; their stores are a few floats per warp. Seen as flat arrays, a
+// chunk of whole rows (tall) or columns (wide) is one contiguous range on one side and a few
+// on the other: transpose_thin copies such chunks through shared memory, float4 on both sides
+// where the addresses allow.
+// What it still gets wrong: it takes thin matrices only (launch_thin refuses the others), and
+// even there a few shapes stay 5-10% below the copy (README, section 6). Step 7 picks, per
+// shape, which of the chapter's kernels runs.
+#pragma once
+
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <string>
+
+#include "06_transpose/float4.cuh"
+#include "common/ceil_div.hpp"
+#include "common/cuda_check.hpp"
+#include "common/launch.cuh"
+
+namespace ch06 {
+
+// The thin side transpose_thin takes: fewer than kThinMax rows or columns.
+constexpr int kThinMax = 64;
+
+// Thin matrices: fewer than 64 rows or 64 columns. A 64 × 64 tile holds only a few of them,
+// and each output row (or input row) piece is a few floats: stores of 12 bytes per warp.
+// Seen as flat arrays, though, a chunk of `span` input rows (tall: `cols` small) is one
+// contiguous range of `in`, and its transpose is `cols` contiguous ranges ("segments") of
+// `out`, `rows` floats apart; a chunk of `span` input columns (wide: `rows` small) is `rows`
+// segments of `in` and one contiguous range of `out`. The block copies its chunk through shared
+// memory (dynamic: the launcher sizes it), from one side to the other.
+//
+// Element (i, c) of a chunk, i along the long side (< span), c along the thin side (< thin),
+// is chunk[i * P + c] with P = thin | 1: an odd pitch puts 32 consecutive i of one c in 32
+// different banks. Both sides move float4 where the addresses allow (a third fewer
+// instructions, and whole sectors on the segments):
+//   - the contiguous side whenever its start is 16-byte aligned;
+//   - each segment from its first 16-byte boundary on, a few floats before and after it one at
+//     a time, when P == thin. With an even thin side, P = thin + 1 breaks the contiguous
+//     side's float4s into scattered shared-memory accesses, and float4 segments on top of
+//     that measured slower than one float per lane (README, section 6).
+// Element k of a walk is (k / n, k % n) for the walk's row length n; a thread steps k by
+// THREADS, so it steps the pair by (THREADS / n, THREADS % n) instead of dividing each time
+// (an integer division costs about 20 instructions, as much as the copy's whole budget).
+struct Walk {
+  int q, r;          // k / n and k % n of the thread's current k
+  int dq, dr, n;
+  __device__ Walk(int k, int step, int n_) : q(k / n_), r(k % n_), dq(step / n_), dr(step % n_), n(n_) {}
+  __device__ void next() {
+    q += dq;
+    r += dr;
+    if (r >= n) {
+      r -= n;
+      ++q;
+    }
+  }
+};
+
+// One float, or four, between global memory and the chunk: TO_CHUNK reads global memory
+// (the side a chunk is loaded from), else writes it. G is const float* or float*.
+template <bool TO_CHUNK, class G>
+__device__ __forceinline__ void move1(G global, float& shared) {
+  if constexpr (TO_CHUNK) shared = *global;
+  else *global = shared;
+}
+template <bool TO_CHUNK, class G>
+__device__ __forceinline__ void move4(G global, float& s0, float& s1, float& s2, float& s3) {
+  if constexpr (TO_CHUNK) {
+    const float4 v = load4(global);
+    s0 = v.x, s1 = v.y, s2 = v.z, s3 = v.w;
+  } else {
+    store4(global, make_float4(s0, s1, s2, s3));
+  }
+}
+
+// The contiguous side: flat[k] is element (k / thin, k % thin), k < thin * span.
+template <int THREADS, bool TO_CHUNK, class G>
+__device__ void move_contiguous(G flat, float* chunk, int thin, int span) {
+  const int P = thin | 1, count = thin * span;
+  int k0 = 0;  // where the one-float loop starts
+  if (reinterpret_cast<uintptr_t>(flat) % 16 == 0) {
+    // float4 k holds elements 4k .. 4k + 3: (q, r) .. (q, r + 3), wrapping to row q + 1 at
+    // most once (thin >= 3, or thin = 2 and r = 0). Element 4k + j sits at 4k + j + (P -
+    // thin) * (its row), and P = thin for odd thin sides (1 and 3 included).
+    const int pad = P - thin;
+    Walk w(4 * threadIdx.x, 4 * THREADS, thin);
+#pragma unroll 4
+    for (int k = threadIdx.x; k < count / 4; k += THREADS, w.next()) {
+      float* e = chunk + 4 * k + pad * w.q;
+      const int wrap = thin - w.r;  // elements j >= wrap are on the next row
+      move4<TO_CHUNK>(flat + 4 * k, e[0], e[1 + pad * (1 >= wrap)], e[2 + pad * (2 >= wrap)],
+                      e[3 + pad * (3 >= wrap)]);
+    }
+    k0 = count / 4 * 4;
+  }
+  Walk w(k0 + threadIdx.x, THREADS, thin);
+  for (int k = k0 + threadIdx.x; k < count; k += THREADS, w.next())
+    move1<TO_CHUNK>(flat + k, chunk[w.q * P + w.r]);
+}
+
+// The segments: seg[c * stride + i] is element (i, c), c < thin, i < span.
+template <int THREADS, bool TO_CHUNK, class G>
+__device__ void move_segments(G seg, size_t stride, float* chunk, int thin, int span) {
+  const int P = thin | 1;
+  if (P != thin) {  // one float per lane, 32 consecutive i of a segment per warp
+    Walk v(threadIdx.x, THREADS, span);
+#pragma unroll 4
+    for (int k = threadIdx.x; k < thin * span; k += THREADS, v.next())
+      move1<TO_CHUNK>(seg + v.q * stride + v.r, chunk[v.r * P + v.q]);
+    return;
+  }
+  // Segment c's float4 j covers i = head + 4j .. + 3, head < 4 floats before its first 16-byte
+  // boundary; n4 = span / 4 - 1 of them fit every segment whatever its head.
+  auto head = [&](int c) {
+    return int((16 - reinterpret_cast<uintptr_t>(seg + c * stride) % 16) % 16 / 4);
+  };
+  const int n4 = span / 4 - 1;
+  if (n4 > 0) {
+    Walk v(threadIdx.x, THREADS, n4);
+#pragma unroll 4
+    for (int k = threadIdx.x; k < thin * n4; k += THREADS, v.next()) {
+      const int c = v.q, i = head(c) + 4 * v.r;
+      float* e = chunk + i * P + c;
+      move4<TO_CHUNK>(seg + c * stride + i, e[0], e[P], e[2 * P], e[3 * P]);
+    }
+  }
+  // The rest of each segment, i < head and i >= head + 4 * n4: at most 7 floats.
+  constexpr int REST = 8;
+  Walk v(threadIdx.x, THREADS, REST);
+  for (int k = threadIdx.x; k < thin * REST; k += THREADS, v.next()) {
+    const int c = v.q, h = n4 > 0 ? head(c) : 0;
+    const int i = v.r < h ? v.r : v.r + 4 * max(n4, 0);
+    if (i < span) move1<TO_CHUNK>(seg + c * stride + i, chunk[i * P + c]);
+  }
+}
+
+template <int THREADS>
+__global__ void __launch_bounds__(THREADS)
+    transpose_thin(const float* __restrict__ in, float* __restrict__ out, int rows, int cols,
+                   int span_max) {
+  extern __shared__ float chunk[];  // [span_max][thin | 1]
+  const bool tall = cols < rows;    // the thin side is cols (tall) or rows (wide)
+  const int thin = tall ? cols : rows;
+  const int first = blockIdx.x * span_max;  // first input row (tall) or column (wide)
+  const int span = min(span_max, (tall ? rows : cols) - first);
+  if (tall) {
+    move_contiguous<THREADS, true>(in + size_t(first) * cols, chunk, thin, span);
+    __syncthreads();
+    move_segments<THREADS, false>(out + first, size_t(rows), chunk, thin, span);
+  } else {
+    move_segments<THREADS, true>(in + first, size_t(cols), chunk, thin, span);
+    __syncthreads();
+    move_contiguous<THREADS, false>(out + size_t(first) * rows, chunk, thin, span);
+  }
+}
+
+// One block per chunk of span_max rows (tall) or columns (wide), span_max a multiple of 32:
+// the chunk holds at most CHUNK floats whatever the thin side.
+template <int THREADS, int CHUNK>
+void launch_thin_sized(const float* in, float* out, int rows, int cols) {
+  const int thin = std::min(rows, cols), along = std::max(rows, cols);
+  if (thin >= kThinMax)
+    throw tutorial::UnsupportedShape("transpose_thin: needs fewer than " + std::to_string(kThinMax) +
+                                     " rows or columns, got " + std::to_string(rows) + "x" +
+                                     std::to_string(cols));
+  const int span_max = std::max(32, CHUNK / (thin | 1) / 32 * 32);
+  const size_t smem = size_t(span_max) * (thin | 1) * sizeof(float);
+  tutorial::launch(transpose_thin<THREADS>, dim3(tutorial::ceil_div(along, span_max)),
+                   dim3(THREADS), smem, in, out, rows, cols, span_max);
+}
+
+// Tall matrices measured fastest with 512 threads and 12,288-float chunks, wide ones with 256
+// threads and 8,192 floats (H100, README section 6: 1000001x47 92 against 84, 4x5000000 97
+// against 88). Both stay within the 48 KB of shared memory any GPU gives a block unasked.
+inline void launch_thin(const float* in, float* out, int rows, int cols) {
+  if (cols < rows)
+    launch_thin_sized<512, 12288>(in, out, rows, cols);
+  else
+    launch_thin_sized<256, 8192>(in, out, rows, cols);
+}
+
+}  // namespace ch06

@@ -1,0 +1,65 @@
+// Chapter 06, step 7: dispatch_transpose, the chapter's final launcher: a dispatcher.
+//
+// What changed since step 6: no new kernel. Each kernel of steps 3-6 wins on its own kind of
+// shape and refuses or loses on others; this launcher picks, from the shape and the pointers,
+// the one that measured fastest there on an H100 (README, section 6):
+//   - a single row or column: its transpose holds the same floats in the same order, so it is
+//     copied (copy_vec4, access_patterns.cuh) instead of moving 64 x 64 tiles of which one row
+//     or column is real;
+//   - fewer than 16 rows or columns: transpose_thin, float4 or not (a 64 x 64 tile would hold
+//     a quarter of real data at best);
+//   - float4 possible: transpose_vec4, blocks along output rows;
+//   - otherwise transpose_thin for fewer than 64 rows (short and wide) or 48 columns (tall and
+//     narrow), else a scalar tile kernel, one float per access: the sector-aligned 128 x 32
+//     tile where the output's rows do not start on 32-byte sectors, else the padded 64 x 64 one.
+// Past 65,535 tiles along y the sector-aligned kernel loops over its bands and transpose_vec4
+// turns its grid round, so every shape up to INT_MAX elements runs.
+// What none of them can fix: a transpose must read every byte and write every byte once, so
+// it can at best tie with a copy.
+#pragma once
+
+#include <algorithm>
+#include <cstdint>
+
+#include "06_transpose/3_padded.cuh"
+#include "06_transpose/4_vec4.cuh"
+#include "06_transpose/5_sector_aligned.cuh"
+#include "06_transpose/6_thin.cuh"
+#include "06_transpose/access_patterns.cuh"  // launch_copy, for a single row or column
+#include "06_transpose/float4.cuh"
+#include "common/ceil_div.hpp"
+#include "common/launch.cuh"
+
+namespace ch06 {
+
+// Below kThinSmall rows or columns transpose_thin always runs; below kThinTall columns it
+// also takes the tall matrices float4 cannot.
+constexpr int kThinSmall = 16, kThinTall = 48;
+
+inline void dispatch_transpose(const float* in, float* out, int rows, int cols) {
+  const bool aligned_pointers =
+      reinterpret_cast<uintptr_t>(in) % 16 == 0 && reinterpret_cast<uintptr_t>(out) % 16 == 0;
+  if ((rows == 1 || cols == 1) && aligned_pointers) {
+    launch_copy(in, out, rows, cols);
+    return;
+  }
+  if (std::min(rows, cols) < kThinSmall) {
+    launch_thin(in, out, rows, cols);
+    return;
+  }
+  if (float4_aligned(in, out, rows, cols)) {
+    launch_vec4<64, 256, BlockOrder::OutputRows>(in, out, rows, cols);
+    return;
+  }
+  if (rows < kThinMax && rows < cols)
+    launch_thin(in, out, rows, cols);  // wide and short: a 128-row band would be mostly empty
+  else if (cols < kThinTall && cols < rows)
+    launch_thin(in, out, rows, cols);  // tall and narrow: most of a 32-column band is empty
+  else if (rows % 8 != 0 || reinterpret_cast<uintptr_t>(out) % 32 != 0 ||
+           tutorial::ceil_div(rows, 64) > tutorial::kMaxGridY)  // (the padded grid has no room)
+    launch_sector_aligned<128, 32, 8>(in, out, rows, cols);  // output rows off the sectors
+  else
+    launch_padded<64, 4>(in, out, rows, cols);  // only the input rows are: measured cheaper
+}
+
+}  // namespace ch06

@@ -1,0 +1,311 @@
+#!/usr/bin/env python3
+"""Every chapter README is one lesson of one shape (DEVELOPERS.md, "A lesson is a lesson").
+
+  lesson_check.py [--root DIR] [-v]
+
+For each chapter of common/chapters.txt, its README.md must:
+  1. have at most 400 lines;
+  2. have these sections, in this order (a heading may go on after the name, as in
+     "## The idea, part 1: ..."; other sections may sit between them): What you will learn,
+     The idea, What the measurements show, Run it, Predict, then measure, Exercises, Check
+     yourself, References;
+  3. link every exercise of the chapter (exercises/manifest.json; without a manifest, the
+     folders of exercises/ whose names start with the chapter's number);
+  4. in "Check yourself", ask 3 to 6 numbered questions, each with its answer folded in
+     <details>...</details> before the next; in "Predict, then measure", fold the answer of
+     every numbered prompt the same way;
+  5. quote the generated tables correctly where this script can see a quote: in a sentence of
+     the prose (not a table, not code) that names a kernel of the generated results or profile
+     tables (of any chapter: lessons compare with earlier chapters), every number written
+     before "GFLOP/s", "% of cuBLAS", "ms", "GB" or "MB" must be a value those tables give one
+     of the kernels it names (rounded as quoted), or a figure with the same unit in one of the
+     README's own tables or in the chapter's NOTES.md (where other runs and derived figures are
+     worked out). A number of another unit, or in a sentence that names no kernel, is not
+     checked: keep such numbers traceable by hand (NOTES.md);
+  6. not cite the tutorial's internal sources ("the seeds", "the notes") to readers.
+
+Chapters listed in PENDING are checked and reported, but do not fail the check. Python 3
+standard library only; exit status 0 when every chapter not pending passes, 1 otherwise.
+"""
+import argparse
+import json
+import re
+import sys
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[2]
+MAX_LINES = 400
+SECTIONS = ["What you will learn", "The idea", "What the measurements show", "Run it",
+            "Predict, then measure", "Exercises", "Check yourself", "References"]
+QUESTIONS = (3, 6)
+
+# Chapters whose README is not yet one lesson of this shape: none since every chapter was
+# rewritten (issue 28), so every chapter must pass. A chapter listed here (name: reason) would be
+# checked and reported without failing the check.
+PENDING = {}
+
+GENERATED = re.compile(r"^<!-- BEGIN GENERATED: ([\w-]+) -->\n(.*?)^<!-- END GENERATED: \1 -->",
+                       re.S | re.M)
+NUMBER = r"\d[\d,]*(?:\.\d+)?"
+# Numbers joined by "against", "and", "→", "/", ... before a unit: "9,021 against 9,207 GFLOP/s".
+QUOTE = re.compile(rf"(?<![\w.])((?:{NUMBER}\s*(?:against|and|or|to|vs\.?|→|->|/|,)\s*)*"
+                   rf"{NUMBER})\s*(GFLOP/s|% of cuBLAS|ms\b|GB\b|MB\b)")
+UNITS = {"GFLOP/s": "gflops", "% of cuBLAS": "pct", "ms": "ms", "GB": "bytes", "MB": "bytes"}
+SCALE = {"GB": 1e9, "MB": 1e6, "kB": 1e3, "k": 1e3, "B": 1.0}
+INTERNAL = re.compile(r"\bthe (seeds|notes)\b", re.I)
+
+
+def chapters(root):
+    path = root / "common" / "chapters.txt"
+    names = []
+    for line in path.read_text().splitlines():
+        words = line.split("#", 1)[0].split()
+        if words:
+            names.append(words[0])
+    return names
+
+
+def exercises_of(root, chapter):
+    manifest = root / "exercises" / "manifest.json"
+    if manifest.is_file():
+        return [e["name"] for e in json.loads(manifest.read_text())["exercises"]
+                if e.get("chapter") == chapter]
+    folder = root / "exercises"
+    number = chapter.split("_", 1)[0]
+    return sorted(p.name for p in folder.glob(f"{number}*") if p.is_dir()) if folder.is_dir() else []
+
+
+def cell_number(text):
+    """'51,678' -> 51678.0, '4.3 GB' -> 4.3e9, '21.62 ms' -> 21.62; None if not a number."""
+    text = text.strip().replace("&nbsp;", " ")
+    match = re.fullmatch(rf"({NUMBER})\s*(GB|MB|kB|B|ms|%)?", text)
+    if not match:
+        return None
+    value = float(match.group(1).replace(",", ""))
+    unit = match.group(2) or ""
+    return value * SCALE.get(unit, 1.0)
+
+
+def table_rows(text):
+    """The rows of every markdown table in text: (header cells, [row cells])."""
+    tables, header, rows = [], None, []
+    for line in text.splitlines() + [""]:
+        if line.startswith("|"):
+            cells = [c.strip() for c in line.strip().strip("|").split("|")]
+            if header is None:
+                header = cells
+            elif not set("".join(cells)) <= set("-: "):
+                rows.append(cells)
+        elif header is not None:
+            tables.append((header, rows))
+            header, rows = None, []
+    return tables
+
+
+def kernel_name(cell):
+    name = cell.replace("&lt;", "<").replace("&gt;", ">").replace("\\|", "|").strip("` ")
+    return re.sub(r" \((ceiling|one warp)\)$", "", name)
+
+
+def quoted_values(readme_text):
+    """{kernel: {kind: set of values}} from the generated blocks of one README: the results
+    tables (GFLOP/s, % of cuBLAS, time) and the profile digest (bytes, time)."""
+    values = {}
+    for _, block in GENERATED.findall(readme_text):
+        for header, rows in table_rows(block):
+            if not header or header[0] != "kernel":
+                continue
+            for cells in rows:
+                kinds = values.setdefault(kernel_name(cells[0]), {})
+                for title, cell in zip(header[1:], cells[1:]):
+                    number = cell_number(cell)
+                    if number is None:
+                        continue
+                    if title == "GFLOP/s":
+                        kind = "gflops"
+                    elif title == "% of cuBLAS":
+                        kind = "pct"
+                    elif title in ("time (ms)", "time"):
+                        kind = "ms"
+                    elif re.search(r"\b(B|bytes)\b|DRAM read|DRAM written|asked of L1|from L2",
+                                   title) and re.search(r"[GMk]?B$", cell.strip()):
+                        kind = "bytes"
+                    else:
+                        continue
+                    kinds.setdefault(kind, set()).add(number)
+    return values
+
+
+def name_forms(kernel):
+    """How prose names a kernel: its name, and for a configuration row ('vectorized 128x128x8
+    8x8') its first two words."""
+    forms = {kernel}
+    words = kernel.split()
+    if len(words) > 2:
+        forms.add(" ".join(words[:2]))
+    return forms
+
+
+def prose_sentences(text):
+    """The sentences of the prose: no generated block, fenced or indented code, table or HTML
+    tag line; list items and paragraphs joined, then split after . ! ? ; :"""
+    text = GENERATED.sub("", text)
+    kept, fenced = [], False
+    for line in text.splitlines():
+        if line.startswith("```"):
+            fenced = not fenced
+            kept.append("")
+            continue
+        if fenced or line.startswith("|") or line.startswith("    ") and not line.strip().startswith("-"):
+            kept.append("")
+            continue
+        kept.append(line)
+    paragraphs = re.split(r"\n\s*\n|\n(?=\s*(?:[-*]|\d+\.) )", "\n".join(kept))
+    sentences = []
+    for paragraph in paragraphs:
+        joined = " ".join(paragraph.split())
+        sentences += [s for s in re.split(r"(?<=[.!?;:])\s+(?=[A-Z`(*\[])", joined) if s]
+    return sentences
+
+
+def matches(quoted, value, unit):
+    """A quoted number agrees with a table value at the precision it was written with."""
+    text = quoted.replace(",", "")
+    decimals = len(text.split(".")[1]) if "." in text else 0
+    number = float(text) * SCALE.get(unit, 1.0)
+    if unit in ("GB", "MB"):
+        step = 10 ** -decimals * SCALE[unit]
+    else:
+        step = 10 ** -decimals
+    return abs(number - value) <= step / 2 + 1e-9 * max(1.0, abs(value))
+
+
+def unit_values(text):
+    """{kind: values} of every number written before a checked unit in text."""
+    found = {}
+    for match in QUOTE.finditer(text.replace("`", "")):
+        unit = match.group(2).strip()
+        for number in re.findall(NUMBER, match.group(1)):
+            found.setdefault(UNITS[unit], set()).add(
+                float(number.replace(",", "")) * SCALE.get(unit, 1.0))
+    return found
+
+
+def check_quotes(text, values, elsewhere=None):
+    """Problems with the quotes of text; `elsewhere`: {kind: values} the chapter also traces
+    its figures to (its own tables, its NOTES.md)."""
+    elsewhere = elsewhere or {}
+    problems = []
+    kernels = sorted(values, key=len, reverse=True)
+    for sentence in prose_sentences(text):
+        plain = sentence.replace("`", "")
+        named = [k for k in kernels if any(form in plain for form in name_forms(k))]
+        if not named:
+            continue
+        for match in QUOTE.finditer(plain):
+            unit = match.group(2).strip()
+            kind = UNITS[unit]
+            from_tables = set().union(*(values[k].get(kind, set()) for k in named))
+            if not from_tables:
+                continue
+            allowed = from_tables | elsewhere.get(kind, set())
+            for number in re.findall(NUMBER, match.group(1)):
+                if not any(matches(number, value, unit) for value in allowed):
+                    problems.append(f"quotes {number} {unit} in a sentence naming "
+                                    f"{', '.join(named)}, but the generated tables give "
+                                    f"{kind} values {sorted(from_tables)[:8]} (and NOTES.md and the "
+                                    f"README's own tables do not have it): \"{sentence[:140]}\"")
+    return problems
+
+
+def section_text(text, name):
+    match = re.search(rf"^## {re.escape(name)}.*?$(.*?)(?=^## |\Z)", text, re.S | re.M)
+    return match.group(1) if match else ""
+
+
+def check_folds(body, section, lo=1, hi=None):
+    problems = []
+    items = list(re.finditer(r"^\d+\. ", body, re.M))
+    if len(items) < lo or (hi is not None and len(items) > hi):
+        bound = f"{lo} to {hi}" if hi else f"at least {lo}"
+        problems.append(f"\"{section}\" has {len(items)} numbered question(s), wants {bound}")
+    for i, item in enumerate(items):
+        end = items[i + 1].start() if i + 1 < len(items) else len(body)
+        chunk = body[item.start():end]
+        if not re.search(r"<details>.*?</details>", chunk, re.S):
+            first = chunk.splitlines()[0][:80]
+            problems.append(f"\"{section}\" question {i + 1} has no answer folded in "
+                            f"<details>...</details>: \"{first}\"")
+    return problems
+
+
+def check_readme(root, chapter, values):
+    readme = root / chapter / "README.md"
+    if not readme.is_file():
+        return [f"{readme} does not exist"]
+    text = readme.read_text()
+    problems = []
+    lines = text.count("\n") + (0 if text.endswith("\n") else 1)
+    if lines > MAX_LINES:
+        problems.append(f"{lines} lines, more than {MAX_LINES}: move experiments and dated runs "
+                        "to the chapter's NOTES.md")
+    headings = [h.strip() for h in re.findall(r"^## (.+)$", text, re.M)]
+    position = -1
+    for name in SECTIONS:
+        found = next((i for i, h in enumerate(headings) if h.startswith(name)), None)
+        if found is None:
+            problems.append(f"no \"## {name}\" section")
+        elif found < position:
+            problems.append(f"\"## {name}\" comes before a section it should follow "
+                            f"(order: {', '.join(SECTIONS)})")
+        else:
+            position = found
+    for exercise in exercises_of(root, chapter):
+        if not re.search(rf"\]\((\.\./)?exercises/{re.escape(exercise)}/?\)", text):
+            problems.append(f"does not link its exercise {exercise} "
+                            f"([{exercise}](../exercises/{exercise}/))")
+    problems += check_folds(section_text(text, "Check yourself"), "Check yourself", *QUESTIONS)
+    problems += check_folds(section_text(text, "Predict, then measure"), "Predict, then measure")
+    own_tables = "\n".join(l for l in GENERATED.sub("", text).splitlines() if l.startswith("|"))
+    notes = root / chapter / "NOTES.md"
+    elsewhere = unit_values(own_tables + "\n" + (notes.read_text() if notes.is_file() else ""))
+    problems += check_quotes(text, values, elsewhere)
+    for match in INTERNAL.finditer(GENERATED.sub("", text)):
+        problems.append(f"cites an internal source to readers: \"{match.group(0)}\"")
+    return problems
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--root", default=str(REPO), help="repository root")
+    parser.add_argument("-v", "--verbose", action="store_true", help="list the pending problems")
+    args = parser.parse_args(argv)
+    root = Path(args.root)
+    names = chapters(root)
+    values = {}
+    for chapter in names:
+        readme = root / chapter / "README.md"
+        if readme.is_file():
+            for kernel, kinds in quoted_values(readme.read_text()).items():
+                merged = values.setdefault(kernel, {})
+                for kind, found in kinds.items():
+                    merged.setdefault(kind, set()).update(found)
+    failed = False
+    for chapter in names:
+        problems = check_readme(root, chapter, values)
+        if chapter in PENDING:
+            state = "pending" if problems else "pending, but passes: remove it from PENDING"
+            print(f"{chapter}: {state} ({PENDING[chapter]}; {len(problems)} problem(s))")
+            if args.verbose:
+                print("".join(f"    {p}\n" for p in problems), end="")
+        elif problems:
+            failed = True
+            print(f"{chapter}: FAIL")
+            print("".join(f"    {p}\n" for p in problems), end="")
+        else:
+            print(f"{chapter}: ok")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,53 @@
+#!/usr/bin/env python3
+"""docs-test's prose checks (common/scripts/docs_test.py) on fabricated READMEs: unbalanced
+parentheses and hand-written test counts are found in prose, and nowhere else."""
+import sys
+import tempfile
+import unittest
+from pathlib import Path
+
+sys.dont_write_bytecode = True
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+import docs_test  # noqa: E402
+
+GOOD = """# Title
+
+Built with CUDA 12.4 (nvcc 12.4.131, every target) and checked (`make check (a`).
+A [link](https://example.com/a_(b)) and a list: 1) first; these parentheses (balance).
+
+```sh
+make check    # (an unbalanced comment in code is code
+```
+
+<!-- BEGIN GENERATED: build-times -->
+| `make check`; 208 tests, 57 of them skipped | 9 min |
+<!-- END GENERATED: build-times -->
+
+| table | (cells are not prose |
+"""
+
+
+class Prose(unittest.TestCase):
+    def problems(self, text):
+        with tempfile.TemporaryDirectory() as tmp:
+            path = Path(tmp) / "README.md"
+            path.write_text(text)
+            return docs_test.prose_problems(path)
+
+    def test_code_tables_and_generated_blocks_are_not_prose(self):
+        self.assertEqual(self.problems(GOOD.replace("list: 1) first; ", "list: ")), [])
+
+    def test_an_unbalanced_paragraph_is_found(self):
+        found = self.problems("A\n\nBuilt with CUDA 12.4 (nvcc 12.4.131, every target (sm_80).\n")
+        self.assertEqual(len(found), 1)
+        self.assertIn(":3: unbalanced parentheses", found[0])
+
+    def test_a_hand_written_test_count_is_found(self):
+        for count in ("180/180 tests", "208 tests", "1,024 tests"):
+            found = self.problems(f"Configure, build and {count} on the CPU backend.\n")
+            self.assertEqual(len(found), 1, count)
+            self.assertIn("test count", found[0])
+
+
+if __name__ == "__main__":
+    unittest.main()

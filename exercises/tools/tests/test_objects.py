@@ -1,0 +1,195 @@
+"""What a kernel exercise's compiled code may contain (gradelib/objects.py): the allow-list of
+undefined symbols, the scan for macros that tell the builds apart, and the memory model's IR
+check, each on small programs compiled here with the real compilers."""
+import os
+import shutil
+import subprocess
+import tempfile
+import unittest
+
+from gradelib import objects as O
+
+# The memory model's flags that matter here (common/cpu_backend/analyze/CMakeLists.txt), and
+# the section cuda_shim.hpp puts __global__ functions in for that build.
+MODEL_FLAGS = ["-std=c++17", "-O2", "-fsanitize-coverage=func,trace-loads,trace-stores",
+               "-fno-vectorize", "-fno-slp-vectorize", "-w"]
+PRELUDE = ('#define __global__ __attribute__((section("tutorial_kernels")))\n#define __device__\n'
+           "#include <algorithm>\n#include <array>\n#include <cstring>\n#include <cwchar>\n"
+           "#include <strings.h>\n")
+
+
+def compiler(*names):
+    return next((shutil.which(n) for n in names if shutil.which(n)), None)
+
+
+CLANG = compiler("clang++", "clang++-19", "clang++-18", "clang++-17", "clang++-16",
+                 "clang++-15", "clang++-14")
+GXX = compiler("g++", "c++")
+
+
+class IRTests(unittest.TestCase):
+    def setUp(self):
+        self.dir = tempfile.mkdtemp()
+
+    def tearDown(self):
+        shutil.rmtree(self.dir)
+
+    def problems(self, code):
+        src, ll = os.path.join(self.dir, "k.cpp"), os.path.join(self.dir, "k.ll")
+        with open(src, "w") as f:
+            f.write(PRELUDE + code)
+        subprocess.run([CLANG, *MODEL_FLAGS, "-S", "-emit-llvm", src, "-o", ll], check=True)
+        return O.model_ir_file_problems(ll)
+
+    @unittest.skipUnless(CLANG, "needs clang++")
+    def test_hooked_accesses_pass(self):
+        self.assertEqual(self.problems(
+            "__device__ float twice(float x) { return 2 * x; }\n"
+            "__global__ void k(const float* in, float* out, int i) {\n"
+            "  float local[4];\n  std::memcpy(local, in + i, sizeof local);  // SROA: 4 loads\n"
+            "  out[i] = twice(local[0] + local[3]);\n}\n"
+            "void host_only(float* a, const float* b) { std::memcpy(a, b, 64); }  // not a kernel's\n"), [])
+
+    @unittest.skipUnless(CLANG, "needs clang++")
+    def test_every_route_past_the_hooks_is_refused(self):
+        routes = {
+            "long double": "out[i] = float(*reinterpret_cast<const long double*>(in + i));",
+            "_BitInt(96)": "out[i] = float(*reinterpret_cast<const _BitInt(96)*>(in + i));",
+            "a struct copied whole": "struct Tri { float a, b, c; };\n"
+                                     "  *reinterpret_cast<Tri*>(out + i) = *reinterpret_cast<const Tri*>(in + i);",
+            "std::array copied whole": "using A = std::array<float, 8>;\n"
+                                       "  *reinterpret_cast<A*>(out + i) = *reinterpret_cast<const A*>(in + i);",
+            "std::copy": "std::copy(in + i, in + i + 3, out + i);",
+            "wmemcpy": "std::wmemcpy(reinterpret_cast<wchar_t*>(out) + i, reinterpret_cast<const wchar_t*>(in) + i, 1);",
+            "mempcpy": "mempcpy(out + i, in + i, sizeof(float) * unsigned(i));",
+            "bcopy": "bcopy(in + i, out + i, 4 * unsigned(i));",
+            "memcpy": "__builtin_memcpy(out + i, in + i, 12);",
+            "inline assembly": 'asm volatile("" ::: "memory"); out[i] = in[i];',
+            "a call through a pointer": "auto f = reinterpret_cast<void (*)(float*)>(const_cast<float*>(in)); f(out);",
+            "an atomic": "__atomic_fetch_add(reinterpret_cast<int*>(out) + i, 1, __ATOMIC_RELAXED);",
+            "printf": '__builtin_printf("%s", reinterpret_cast<const char*>(in));',
+        }
+        for what, body in routes.items():
+            with self.subTest(route=what):
+                self.assertNotEqual(self.problems(
+                    f"__global__ void k(const float* in, float* out, int i) {{\n  {body}\n}}\n"), [])
+
+    @unittest.skipUnless(CLANG, "needs clang++")
+    def test_a_helper_the_kernel_calls_is_checked_too(self):
+        self.assertNotEqual(self.problems(
+            "__attribute__((noinline)) void copy3(float* o, const float* i) {\n"
+            "  struct Tri { float a, b, c; };\n"
+            "  *reinterpret_cast<Tri*>(o) = *reinterpret_cast<const Tri*>(i);\n}\n"
+            "__global__ void k(const float* in, float* out) { copy3(out, in); }\n"), [])
+
+    @unittest.skipUnless(CLANG, "needs clang++")
+    def test_the_hooks_switched_off_are_refused(self):
+        self.assertNotEqual(self.problems(
+            '__attribute__((no_sanitize("coverage"), noinline)) void put(float* o, float v) { *o = v; }\n'
+            "__global__ void k(const float* in, float* out) { put(out, in[0]); }\n"), [])
+        # a function whose symbol starts with __sanitizer_ gets no hooks from clang
+        self.assertNotEqual(self.problems(
+            'extern "C" __attribute__((noinline)) void __sanitizer_put(float* o, float v) { *o = v; }\n'
+            "__global__ void k(const float* in, float* out) { __sanitizer_put(out, in[0]); }\n"), [])
+
+    def test_no_kernel_at_all_is_refused(self):
+        self.assertNotEqual(O.model_ir_problems("define void @f() {\n  ret void\n}\n"), [])
+
+    def test_opaque_pointers_are_read_too(self):
+        ir = ('define void @k(ptr %0, ptr %1) section "tutorial_kernels" {\n'
+              "  %3 = getelementptr inbounds float, ptr %0, i64 4\n"
+              "  call void @__sanitizer_cov_load4(ptr %3)\n"
+              "  %4 = load float, ptr %3, align 4\n"
+              "  %5 = load x86_fp80, ptr %0, align 16\n"
+              "  call void @__sanitizer_cov_store4(ptr %1)\n"
+              "  store float %4, ptr %1, align 4\n"
+              "  ret void\n}\n")
+        problems = O.model_ir_problems(ir)
+        self.assertEqual(len(problems), 1, problems)
+        self.assertIn("x86_fp80", problems[0])
+
+
+class SymbolTests(unittest.TestCase):
+    def setUp(self):
+        self.dir = tempfile.mkdtemp()
+
+    def tearDown(self):
+        shutil.rmtree(self.dir)
+
+    def problems(self, code):
+        src, obj = os.path.join(self.dir, "k.cpp"), os.path.join(self.dir, "k.o")
+        with open(src, "w") as f:
+            f.write(code)
+        subprocess.run([GXX, "-std=c++17", "-O2", "-c", src, "-o", obj], check=True)
+        return O.undefined_symbol_problems(obj)
+
+    @unittest.skipUnless(GXX, "needs g++")
+    def test_a_launcher_that_only_launches_passes(self):
+        self.assertEqual(self.problems(
+            "#include <cmath>\n#include <stdexcept>\n#include <string>\n"
+            "extern \"C\" int cudaGetLastError();\n"
+            "namespace tutorial { void validate_launch(int, int); }\n"
+            "float f(int n) {\n"
+            "  if (n < 1) throw std::invalid_argument(\"bad n \" + std::to_string(n));\n"
+            "  tutorial::validate_launch(n, n);\n"
+            "  return std::sqrt(float(n)) + float(cudaGetLastError());\n}\n"), [])
+
+    @unittest.skipUnless(GXX, "needs g++")
+    def test_host_routes_to_device_data_are_refused(self):
+        for what, code in {
+            "cudaMemcpy": 'extern "C" int cudaMemcpy(void*, const void*, unsigned long, int);\n'
+                          "int f(float* d, float* h) { return cudaMemcpy(h, d, 4, 2); }",
+            "cudaMemsetAsync": 'extern "C" int cudaMemsetAsync(void*, int, unsigned long, void*);\n'
+                               "int f(float* d) { return cudaMemsetAsync(d, 0, 4, 0); }",
+            "cudaHostRegister": 'extern "C" int cudaHostRegister(void*, unsigned long, unsigned);\n'
+                                "int f(float* h) { return cudaHostRegister(h, 4, 0); }",
+            "cudaMallocManaged": 'extern "C" int cudaMallocManaged(void**, unsigned long, unsigned);\n'
+                                 "int f(void** p) { return cudaMallocManaged(p, 4, 1); }",
+            "cudaLaunchHostFunc": 'extern "C" int cudaLaunchHostFunc(void*, void (*)(void*), void*);\n'
+                                  "int f(void (*g)(void*)) { return cudaLaunchHostFunc(0, g, 0); }",
+            "cublasSgemm": 'extern "C" int cublasSgemm_v2(void*);\nint f(void* h) { return cublasSgemm_v2(h); }',
+            "a harness copy": "namespace tutorial { void copy_to_host(void*, const void*, unsigned long); }\n"
+                              "void f(void* h, const void* d) { tutorial::copy_to_host(h, d, 4); }",
+            "a thread": "#include <thread>\nvoid f() { std::thread([] {}).join(); }",
+            "dlsym": "#include <dlfcn.h>\nvoid* f() { return dlsym(RTLD_DEFAULT, \"cudaMemcpy\"); }",
+            "mprotect": "#include <sys/mman.h>\nint f(void* p) { return mprotect(p, 4096, 3); }",
+            "a signal handler": "#include <csignal>\nvoid f(void (*h)(int)) { std::signal(SIGSEGV, h); }",
+            "/proc/self/mem": "#include <fstream>\nvoid f(char* h) { std::ifstream(\"/proc/self/mem\").read(h, 4); }",
+            "syscall": "#include <unistd.h>\nlong f() { return syscall(10, 0, 0, 0); }",
+        }.items():
+            with self.subTest(route=what):
+                self.assertNotEqual(self.problems(code), [])
+
+
+class MacroTests(unittest.TestCase):
+    def problems(self, text):
+        return O.kernel_source_problems({"exercises/x/k.cuh": text.encode()})
+
+    def test_tests_of_the_build_are_refused_in_any_spelling(self):
+        for text in ("#ifdef TUTORIAL_CPU_BACKEND\nx\n#endif\n",
+                     "#if defined(TUTORIAL_CPU_ANALYZE)\n#endif\n",
+                     "#  if   defined ( __CUDACC__ )\n#endif\n",
+                     "#ifndef __CUDA_ARCH__\n#endif\n",
+                     "%:ifdef __clang__\n%:endif\n",
+                     "#if __has_include(<cuda_runtime.h>)\n#endif\n",
+                     "#if __has_include(\"common/cpu_backend/scheduler.hpp\")\n#endif\n",
+                     "#define ON_CPU TUTORIAL_CPU_BACKEND\n#if ON_CPU\n#endif\n",
+                     "constexpr int compiler = __GNUC__;\n",
+                     "#if def\\\nined(__NVCC__)\n#endif\n"):
+            with self.subTest(text=text):
+                self.assertNotEqual(self.problems(text), [])
+
+    def test_inline_assembly_is_refused(self):
+        for text in ('asm volatile("syscall" : "=a"(r) : "a"(10L));',
+                     '__asm__("mov.u32 %0, %%laneid;" : "=r"(lane));', "__asm (\"nop\");"):
+            with self.subTest(text=text):
+                self.assertNotEqual(self.problems(text), [])
+
+    def test_ordinary_code_and_comments_pass(self):
+        self.assertEqual(self.problems(
+            "#pragma once\n// __CUDA_ARCH__ is not tested here, TUTORIAL_CPU_BACKEND neither\n"
+            "/* #ifdef __clang__ */\n#define TILE 32\n#if TILE > 16\nint x;\n#endif\n"), [])
+
+
+if __name__ == "__main__":
+    unittest.main()
