@@ -31,6 +31,6 @@ else
 fi
 echo "error: no NVIDIA GPU found ($why): \`$what\` runs kernels on a GPU; nothing was built." >&2
 echo "Without a GPU: \`$first\` builds only what its table needs and prints each kernel's" \
-     "memory requests, counted on the CPU (README.md, \"Without a GPU\"); \`make check\` builds" \
+     "memory requests, counted on the CPU (common/BUILD.md, \"Without a GPU\"); \`make check\` builds" \
      "everything and runs every kernel test on the CPU backend." >&2
 exit 3

@@ -5,12 +5,12 @@
 
 The build compiles for sm_80 and sm_90 (or this machine's GPU); this compiles each chapter's
 main.cu, and the entry.cu of every GPU exercise with its committed stub, to machine code
-(-cubin) for every architecture of the README's "A smaller GPU" table by default (sm_75, 80,
+(-cubin) for every architecture of common/BUILD.md's "A smaller GPU" table by default (sm_75, 80,
 86, 89, 90, 100 and 120), with the build's warning flags. It fails on any compiler warning
-except the ones common/scripts/arch_expected.txt lists, which the README's "GPU architectures"
-section explains: register spills (bytes must match) and ptxas ignoring a __launch_bounds__
+except the ones common/scripts/arch_expected.txt lists, which common/BUILD.md's "GPU
+architectures" section explains: register spills (bytes must match) and ptxas ignoring a __launch_bounds__
 minimum of resident blocks that such a GPU cannot hold. A kernel that starts (or stops)
-spilling must be fixed, or the list and the README updated. The list has no stub: a student
+spilling must be fixed, or the list and common/BUILD.md's table updated. The list has no stub: a student
 who has not written a line yet must see no warning.
 
 Python 3 standard library only; nvcc from --nvcc, else the PATH or /usr/local/cuda/bin. The list

@@ -1,15 +1,15 @@
 #!/usr/bin/env python3
-"""How long the set-up commands of README.md take, measured, and the README's table of them.
+"""How long the set-up commands take, measured, and common/BUILD.md's table of them.
 
   build_times.py measure [--json FILE] [--steps a,b,...]   time them in a fresh clone of HEAD
-  build_times.py readme [--json FILE]                      refill README.md's "build-times" block
+  build_times.py readme [--json FILE]                      refill common/BUILD.md's "build-times" block
   build_times.py check [--json FILE]                       the block is what the JSON says (docs-test)
 
 `measure` clones this repository's HEAD into a temporary folder and runs each step there, as a
 student would after `git clone` and `make deps`, with ccache off (CCACHE_DISABLE=1) and no GPU
 needed; the steps (STEPS) each start from a build folder of their own, except where said. It
 writes the seconds, the test counts `make check` printed and the machine (cores, processor,
-nvcc, CMake, load average) into common/results/build_times.json. The README quotes the times
+nvcc, CMake, load average) into common/results/build_times.json. The pages quote the times
 only inside the generated block, so a number there is always one of a dated measurement.
 Python 3 standard library only.
 """
@@ -28,11 +28,11 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[2]
 JSON = REPO / "common" / "results" / "build_times.json"
-README = REPO / "README.md"
+README = REPO / "common" / "BUILD.md"  # the page with the build-times block
 BLOCK = re.compile(r"(<!-- BEGIN GENERATED: build-times -->[ \t]*\n)(.*?)(<!-- END GENERATED: build-times -->)",
                    re.S)
 
-# name: (command, environment, what the README's row says)
+# name: (command, environment, what the table's row says)
 STEPS = {
     "first-table": ("make -C 01_naive analyze", {},
                     "`make -C 01_naive analyze` right after the clone: configure, chapter 01's "
@@ -178,7 +178,7 @@ def readme(args):
 def check(args):
     text = README.read_text()
     if fill(text, load(args.json)) != text:
-        print("README.md's build-times block is not what common/results/build_times.json says: "
+        print("common/BUILD.md's build-times block is not what common/results/build_times.json says: "
               "run `python3 common/scripts/build_times.py readme` (never edit the block by hand)")
         return 1
     return 0

@@ -7,9 +7,9 @@ A fenced block is a block of commands when each of its lines is a command (it st
 word of COMMANDS) or a comment; a block whose command lines start with "$ " shows output after
 them. A block marked `ipython` is a notebook cell (Google Colab): its `!command` lines are
 commands, `%cd DIR` is `cd DIR`, and the folder a `git clone URL DIR` in it makes is this
-repository. Pictures, tables and output blocks are left alone. Each command runs in the folder of its
-README when that folder has a Makefile (a chapter), else at the top (`cd DIR` lines move it),
-and is checked as far as a machine without a GPU allows:
+repository. Pictures, tables and output blocks are left alone. Each command of a chapter's README runs in
+the chapter's folder (common/chapters.txt), every other page's at the top (`cd DIR` lines move
+it), and is checked as far as a machine without a GPU allows:
 
   make T [VAR=...]        `make -n T ...` must succeed (the target exists, the variables
                           parse); for `run` and `bench` in a chapter folder the command make
@@ -28,8 +28,8 @@ And the prose, where facts drift:
   * every paragraph's parentheses balance (code spans and links aside);
   * no test count ("208 tests", "180/180 tests") outside a generated block: the count changes
     with every test added, so it belongs in generated text;
-  * README.md's generated build-times block is what common/results/build_times.json says
-    (common/scripts/build_times.py: the times are measured, never typed).
+  * common/BUILD.md's generated build-times block is what common/results/build_times.json
+    says (common/scripts/build_times.py: the times are measured, never typed).
 
 Python 3 standard library only. Exit status 0 when every command passed, 1 otherwise.
 """
@@ -45,6 +45,10 @@ REPO = Path(__file__).resolve().parents[2]
 EXIT_NO_DEVICE = 3  # kExitNoDevice in common/chapter_main.hpp
 COMMANDS = {"make", "cd", "ctest", "cmake", "compute-sanitizer", "ncu", "python3", "git",
             "sudo", "apt-get", "apt", "pip", "nvidia-smi", "export", "diff", "bash"}
+# The chapters (common/chapters.txt): the folders whose README's commands run in that folder.
+CHAPTERS = {line.split("#", 1)[0].split()[0]
+            for line in (REPO / "common" / "chapters.txt").read_text().splitlines()
+            if line.split("#", 1)[0].split()}
 # Programs only a build with the CPU backend has (common/cpu_backend/README.md).
 OPTIONAL = ("_cpu", "_analyze")
 FENCE = re.compile(r"^```(\w*)\s*$")
@@ -54,6 +58,12 @@ def readmes():
     found = [REPO / "README.md", *sorted(REPO.glob("*/README.md")), *sorted(REPO.glob("common/*.md")),
              *sorted(REPO.glob("common/*/README.md"))]
     return [p for p in found if p.is_file()]
+
+
+def home_of(path):
+    """Where a page's commands run: a chapter's README in its folder (its Makefile), every
+    other page (the top README, common/*.md, exercises/README.md) at the top."""
+    return path.parent if path.parent.parent == REPO and path.parent.name in CHAPTERS else REPO
 
 
 def blocks(text):
@@ -249,8 +259,7 @@ class Checker:
         return "parsed", None if code == 0 else f"does not parse: {out.strip()}", cwd
 
     def readme(self, path):
-        # A chapter's commands run in its folder (its Makefile); the others from the top.
-        home = path.parent if (path.parent / "Makefile").is_file() else REPO
+        home = home_of(path)
         self.clones = set()  # a clone named in one README is no folder of another
         for start, lines in blocks(path.read_text()):
             cwd = str(home)
@@ -279,7 +288,10 @@ def paragraphs(text):
             continue
         if line.startswith("```"):
             fence = not fence
-        prose = not (fence or generated or line.startswith("```") or line.startswith("    ")
+        # An indented line right after prose continues it (a list item's wrapped lines):
+        # in Markdown indented code cannot interrupt a paragraph.
+        indented_code = line.startswith("    ") and not current
+        prose = not (fence or generated or line.startswith("```") or indented_code
                      or line.lstrip().startswith(("|", "<!--")) or not line.strip())
         if prose:
             if not current:
@@ -334,7 +346,7 @@ def main(argv=None):
                              "check"], str(REPO))
     checker.counts["generated build times"] = 1
     if code != 0:
-        checker.failures.append(f"README.md: build-times block: {out.strip()}")
+        checker.failures.append(f"common/BUILD.md: build-times block: {out.strip()}")
     summary = ", ".join(f"{n} {what}" for what, n in sorted(checker.counts.items()))
     print(f"README commands: {summary}; {len(checker.failures)} failed")
     for failure in checker.failures:

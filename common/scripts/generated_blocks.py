@@ -1,7 +1,7 @@
 """The one writer of the generated blocks in the READMEs: the text between a line
 `<!-- BEGIN GENERATED: NAME -->` and a line `<!-- END GENERATED: NAME -->` belongs to a script
-(progression.py: results, progression, inspect, memory-system; sweep.py: sweep) and is replaced whole, the
-rest of the file is left as it is. Python 3 standard library only.
+(progression.py: results, progression, headline, inspect, memory-system; sweep.py: sweep) and
+is replaced whole, the rest of the file is left as it is. Python 3 standard library only.
 
     fill_blocks(text, content_of)   every block: content_of(NAME) gives its new text (without
                                     the last newline), or None to leave that block as it is

@@ -8,7 +8,7 @@
   progression.py readme-tables  fills the README blocks between
                                 <!-- BEGIN GENERATED: NAME --> and <!-- END GENERATED: NAME -->
                                 (NAME = results: the README's chapter; progression: every GEMM
-                                kernel at every size)
+                                kernel at every size; headline: each chapter's fastest kernel)
 
 Python 3 standard library only: python3 ships with every Debian/Ubuntu system (`make deps`
 installs it on minimal images), so the stored JSON turns into tables and plots on any machine,
@@ -25,8 +25,8 @@ from progression_measure import measure
 from progression_plots import make_plots
 from progression_results import (CSV_FIELDS, DEFAULT_RESULTS, REPO, SCHEDULE, Failure,  # noqa: F401
                                  load_results, say, write_results)
-from progression_tables import (chapter_markdown, fill_readme, md_cell,  # noqa: F401
-                                progression_markdown, readme_tables, text_table)
+from progression_tables import (chapter_markdown, fill_readme, headline_markdown,  # noqa: F401
+                                md_cell, progression_markdown, readme_tables, text_table)
 
 
 def parse_schedule(only, sizes):

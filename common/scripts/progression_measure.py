@@ -82,7 +82,7 @@ def measure(build_dir, schedule, extra):
                 # The executable has just said why on stderr; nothing can be measured here.
                 raise Failure(f"{chapter} found no CUDA device (message above): `make run` "
                               "needs an NVIDIA GPU; no results were written (without one: "
-                              "`make -C 01_naive analyze`, README.md \"Without a GPU\")", code)
+                              "`make -C 01_naive analyze`, common/BUILD.md \"Without a GPU\")", code)
             run["exit_code"] = code
             if report:
                 run.update({k: report.get(k) for k in HEADER_FIELDS})

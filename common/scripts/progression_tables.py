@@ -200,6 +200,38 @@ def progression_markdown(doc):
             + md_table(titles, table, right=right))
 
 
+def headline_markdown(doc):
+    """The landing page's few lines: for each chapter, its kernel with the highest % of the
+    ceiling at the largest size it ran at, and that kernel's % at each size (GEMM: of cuBLAS;
+    transpose: of the device-to-device copy), each timed in the same process."""
+    order = list(dict.fromkeys(r["executable"] for r in doc["runs"]))
+    table = []
+    for chapter in order:
+        runs = sorted((r for r in doc["runs"] if r["executable"] == chapter and r.get("rows")),
+                      key=lambda r: r["size"])
+        if not runs:
+            continue
+        kernels = [row for row in runs[-1]["rows"] if not is_ceiling(row)
+                   and row.get("pct_of_ceiling") is not None
+                   and not str(row.get("status", "")).startswith("WRONG")]
+        if not kernels:
+            continue
+        best = max(kernels, key=lambda row: row["pct_of_ceiling"])
+        power = "³" if is_gemm(best) else "²"
+        cells = []
+        for run in runs:
+            row = next((r for r in run["rows"] if not is_ceiling(r)
+                        and r.get("kernel") == best.get("kernel")), None)
+            value = row.get("pct_of_ceiling") if row else None
+            cells.append(f"{num(value, 1, '%')} at {run['size']}{power}")
+        table.append([chapter, best.get("kernel", ""), ", ".join(cells), best.get("ceiling", "")])
+    if not table:
+        return ""
+    return (measured_on(doc) + " Each chapter's fastest kernel at the largest size it ran at, "
+            "as a share of the ceiling timed in the same process.\n\n"
+            + md_table(["chapter", "fastest kernel", "% of the ceiling", "ceiling"], table))
+
+
 def inspect_markdown(inspect_dir, chapter):
     """The `make profile` / `make sass` / `make sanitize` digests of a chapter, as committed under
     common/results/inspect/ by the inspection tooling (common/INSPECT.md)."""
@@ -248,6 +280,8 @@ def fill_readme(text, chapter, doc, inspect_dir=None):
             content = chapter_markdown(doc, chapter, inspect_dir) if doc else ""
         elif name == "progression":
             content = progression_markdown(doc) if doc else ""
+        elif name == "headline":
+            content = headline_markdown(doc) if doc else ""
         elif name == "inspect" and chapter:
             content = inspect_markdown(inspect_dir, chapter)
         elif name == "memory-system":
@@ -263,12 +297,16 @@ def fill_readme(text, chapter, doc, inspect_dir=None):
 
 
 def readme_tables(doc, root):
+    """Refills the blocks of the top README, every <folder>/README.md (a chapter's: its
+    `results` and `inspect` blocks) and every common/<folder>/README.md (common/results/README.md
+    holds the whole progression)."""
     root = Path(root)
     changed = []
-    for readme in [root / "README.md", *sorted(root.glob("*/README.md"))]:
+    for readme in [root / "README.md", *sorted(root.glob("*/README.md")),
+                   *sorted(root.glob("common/*/README.md"))]:
         if not readme.is_file():
             continue
-        chapter = readme.parent.name if readme.parent != root else None
+        chapter = readme.parent.name if readme.parent.parent == root else None
         old = readme.read_text()
         try:
             new = fill_readme(old, chapter, doc, root / "common" / "results" / "inspect")

@@ -12,10 +12,10 @@
 // Everything except the main loop is written for you: the lambdas loadNext, storeNext and
 // computeTile, the accumulators and the final store.
 //
-// Your task: the main loop, including the first tile before it (load, store into buffer 0,
-// barrier). Think about why one barrier per step is enough: which buffer does storeNext
-// write while a slow thread may still be computing, and which barrier protects it?
-// Then delete the exercise::todo() line. Test with `make check` in this folder.
+// Your task: first answer why one barrier per step is enough, with the two functions of
+// "Why one barrier" below (a test checks them); then the main loop, including the first tile
+// before it (load, store into buffer 0, barrier), and delete the exercise::todo() line.
+// Test with `make check` in this folder.
 #pragma once
 
 #include "common/gemm_shape.hpp"
@@ -27,6 +27,24 @@ namespace ex05a {
 
 using tutorial::load_float4;
 using tutorial::store_float4;
+
+// ---- Why one barrier: your answer, checked by a test ----------------------------------
+// Number the main loop's steps t = 0, 1, 2, ... With `buffers` shared buffers (this kernel
+// has 2), step t computes from buffer t % buffers, stores the next tile into buffer
+// (t + 1) % buffers, and ends at its barrier. Answer for any number of buffers >= 1.
+
+// The step whose computeTile last read the buffer that step t's storeNext overwrites, or -1
+// if no step has read that buffer yet. A barrier must lie between that read and the store:
+// which one is it, and is there one at all when the answer is t itself?
+inline int last_read_step(int t, int buffers) {
+  return exercise::todo<int>("05a_double_buffer: last_read_step", t, buffers);
+}
+
+// The fewest __syncthreads() per step that keep every tile stored before any thread reads it
+// and every buffer read by all threads before any thread overwrites it.
+inline int barriers_per_step(int buffers) {
+  return exercise::todo<int>("05a_double_buffer: barriers_per_step", buffers);
+}
 
 // Rows of the transposed A tile are BM + PAD_A floats apart: the 4 scalar stores of the
 // transpose then fall into different banks, and each row still starts on 16 bytes.

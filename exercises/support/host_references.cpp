@@ -7,8 +7,10 @@
 #include <map>
 #include <utility>
 
+#include "common/ceil_div.hpp"
 #include "common/device_info.hpp"
 #include "common/memory_access.hpp"
+#include "exercises/support/chapter_plans.hpp"
 
 namespace exercise {
 
@@ -18,6 +20,7 @@ using Args = std::vector<double>;
 using Reference = std::function<Args(const Args&)>;
 
 int arg(const Args& a, size_t i) { return i < a.size() ? int(a[i]) : 0; }
+long long count(const Args& a, size_t i) { return i < a.size() ? (long long)a[i] : 0; }
 
 // 01b: one warp, lane t reads float offset + t * stride.
 tutorial::GlobalAccessCost warp_cost(const Args& a) {
@@ -159,6 +162,38 @@ const std::map<std::string, Reference>& references() {
          while (transposed_degree(arg(a, 0), w) != 1) ++w;
          return Args{double(w)};
        }},
+      // 05a_double_buffer: the question of its README, why one barrier per step is enough.
+      // Step t reads buffer t % B and stores into (t + 1) % B: that buffer was last read in
+      // step t + 1 - B (none yet if negative); only B = 1 needs a second barrier.
+      {"05a_double_buffer/last_read_step",
+       [](const Args& a) { return Args{double(std::max(arg(a, 0) + 1 - arg(a, 1), -1))}; }},
+      {"05a_double_buffer/barriers_per_step",
+       [](const Args& a) { return Args{arg(a, 0) == 1 ? 2.0 : 1.0}; }},
+      // 05b_waves: the arithmetic of chapter 05's waves (6_any_shape.cuh's comments), and the
+      // chapter's own slice_k and plan_any_shape (chapter_plans.cu).
+      {"05b_waves/grid_blocks",
+       [](const Args& a) {
+         return Args{double((long long)tutorial::ceil_div(arg(a, 0), arg(a, 2)) *
+                            tutorial::ceil_div(arg(a, 1), arg(a, 3)) * arg(a, 4))};
+       }},
+      {"05b_waves/wave_slots", [](const Args& a) { return Args{double(arg(a, 0)) * arg(a, 1)}; }},
+      {"05b_waves/waves", [](const Args& a) { return Args{double(count(a, 0)) / double(count(a, 1))}; }},
+      {"05b_waves/waves_of_time",
+       [](const Args& a) { return Args{double((count(a, 0) + count(a, 1) - 1) / count(a, 1))}; }},
+      {"05b_waves/last_wave_fill",
+       [](const Args& a) {
+         const long long blocks = count(a, 0), slots = count(a, 1);
+         const long long before = (blocks - 1) / slots;  // full waves before the last one
+         return Args{double(blocks - before * slots) / double(slots)};
+       }},
+      {"05b_waves/slice_k", [](const Args& a) { return chapter05_slice_k(arg(a, 0), arg(a, 1)); }},
+      {"05b_waves/partial_sum_bytes",
+       [](const Args& a) {
+         const int slices = arg(a, 2);
+         return Args{slices > 1 ? (2.0 * slices + 1.0) * arg(a, 0) * arg(a, 1) * 4.0 : 0.0};
+       }},
+      {"05b_waves/plan",
+       [](const Args& a) { return chapter05_plan(arg(a, 0), arg(a, 1), arg(a, 2), arg(a, 3)); }},
       // The grader's self-test fixture (exercises/tools/selftest/fixture).
       {"selftest_fixture/add", [](const Args& a) { return Args{a[0] + a[1]}; }},
       {"selftest_fixture/sum_to", [](const Args& a) { return Args{a[0] * (a[0] + 1) / 2}; }},

@@ -48,6 +48,24 @@ class Prose(unittest.TestCase):
             self.assertEqual(len(found), 1, count)
             self.assertIn("test count", found[0])
 
+    def test_a_list_items_wrapped_lines_are_prose(self):
+        # A list item's continuation lines are indented like code but continue the paragraph:
+        # parentheses opened on one line and closed on the next balance.
+        item = "  * Device memory is `PROT_NONE` outside launches (and the\n    backend's copies).\n"
+        self.assertEqual(self.problems(item), [])
+        found = self.problems("  * Device memory (and the\n    backend's copies.\n")
+        self.assertEqual(len(found), 1)
+        self.assertEqual(self.problems("Text.\n\n    indented code (is code\n"), [])
+
+
+class Home(unittest.TestCase):
+    def test_a_chapters_commands_run_in_its_folder_every_other_pages_at_the_top(self):
+        repo = docs_test.REPO
+        self.assertEqual(docs_test.home_of(repo / "01_naive" / "README.md"), repo / "01_naive")
+        for page in ("README.md", "common/README.md", "common/BUILD.md", "common/INSPECT.md",
+                     "common/cpu_backend/README.md", "exercises/README.md"):
+            self.assertEqual(docs_test.home_of(repo / page), repo, page)
+
 
 if __name__ == "__main__":
     unittest.main()

@@ -133,6 +133,27 @@ class Tables(unittest.TestCase):
                       "| 74.2% |", block)
         self.assertNotIn("transpose", block)
 
+    def test_headline_block_has_each_chapters_fastest_kernel_at_every_size(self):
+        doc = sample()
+        block = progression.headline_markdown(doc)
+        self.assertIn(f"**{GPU}**", block)
+        rows = [line for line in block.splitlines() if line.startswith("| ")][1:]
+        self.assertEqual([row.split(" | ")[0][2:] for row in rows],
+                         [chapter for chapter, _ in progression.SCHEDULE])
+        self.assertIn("| 01_naive | naive_gemm_swapped | 1.2% at 4096³ | cuBLAS |", rows)
+        self.assertIn("| 04_register_block | register_2d 128x128x8 8x8 | 75.0% at 4096³, "
+                      "66.4% at 8192³ | cuBLAS |", rows)
+        # the copy kernel is a ceiling row, not the transpose's fastest kernel
+        self.assertIn("| 06_transpose | padded 32x(32+1), 32x8 threads | 92.3% at 8192², "
+                      "92.3% at 16384² | cudaMemcpy D2D |", rows)
+        # a WRONG row never heads its chapter; nothing measured: no block
+        for run in doc["runs"]:
+            for row in run["rows"]:
+                if row.get("kernel") == "register_2d 128x128x8 8x8":
+                    row["status"] = "WRONG: 1 of 16 elements differ"
+        self.assertIn("| 04_register_block | vectorized 32x32x32", progression.headline_markdown(doc))
+        self.assertEqual(progression.headline_markdown({**doc, "runs": []}), "")
+
     def test_skipped_wrong_and_failed_runs_are_named_not_hidden(self):
         doc = copy.deepcopy(sample())
         run = next(r for r in doc["runs"] if r["executable"] == "04_register_block")
@@ -159,14 +180,16 @@ class Tables(unittest.TestCase):
             "05_double_buffer/README.md": (block.format("results") + "\n"
                                            + block.format("progression")),
             "07_future/README.md": "x\n" + block.format("results") + block.format("something-else"),
+            "common/results/README.md": "# Results\n\n" + block.format("progression"),
         }
         for name, text in files.items():
-            (root / name).parent.mkdir(exist_ok=True)
+            (root / name).parent.mkdir(parents=True, exist_ok=True)
             (root / name).write_text(text)
         doc = sample()
         changed, _, _ = quiet(progression.readme_tables, doc, root)
         self.assertEqual(sorted(str(p.relative_to(root)) for p in changed),
-                         ["02_tiled/README.md", "05_double_buffer/README.md", "README.md"])
+                         ["02_tiled/README.md", "05_double_buffer/README.md", "README.md",
+                          "common/results/README.md"])
         tiled = (root / "02_tiled/README.md").read_text()
         self.assertEqual(tiled, "# Tiled\n\nbefore\n\n<!-- BEGIN GENERATED: results -->\n"
                          + progression.chapter_markdown(doc, "02_tiled")
@@ -175,6 +198,8 @@ class Tables(unittest.TestCase):
         self.assertIn(progression.chapter_markdown(doc, "05_double_buffer"), five)
         self.assertIn(progression.progression_markdown(doc), five)
         self.assertIn(progression.progression_markdown(doc), (root / "README.md").read_text())
+        self.assertIn(progression.progression_markdown(doc),
+                      (root / "common/results/README.md").read_text())
         # no data for this chapter, and a block this script does not know: both left as they were
         self.assertEqual((root / "07_future/README.md").read_text(), files["07_future/README.md"])
         # running it again changes nothing
