@@ -33,9 +33,16 @@ def log(message):
     print(message, file=sys.stderr, flush=True)
 
 
-# The hostile corpus's time budget per submission: the right kernels take seconds (their
-# builds a minute on a slow machine); `spinner` must be stopped by it.
-CORPUS_BUDGET = 150.0
+# The self-test's time budgets per submission (the production defaults stay: 3600 s, and
+# Gradescope's from its timeout). 03a's attackers build three runners each and none of them
+# waits: its budget only keeps a broken run from holding the self-test. 01b's attackers are
+# where the time attacks are: `spinner` must be stopped by the budget, while a right answer
+# (built and tested in about 10 s on a loaded 2-core machine) fits in it several times over.
+KERNEL_BUDGET = 600.0
+HOST_BUDGET = 60.0
+# The Gradescope package and the Classroom recipe grade 03a and 01b's solutions (a minute or
+# two on a slow machine): the sleepers must end long before this, by the idle watch.
+PACKAGE_BUDGET = 600.0
 _SESSIONS = []
 
 
@@ -259,77 +266,72 @@ def targets_state(session):
 
 def corpus(checks, args, have_solutions):
     print("3d. the hostile corpus", flush=True)
+    for target, budget in ((hostile.KERNEL, KERNEL_BUDGET), (hostile.HOST, HOST_BUDGET)):
+        if args.gpu and target is hostile.HOST:
+            continue  # on a GPU only the attacks on 03a's speed test are new
+        corpus_batch(checks, args, target, budget)
+
+
+def corpus_batch(checks, args, target, budget):
+    """One exercise's attackers graded as a batch, then two control students (the stub and
+    the solution) who must get what they would alone."""
     s = session_for(args, os.path.join(ROOT, "exercises", "manifest.json"),
-                    exercises=[hostile.EXERCISE], budget=CORPUS_BUDGET)
-    src = hostile.sources(ROOT)
+                    exercises=[target.exercise], budget=budget)
+    src = hostile.sources(ROOT, target)
     subs = tempfile.mkdtemp(prefix="hostile-")
     os.chmod(subs, 0o755)
     out = tempfile.mkdtemp(prefix="hostile-grades-")
-    written, skipped = hostile.write_corpus(subs, src, sandboxed=s.sandbox.isolated,
+    written, skipped = hostile.write_corpus(subs, target, ROOT, sandboxed=s.sandbox.isolated,
                                             gpu=bool(args.gpu))
     for attack, why in skipped:
         print(f"  skip  {attack.name}: {why}", flush=True)
-    controls = {"zz_control_stub": src.stub}
+    controls = {"zz_control_stub": (src.stub, "zero")}
     if src.solution:
-        controls["zz_control_solution"] = src.solution
-    for name, text in controls.items():
+        controls["zz_control_solution"] = (src.solution, "full")
+    for name, (text, _) in controls.items():
         os.makedirs(os.path.join(subs, name))
-        with open(os.path.join(subs, name, hostile.FILE), "w") as f:
+        with open(os.path.join(subs, name, target.file), "w") as f:
             f.write(text)
-    # What the control students get alone, and what the trusted programs are before.
-    alone = {name: s.grade_files(name, {**s.stub_files(), f"exercises/{hostile.EXERCISE}/"
-                                        f"{hostile.FILE}": text.encode()}).totals()[0]
-             for name, text in controls.items()}
     trusted = {p: sha256_file(p) for p in (s.trusted.binary("exercise_check"),
                                            os.path.join(s.trusted.kit, "lib",
                                                         "libexercise_runner_host.a"))}
     repo_state = targets_state(s)
     reports, notes = {}, {}
-    roster = Roster(os.path.join(out, "roster.csv"), [hostile.EXERCISE])
+    roster = Roster(os.path.join(out, "roster.csv"), [target.exercise])
 
     def on_report(student, report, note):
         reports[student], notes[student] = report, note
         roster.add(student, report, note)
     start = time.monotonic()
     s.grade_batch(subs, out, on_report)
-    log(f"hostile corpus: {time.monotonic() - start:.0f} s")
+    log(f"hostile corpus, {target.exercise}: {time.monotonic() - start:.0f} s")
     exercise = s.exercises[0]
     correctness = sum(t.points for t in exercise.tests if not t.performance)
-    speed = sum(t.points for t in exercise.tests if t.performance)
     fixed = sum(t.points for t in exercise.tests if not t.performance and
                 all("shape" in c for c in t.calls))
     want = {"zero": 0, "full": correctness, "fixed": fixed}
-    if args.gpu:  # nothing pending: the speed test counts too
-        want = {"zero": 0, "full": correctness + speed, "fixed": fixed}
-        correctness += speed
+
+    def counted(report):  # the correctness points (a speed test's, on a GPU, vary by run)
+        return sum(r.outcome.score for er in report.results for r in er.results
+                   if not r.test.performance and r.outcome.status != "pending")
     table = []
     for student, attack in sorted(written.items()):
         report = reports.get(student)
-        got = report.totals()[0] if report else None
-        if attack.expect in ("fair", "slow"):
-            race = next((r.outcome for er in report.results for r in er.results
-                         if r.test.performance), None) if report else None
-            ratio = race.ratio if race else None
-            right = report is not None and got - (race.score if race else 0) == correctness - speed
-            ok = right and race is not None and (
-                (attack.expect == "slow" and race.score == 0) or
-                (attack.expect == "fair" and ratio is not None and 0.7 <= ratio <= 1.5))
-            shown = f"{got:g}/{report.totals()[1]:g}, speed {race.reason if race else '-'}" \
-                if report else notes.get(student)
-        elif attack.expect == "refused":
+        if attack.expect == "refused":
             ok = report is None and notes.get(student, "").startswith("refused")
-            shown = "refused" if ok else f"{got}"
+            shown = "refused" if ok else f"{report.totals()[0] if report else None}"
         else:
+            got = counted(report) if report else None
             ok = report is not None and got == want[attack.expect] and \
-                report.totals()[1] == correctness  # the maximum never shrinks
-            shown = f"{got:g}/{report.totals()[1]:g}" if report else notes.get(student)
+                report.totals()[1] >= correctness  # the maximum never shrinks
+            shown = f"{got:g}/{correctness:g}" if report else notes.get(student)
         table.append((attack.name, shown, attack.expect))
         checks.check(ok, f"corpus: {attack.name} ({attack.what}) -> {shown_name(shown)}, must "
                      f"be {attack.expect}", shown_name(notes.get(student, "")))
-    for name, score in alone.items():
-        after = reports.get(name).totals()[0] if reports.get(name) else None
-        checks.check(after == score, f"corpus: {name} scores {after} after the attackers, as "
-                     f"alone ({score})")
+    for name, (_, expect) in controls.items():
+        after = counted(reports[name]) if reports.get(name) else None
+        checks.check(after == want[expect], f"corpus: {name} scores {after} after the "
+                     f"attackers, as it must ({want[expect]:g})", notes.get(name, ""))
     if "daemon" in written and "daemon" in reports:
         checks.check(reports["daemon"].seconds < 90,
                      f"corpus: the daemon's grandchild held nothing ({reports['daemon'].seconds:.0f} "
@@ -349,27 +351,29 @@ def corpus(checks, args, have_solutions):
         checks.check(not leaked, "corpus: no secret reached the report of read_secrets",
                      str(leaked))
     changed = [p for p, h in trusted.items() if sha256_file(p) != h]
-    checks.check(not changed, "corpus: the checker and the kit are unchanged", str(changed))
+    checks.check(not changed, f"corpus, {target.exercise}: the checker and the kit are "
+                 f"unchanged", str(changed))
     after_state = targets_state(s)
     changed = sorted(p for p in set(repo_state) | set(after_state)
                      if repo_state.get(p) != after_state.get(p))
-    checks.check(not changed, "corpus: what write_outside aims at in the repository and its "
-                 "build is unchanged (manifests, tests.json, binaries, libraries)",
-                 ", ".join(changed[:5]))
+    checks.check(not changed, f"corpus, {target.exercise}: what write_outside aims at in the "
+                 f"repository and its build is unchanged (manifests, tests.json, binaries, "
+                 f"libraries)", ", ".join(changed[:5]))
     if "formula_name" in {a.name for a in written.values()}:
         with open(os.path.join(out, "roster.csv")) as f:
             text = f.read()
         checks.check("\n=" not in text and "'=2+5" in text,
                      "corpus: roster.csv neutralises a formula in a student name")
-    shared_machine_checks(checks, s, written, reports, out)
-    print("\nattack -> score (03a_bounds without its speed test)", flush=True)
+    shared_machine_checks(checks, s, written, reports, out, budget)
+    print(f"\nattack -> score ({target.exercise}, correctness points; speed pending without a "
+          f"GPU)", flush=True)
     for name, shown, expect in table:
         print(f"  {name:<26} {shown:<10} ({expect})", flush=True)
     shutil.rmtree(subs, ignore_errors=True)
     shutil.rmtree(out, ignore_errors=True)
 
 
-def shared_machine_checks(checks, s, written, reports, out):
+def shared_machine_checks(checks, s, written, reports, out, budget):
     """The corpus's attacks on a shared machine and on the time budget (issue 32, items 4-6):
     nothing of them is left, the idle and the busy are stopped early and say why, and no
     name reaches a report or the roster with its control characters."""
@@ -391,7 +395,7 @@ def shared_machine_checks(checks, s, written, reports, out):
             continue
         reasons = [r.outcome.reason for er in report.results for r in er.results
                    if r.outcome.status == "failed"]
-        slow = report.seconds > CORPUS_BUDGET + 60 if name == "spinner" else \
+        slow = report.seconds > budget + 60 if name == "spinner" else \
             report.seconds > 20 * len(reasons) + 120
         # the spinner's first tests end at their own deadline, the rest at the budget's
         said = [r for r in reasons if why in r or "not run" in r or
@@ -442,15 +446,15 @@ def user_sandbox(checks, args, have_solutions):
         for batch, names in (("same batch", hostile.SHARED_MACHINE),
                              ("a later batch", ("tamper_read",))):
             s = session_for(args, os.path.join(ROOT, "exercises", "manifest.json"),
-                            exercises=[hostile.EXERCISE], sandbox="user",
-                            budget=CORPUS_BUDGET)
+                            exercises=[hostile.HOST.exercise], sandbox="user",
+                            budget=HOST_BUDGET)
             if s.sandbox.private_ipc or s.sandbox.private_net:
                 checks.check(False, "user sandbox: EXERCISES_SANDBOX_NO_NAMESPACES took the "
                              "namespaces away")
             subs = tempfile.mkdtemp(prefix="shared-machine-")
             os.chmod(subs, 0o755)
             out = tempfile.mkdtemp(prefix="shared-machine-grades-")
-            written, _ = hostile.write_corpus(subs, hostile.sources(ROOT), only=set(names))
+            written, _ = hostile.write_corpus(subs, hostile.HOST, ROOT, only=set(names))
             reports, notes = {}, {}
             s.grade_batch(subs, out, lambda st, r, n: (reports.__setitem__(st, r),
                                                        notes.__setitem__(st, n)))
@@ -511,22 +515,23 @@ def classroom(checks, args, have_solutions):
         return
     tree = tempfile.mkdtemp(prefix="classroom-")
     os.chmod(tree, 0o755)
-    folder = os.path.join(tree, "exercises", hostile.EXERCISE)
+    kernel = hostile.KERNEL
+    folder = os.path.join(tree, "exercises", kernel.exercise)
     os.makedirs(folder)
-    with open(os.path.join(ROOT, "exercises", hostile.EXERCISE, "tests.json")) as f:
+    with open(os.path.join(ROOT, "exercises", kernel.exercise, "tests.json")) as f:
         tests = json.load(f)
     tests["tests"] = [t for t in tests["tests"] if t["name"] == "03a correct at 1x1x1"]
     with open(os.path.join(folder, "tests.json"), "w") as f:
         json.dump(tests, f)
-    src = hostile.sources(ROOT)
+    src = hostile.sources(ROOT, kernel)
     only_1x1x1 = src.solution.replace(hostile.LAUNCHER, hostile.LAUNCHER +
                                       "  if (M != 1 || N != 1 || K != 1) return;\n", 1)
-    with open(os.path.join(folder, hostile.FILE), "w") as f:
+    with open(os.path.join(folder, kernel.file), "w") as f:
         f.write(only_1x1x1)
     result = os.path.join(tree, "results.json")
     argv = [sys.executable, os.path.join(TOOLS, "grade.py"), "submission", tree, "-e",
-            hostile.EXERCISE, "--strict", "--json", result, "-q", "--budget",
-            str(CORPUS_BUDGET)] + (["--build-dir", args.build_dir] if args.build_dir else []) + \
+            kernel.exercise, "--strict", "--json", result, "-q", "--budget",
+            str(PACKAGE_BUDGET)] + (["--build-dir", args.build_dir] if args.build_dir else []) + \
         (["--uid-base", str(args.uid_base)] if getattr(args, "uid_base", None) else [])
     run = subprocess.run(argv, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
     with open(result) as f:
@@ -544,8 +549,9 @@ def gradescope(checks, args, have_solutions):
     ag = tempfile.mkdtemp(prefix="autograder-")
     os.chmod(ag, 0o755)
     zip_path = os.path.join(ag, "autograder.zip")
-    make_autograder(ROOT, zip_path, [hostile.EXERCISE, "01b_sectors"], None, "90", log,
-                    budget=CORPUS_BUDGET, grader_args=["--uid-base", str(args.uid_base)]
+    targets = hostile.TARGETS
+    make_autograder(ROOT, zip_path, [t.exercise for t in targets], None, "90", log,
+                    budget=PACKAGE_BUDGET, grader_args=["--uid-base", str(args.uid_base)]
                     if getattr(args, "uid_base", None) else [])
     extract(zip_path, os.path.join(ag, "source"))
     env = dict(os.environ, AUTOGRADER_ROOT=ag, AUTOGRADER_SKIP_APT="1")
@@ -564,7 +570,7 @@ def gradescope(checks, args, have_solutions):
         sub = os.path.join(ag, "submission")
         shutil.rmtree(sub, ignore_errors=True)
         os.makedirs(sub)
-        for ex, file in ((hostile.EXERCISE, hostile.FILE), ("01b_sectors", "sectors.hpp")):
+        for ex, file in ((t.exercise, t.file) for t in targets):
             src = os.path.join(layout.solutions, ex, file) if name == "solution" else \
                 os.path.join(ROOT, "exercises", ex, file)
             shutil.copy(src, os.path.join(sub, file))
@@ -586,18 +592,19 @@ def gradescope(checks, args, have_solutions):
                      all("status" not in t for t in pending),
                      f"gradescope: the {name} scores {results['score']}/{maximum} "
                      f"({len(pending)} pending test(s), none shown as failed)")
-    # Every call sleeps: 0, quickly, each test saying why; a grader stopped by the platform
-    # (here after 20 s, in the middle of the build or the tests) still leaves a results.json.
-    src = hostile.sources(ROOT)
+    # Every call sleeps: 0, quickly, each test saying why (01b's stopped as idle; 03a's build
+    # refused: a kernel exercise may not call sleep()); a grader stopped by the platform (here
+    # after 20 s, in the middle of the build or the tests) still leaves a results.json.
     for name, code, extra in (("sleeper", hostile.SLEEPER, {}),
                               ("spinner stopped by the platform", hostile.SPINNER,
                                {"AUTOGRADER_GRADER_TIMEOUT": "20"})):
         sub = os.path.join(ag, "submission")
         shutil.rmtree(sub, ignore_errors=True)
         os.makedirs(sub)
-        with open(os.path.join(sub, hostile.FILE), "w") as f:
-            f.write(hostile.at_launcher(src.stub, code).replace(
-                "#pragma once\n", "#pragma once\n#include <unistd.h>\n", 1))
+        for target in targets:
+            with open(os.path.join(sub, target.file), "w") as f:
+                f.write(hostile.at_entry(hostile.sources(ROOT, target).stub, code, target)
+                        .replace("#pragma once\n", "#pragma once\n#include <unistd.h>\n", 1))
         start = time.monotonic()
         subprocess.run([os.path.join(ag, "source", "run_autograder")], env={**env, **extra},
                        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, cwd=ag)
@@ -610,14 +617,16 @@ def gradescope(checks, args, have_solutions):
             continue
         said = results.get("output", "") + " ".join(t.get("output", "") for t in results["tests"])
         why = ("used no CPU" if name == "sleeper" else "did not finish")
+        silent = [t.get("name", "") for t in results["tests"] if "score" in t and
+                  not t.get("output")]
         checks.check(results["score"] == 0 and (why in said or "grading stopped" in said) and
-                     seconds < (CORPUS_BUDGET + 120 if extra else 300),
+                     not silent and seconds < (120 if extra else 300),
                      f"gradescope: the {name} scores 0 in {seconds:.0f} s with a results.json "
                      f"that says why", said[:300])
     # A broken submission (grading fails outright) still yields a results.json.
     shutil.rmtree(os.path.join(ag, "submission"))
     os.makedirs(os.path.join(ag, "submission"))
-    os.symlink("/etc/passwd", os.path.join(ag, "submission", hostile.FILE))
+    os.symlink("/etc/passwd", os.path.join(ag, "submission", hostile.KERNEL.file))
     subprocess.run([os.path.join(ag, "source", "run_autograder")], env=env,
                    stdout=subprocess.PIPE, stderr=subprocess.STDOUT, cwd=ag)
     with open(os.path.join(ag, "results", "results.json")) as f:
@@ -785,24 +794,32 @@ def run(checks, args, have_solutions):
     parts = args.parts.split(",") if args.parts else list(PARTS)
     if args.no_corpus:
         parts = [p for p in parts if p not in ("corpus", "gradescope")]
+    timed = []
+
+    def part(name, fn, *fn_args, **kw):
+        start = time.monotonic()
+        fn(checks, args, *fn_args, **kw)
+        timed.append((name, time.monotonic() - start))
     if "stubs" in parts:
-        stubs(checks, args)
+        part("stubs", stubs)
     if "fixture" in parts:
-        fixture(checks, args)
+        part("fixture", fixture)
     if have_solutions and ("solutions" in parts or "faults" in parts):
-        solutions(checks, args, faults="faults" in parts)
+        part("solutions, faults", solutions, faults="faults" in parts)
     if "model" in parts:
-        model_attacks(checks, args)
+        part("model", model_attacks)
     if "kernels" in parts:
-        kernel_attacks(checks, args)
+        part("kernels", kernel_attacks)
     if "corpus" in parts:
-        corpus(checks, args, have_solutions)
+        part("corpus", corpus, have_solutions)
     if "shared" in parts and not args.gpu:
-        user_sandbox(checks, args, have_solutions)
+        part("shared", user_sandbox, have_solutions)
     if "tables" in parts:
-        tables(checks, args)
+        part("tables", tables)
     if "classroom" in parts and not args.gpu:
-        classroom(checks, args, have_solutions)
+        part("classroom", classroom, have_solutions)
     if "gradescope" in parts and not args.gpu:
-        gradescope(checks, args, have_solutions)
+        part("gradescope", gradescope, have_solutions)
     close_sessions(checks)
+    print("\nend-to-end parts' wall time: " + ", ".join(f"{n} {s:.0f} s" for n, s in timed),
+          flush=True)
