@@ -393,8 +393,10 @@ def shared_machine_checks(checks, s, written, reports, out, budget):
         report = report_of(name)
         if report is None:
             continue
+        # The sleepers wait in one test (hostile.in_one_test): the others stop at the stub's
+        # first call, "not implemented yet"; every test that reached the attack says why.
         reasons = [r.outcome.reason for er in report.results for r in er.results
-                   if r.outcome.status == "failed"]
+                   if r.outcome.status == "failed" and "not implemented yet" not in r.outcome.reason]
         slow = report.seconds > budget + 60 if name == "spinner" else \
             report.seconds > 20 * len(reasons) + 120
         # the spinner's first tests end at their own deadline, the rest at the budget's
@@ -402,8 +404,8 @@ def shared_machine_checks(checks, s, written, reports, out, budget):
                 (name == "spinner" and "timed out" in r)]
         checks.check(reasons and len(said) == len(reasons) and any(why in r for r in reasons)
                      and not slow,
-                     f"corpus: {name} ends in {report.seconds:.0f} s, every test saying why "
-                     f"('{why}')", "; ".join(sorted(set(reasons))[:3]))
+                     f"corpus: {name} ends in {report.seconds:.0f} s, every test that ran it "
+                     f"({len(reasons)}) saying why ('{why}')", "; ".join(sorted(set(reasons))[:3]))
     for name, words, what in (("tmp_fill", ("filled the disk", "file-size"),
                                "for filling the disk or /dev/shm"),
                               ("fork_hog", ("held", "memory", "SIGKILL"),
