@@ -321,7 +321,7 @@ def cmd_readme(args):
 def parser():
     p = argparse.ArgumentParser(
         prog="grade.py",
-        description="Grade the exercises (exercises/README.md). Without a command: grade.")
+        description="Grade the exercises (exercises/INSTRUCTORS.md). Without a command: grade.")
     sub = p.add_subparsers(dest="command")
 
     def common(sp):

@@ -259,7 +259,7 @@ MODEL_FORBIDDEN = re.compile(
     r"_*constructor_*|_*destructor_*)(?![A-Za-z0-9_])")
 # Symbols of the student's object that reach into the model or the CPU backend's runtime, or
 # that could write files, start threads or processes, or register code to run at exit: the
-# figures of a model call come from the runner's own process (exercises/README.md).
+# figures of a model call come from the runner's own process (exercises/INSTRUCTORS.md).
 MODEL_FORBIDDEN_SYMBOLS = re.compile(
     r"^(_ZN8tutorial7analyze|_ZN8tutorial3cpu|__sanitizer_|tutorial_analyze_|"
     r"_ZNSt6thread|_ZNSt\w*basic_(o|io|)fstream|_ZNSt\w*basic_filebuf|_ZNSt10filesystem|"
