@@ -594,8 +594,8 @@ def gradescope(checks, args, have_solutions):
                      all("status" not in t for t in pending),
                      f"gradescope: the {name} scores {results['score']}/{maximum} "
                      f"({len(pending)} pending test(s), none shown as failed)")
-    # Every call sleeps: 0, quickly, each test saying why (01b's stopped as idle; 03a's build
-    # refused: a kernel exercise may not call sleep()); a grader stopped by the platform (here
+    # A sleeper: 0, quickly, each test saying why (01b's that sleeps stopped as idle, the others
+    # "not implemented yet"; 03a's build refused: a kernel exercise may not call sleep()); a grader stopped by the platform (here
     # after 20 s, in the middle of the build or the tests) still leaves a results.json.
     for name, code, extra in (("sleeper", hostile.SLEEPER, {}),
                               ("spinner stopped by the platform", hostile.SPINNER,
@@ -603,9 +603,11 @@ def gradescope(checks, args, have_solutions):
         sub = os.path.join(ag, "submission")
         shutil.rmtree(sub, ignore_errors=True)
         os.makedirs(sub)
-        for target in targets:
+        for target in targets:  # the sleeper in one test of 01b (hostile.in_one_test)
+            entry = target.one_test_entry if name == "sleeper" else target.entry
+            stub = hostile.sources(ROOT, target).stub
             with open(os.path.join(sub, target.file), "w") as f:
-                f.write(hostile.at_entry(hostile.sources(ROOT, target).stub, code, target)
+                f.write(stub.replace(entry, entry + code, 1)
                         .replace("#pragma once\n", "#pragma once\n#include <unistd.h>\n", 1))
         start = time.monotonic()
         subprocess.run([os.path.join(ag, "source", "run_autograder")], env={**env, **extra},
