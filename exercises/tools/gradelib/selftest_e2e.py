@@ -325,7 +325,7 @@ def corpus_batch(checks, args, target, budget):
             ok = report is not None and got == want[attack.expect] and \
                 report.totals()[1] >= correctness  # the maximum never shrinks
             shown = f"{got:g}/{correctness:g}" if report else notes.get(student)
-        table.append((attack.name, shown, attack.expect))
+        table.append((attack.name, shown, attack.expect, first_reason(report, notes.get(student))))
         checks.check(ok, f"corpus: {attack.name} ({attack.what}) -> {shown_name(shown)}, must "
                      f"be {attack.expect}", shown_name(notes.get(student, "")))
     for name, (_, expect) in controls.items():
@@ -367,10 +367,26 @@ def corpus_batch(checks, args, target, budget):
     shared_machine_checks(checks, s, written, reports, out, budget)
     print(f"\nattack -> score ({target.exercise}, correctness points; speed pending without a "
           f"GPU)", flush=True)
-    for name, shown, expect in table:
-        print(f"  {name:<26} {shown:<10} ({expect})", flush=True)
+    for name, shown, expect, why in table:
+        print(f"  {name:<26} {shown:<10} ({expect}) {why}", flush=True)
     shutil.rmtree(subs, ignore_errors=True)
     shutil.rmtree(out, ignore_errors=True)
+
+
+def first_reason(report, note, width=96):
+    """Why a submission lost its points, in one line: its first refused or failed build, else
+    its first failed test that the stub's "not implemented yet" did not end (what the corpus's
+    table shows beside each attack's score)."""
+    if report is None:
+        return shown_name(note or "")[:width]
+    for er in report.results:
+        for target, message in er.build_errors.items():
+            lines = [line.strip() for line in (message or "").splitlines() if line.strip()]
+            return shown_name(f"{target}: " + " / ".join(lines[:2]))[:width]
+    failed = [r.outcome.reason for er in report.results for r in er.results
+              if r.outcome.status == "failed" and r.outcome.reason]
+    failed.sort(key=lambda reason: "not implemented yet" in reason)  # the attack's own first
+    return shown_name(failed[0].splitlines()[0] if failed else "")[:width]
 
 
 def shared_machine_checks(checks, s, written, reports, out, budget):
