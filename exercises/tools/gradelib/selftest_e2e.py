@@ -4,6 +4,7 @@ the real sandbox."""
 import csv
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -382,7 +383,11 @@ def first_reason(report, note, width=96):
     for er in report.results:
         for target, message in er.build_errors.items():
             lines = [line.strip() for line in (message or "").splitlines() if line.strip()]
-            return shown_name(f"{target}: " + " / ".join(lines[:2]))[:width]
+            telling = [line for line in lines if re.search(
+                r"error|undefined|multiple definition|refused|may not|outside|limit", line)]
+            text = re.sub(r"\S*/students/\d+/(?:src|build)/|CMakeFiles/\S+?\.dir/", "",
+                          (telling or lines or [""])[0])
+            return shown_name(f"{target}: {text}")[:width]
     failed = [r.outcome.reason for er in report.results for r in er.results
               if r.outcome.status == "failed" and r.outcome.reason]
     failed.sort(key=lambda reason: "not implemented yet" in reason)  # the attack's own first
@@ -409,8 +414,8 @@ def shared_machine_checks(checks, s, written, reports, out, budget):
         report = report_of(name)
         if report is None:
             continue
-        # The sleepers wait in one test (hostile.in_one_test): the others stop at the stub's
-        # first call, "not implemented yet"; every test that reached the attack says why.
+        # Every test that reached the attack says why (a call of the stub that never reaches
+        # it fails "not implemented yet", and the runner goes on to the next call).
         reasons = [r.outcome.reason for er in report.results for r in er.results
                    if r.outcome.status == "failed" and "not implemented yet" not in r.outcome.reason]
         slow = report.seconds > budget + 60 if name == "spinner" else \
@@ -610,8 +615,8 @@ def gradescope(checks, args, have_solutions):
                      all("status" not in t for t in pending),
                      f"gradescope: the {name} scores {results['score']}/{maximum} "
                      f"({len(pending)} pending test(s), none shown as failed)")
-    # A sleeper: 0, quickly, each test saying why (01b's that sleeps stopped as idle, the others
-    # "not implemented yet"; 03a's build refused: a kernel exercise may not call sleep()); a grader stopped by the platform (here
+    # Every call sleeps: 0, quickly, each test saying why (01b's stopped as idle; 03a's build
+    # refused: a kernel exercise may not call sleep()); a grader stopped by the platform (here
     # after 20 s, in the middle of the build or the tests) still leaves a results.json.
     for name, code, extra in (("sleeper", hostile.SLEEPER, {}),
                               ("spinner stopped by the platform", hostile.SPINNER,
@@ -619,11 +624,9 @@ def gradescope(checks, args, have_solutions):
         sub = os.path.join(ag, "submission")
         shutil.rmtree(sub, ignore_errors=True)
         os.makedirs(sub)
-        for target in targets:  # the sleeper in one test of 01b (hostile.in_one_test)
-            entry = target.one_test_entry if name == "sleeper" else target.entry
-            stub = hostile.sources(ROOT, target).stub
+        for target in targets:
             with open(os.path.join(sub, target.file), "w") as f:
-                f.write(stub.replace(entry, entry + code, 1)
+                f.write(hostile.at_entry(hostile.sources(ROOT, target).stub, code, target)
                         .replace("#pragma once\n", "#pragma once\n#include <unistd.h>\n", 1))
         start = time.monotonic()
         subprocess.run([os.path.join(ag, "source", "run_autograder")], env={**env, **extra},

@@ -49,23 +49,17 @@ ROOT = os.path.dirname(os.path.dirname(os.path.dirname(HERE)))
 
 @dataclass(frozen=True)
 class Target:
-    """The exercise an attack is a submission of: its student file, the first line of the
-    function every test calls (an attack's code goes right after it) and of one that a single
-    test calls first (`in_one_test`)."""
+    """The exercise an attack is a submission of: its student file, and the first line of the
+    function every test calls (an attack's code goes right after it)."""
     exercise: str
     file: str
     entry: str
-    one_test_entry: str
 
 
 LAUNCHER = ("void launch_tiled_gemm(const float* A, const float* B, float* C, int M, int N, "
             "int K) {\n")
-KERNEL = Target("03a_bounds", "bounds.cuh", LAUNCHER, LAUNCHER)
-# 01b: five of its six tests call sectors_touched first; only "a 128-byte stride needs 32
-# lines" starts with lines_touched, so on the stub (whose first call of a test ends it, "not
-# implemented yet") code there runs in that one test.
-HOST = Target("01b_sectors", "sectors.hpp", "inline int sectors_touched(int stride, int offset) {\n",
-              "inline int lines_touched(int stride, int offset) {\n")
+KERNEL = Target("03a_bounds", "bounds.cuh", LAUNCHER)
+HOST = Target("01b_sectors", "sectors.hpp", "inline int sectors_touched(int stride, int offset) {\n")
 TARGETS = (KERNEL, HOST)
 PUBLIC_SHAPES = "{1, 1, 1}, {1, 4097, 3}, {4097, 1, 3}, {127, 33, 1025}"
 
@@ -125,18 +119,6 @@ def files(text, target=KERNEL):
 
 def stub_with(code, includes=""):
     return lambda s: files(after_includes(at_entry(s.stub, code, s.target), includes), s.target)
-
-
-def in_one_test(code, includes=""):
-    """The stub with `code` where one test only reaches it: for the attacks that wait or hold
-    the machine until a watch stops them (seconds each time), one stopped test shows the
-    defence as well as six, and the tests that never reach the code fail at once."""
-    def make(s):
-        entry = s.target.one_test_entry
-        if entry not in s.stub:
-            raise ValueError(f"{s.target.file}: {entry.strip()} is not where the corpus expects it")
-        return files(after_includes(s.stub.replace(entry, entry + code, 1), includes), s.target)
-    return make
 
 
 def solution_with(code, includes="", helpers=""):
@@ -782,10 +764,10 @@ def attacks():
         Attack("output_flood", "600 MB on stdout", "zero", stub_with(OUTPUT_FLOOD, sys_includes)),
         Attack("disk_fill", "write a 4 GB file", "zero", stub_with(DISK_FILL, sys_includes),
                needs_sandbox=True),
-        Attack("fork_bomb", "fork until it fails", "zero", in_one_test(FORK_BOMB, sys_includes),
+        Attack("fork_bomb", "fork until it fails", "zero", stub_with(FORK_BOMB, sys_includes),
                needs_sandbox=True),
         Attack("memory_hog", "allocate and touch 64 GB", "zero",
-               in_one_test(MEMORY_HOG, sys_includes), needs_sandbox=True),
+               stub_with(MEMORY_HOG, sys_includes), needs_sandbox=True),
         Attack("compile_bomb", "a macro that expands to 2^31 tokens", "zero",
                lambda s: files(after_includes(s.stub, COMPILE_BOMB), s.target),
                needs_sandbox=True),
@@ -803,13 +785,13 @@ def attacks():
                "full", solution_with("  hog();\n", shared, SHM_HOG),
                needs_solution=True, needs_sandbox=True),
         Attack("tmp_fill", "64 MB files into /dev/shm and /tmp until something refuses",
-               "zero", in_one_test(TMP_FILL, sys_includes), needs_sandbox=True),
+               "zero", stub_with(TMP_FILL, sys_includes), needs_sandbox=True),
         Attack("fork_hog", "6 processes of 2 GB each, every one under its own memory limit",
-               "zero", in_one_test(FORK_HOG, sys_includes), needs_sandbox=True),
+               "zero", stub_with(FORK_HOG, sys_includes), needs_sandbox=True),
         Attack("sleeper", "every call sleeps (no CPU used): stopped as idle", "zero",
-               in_one_test(SLEEPER, sys_includes)),
+               stub_with(SLEEPER, sys_includes)),
         Attack("pipe_wait", "every call waits on a pipe nobody writes", "zero",
-               in_one_test(PIPE_WAIT, sys_includes)),
+               stub_with(PIPE_WAIT, sys_includes)),
         Attack("spinner", "every call spins for ever: stopped by the time budget", "zero",
                stub_with(SPINNER, sys_includes)),
         # The submission itself: names, links, archives (item 6).
