@@ -56,13 +56,13 @@ FENCE = re.compile(r"^```(\w*)\s*$")
 
 def readmes():
     found = [REPO / "README.md", *sorted(REPO.glob("*/README.md")), *sorted(REPO.glob("common/*.md")),
-             *sorted(REPO.glob("common/*/README.md"))]
-    return [p for p in found if p.is_file()]
+             *sorted(REPO.glob("common/*/README.md")), *sorted(REPO.glob("exercises/*.md"))]
+    return [p for p in dict.fromkeys(found) if p.is_file()]
 
 
 def home_of(path):
     """Where a page's commands run: a chapter's README in its folder (its Makefile), every
-    other page (the top README, common/*.md, exercises/README.md) at the top."""
+    other page (the top README, common/*.md, exercises/*.md) at the top."""
     return path.parent if path.parent.parent == REPO and path.parent.name in CHAPTERS else REPO
 
 

@@ -9,7 +9,7 @@
 //
 // A call passes only if its result file is there, well formed and right: a runner that exits
 // early, crashes, prints fake lines or writes fake answers gains nothing. (The memory model's
-// figures come from the runner's process; exercises/README.md says what that leaves open.)
+// figures come from the runner's process; exercises/INSTRUCTORS.md says what that leaves open.)
 #include <cmath>
 #include <cstdio>
 #include <cstdint>

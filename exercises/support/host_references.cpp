@@ -133,6 +133,9 @@ const std::map<std::string, Reference>& references() {
          return Args{double(largest_smem_for_blocks(arg(a, 0), arg(a, 1), arg(a, 2), arg(a, 3),
                                                     arg(a, 4), arg(a, 5)))};
        }},
+      // 03c_strips: the A and B strips of one block, 2 x BLOCK x K floats.
+      {"03c_strips/strip_bytes_16", [](const Args& a) { return Args{2.0 * 16 * a[0] * 4}; }},
+      {"03c_strips/strip_bytes_32", [](const Args& a) { return Args{2.0 * 32 * a[0] * 4}; }},
       // 06c_predict: the lessons' formulas, written out again.
       {"06c_predict/bytes_in_flight_per_sm", [](const Args& a) { return Args{a[0] * a[1] / a[2]}; }},
       {"06c_predict/latency_seen_ns", [](const Args& a) { return Args{a[0] * a[1] / a[2]}; }},

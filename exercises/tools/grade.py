@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Grades the exercises. `grade.py --help`; the whole story is in exercises/README.md."""
+"""Grades the exercises. `grade.py --help`; the whole story is in exercises/INSTRUCTORS.md."""
 import os
 import sys
 

@@ -63,8 +63,15 @@ class Home(unittest.TestCase):
         repo = docs_test.REPO
         self.assertEqual(docs_test.home_of(repo / "01_naive" / "README.md"), repo / "01_naive")
         for page in ("README.md", "common/README.md", "common/BUILD.md", "common/INSPECT.md",
-                     "common/cpu_backend/README.md", "exercises/README.md"):
+                     "common/cpu_backend/README.md", "exercises/README.md",
+                     "exercises/INSTRUCTORS.md"):
             self.assertEqual(docs_test.home_of(repo / page), repo, page)
+
+    def test_the_exercises_pages_are_all_tried_once(self):
+        pages = docs_test.readmes()
+        self.assertEqual(len(pages), len(set(pages)))
+        for page in ("exercises/README.md", "exercises/INSTRUCTORS.md"):
+            self.assertIn(docs_test.REPO / page, pages)
 
 
 if __name__ == "__main__":

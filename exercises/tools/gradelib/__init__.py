@@ -1,1 +1,1 @@
-"""The exercises' grader: Python 3 standard library only (see exercises/README.md)."""
+"""The exercises' grader: Python 3 standard library only (see exercises/INSTRUCTORS.md)."""

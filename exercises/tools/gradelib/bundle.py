@@ -267,7 +267,7 @@ def solution_files(root, exercises):
             src = layout.solution_of(e, f)
             if not os.path.isfile(src):
                 raise BundleError(f"no solution file {src}: unseal the solutions first "
-                                  f"(`grade.py unseal`, see exercises/README.md)")
+                                  f"(`grade.py unseal`, see exercises/INSTRUCTORS.md)")
             with open(src, "rb") as fh:
                 out[os.path.join(e.dir, f)] = fh.read()
     return out

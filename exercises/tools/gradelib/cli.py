@@ -5,6 +5,7 @@ import argparse
 import json
 import os
 import shutil
+import signal
 import sys
 import tempfile
 import time
@@ -14,11 +15,11 @@ from . import reports
 from . import toolchain as T
 from .bundle import (BundleError, Layout, check_lock, check_strip, ensure_solutions, read_key,
                      seal, solution_files, unseal, unseal_hidden)
-from .sandbox import MODES, UID_BASE
+from .sandbox import MODES, UID_BASE, printable
 from .session import BACKENDS, Config, GradingSession
 from .spec import SpecError, load_manifest
 from .strip import StripError, strip_solution
-from .submissions import SubmissionError, safe_name
+from .submissions import SubmissionError, safe_name, shown_name
 
 TOOLS = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 ROOT = os.path.dirname(os.path.dirname(TOOLS))
@@ -28,7 +29,9 @@ COMMANDS = ("grade", "batch", "submission", "merge", "gradescope", "selftest", "
 
 
 def log(message):
-    print(message, file=sys.stderr, flush=True)
+    # Names and messages from submissions are escaped where they are made (shown_name); this
+    # keeps anything else that slipped through from acting on the terminal.
+    print(printable(str(message)), file=sys.stderr, flush=True)
 
 
 def default_jobs():
@@ -50,14 +53,26 @@ def hidden_tests(args, private_dir):
     return unseal_hidden(layout, key, private_dir)
 
 
-def config_from(args, sandbox_default, private):
+def config_from(args, sandbox_default, private, untrusted=False):
+    """untrusted: submissions (batch, submission): never run without a sandbox unless
+    --sandbox none asks for it."""
     return Config(root=ROOT, build_dir=os.path.abspath(args.build_dir or os.environ.get("BUILD_DIR")
                                                       or os.path.join(ROOT, "build")),
                   manifest_path=args.manifest, exercises=args.exercise or [], jobs=args.jobs,
                   backend=args.backend, sandbox=args.sandbox or sandbox_default,
                   work_dir=args.work, seed=args.seed, hidden_path=hidden_tests(args, private),
                   budget_s=args.budget, cmake_flags=args.cmake_flag, uid_base=args.uid_base,
-                  test_filter=args.test, log=log, progress=not args.quiet)
+                  test_filter=args.test, log=log, progress=not args.quiet,
+                  require_sandbox=untrusted)
+
+
+def short_of_full_marks(report):
+    """--strict: a test failed, passed with part of its points (a slow kernel's speed test),
+    or is pending because of a grader error."""
+    return any(r.outcome.status == "failed" or
+               (r.outcome.status == "passed" and r.outcome.score < r.max_score) or
+               r.outcome.reason.startswith("grader error")
+               for er in report.results for r in er.results)
 
 
 def emit(report, args, title):
@@ -81,6 +96,7 @@ def protect_instructor_files():
 
 def cmd_grade(args):
     private = tempfile.mkdtemp(prefix="grade-private-")
+    session = None
     try:
         if args.solutions:
             ensure_solutions(ROOT, args.key_file, log)
@@ -96,37 +112,42 @@ def cmd_grade(args):
             session.prepare()
             report = session.grade_worktree()
             emit(report, args, f"Grading the student files of {ROOT}")
-        # --strict: every test passed with all its points (a slow kernel passes its speed
-        # test with part of them) and nothing is pending because of a grader error.
-        short = any(r.outcome.status == "failed" or
-                    (r.outcome.status == "passed" and r.outcome.score < r.max_score) or
-                    r.outcome.reason.startswith("grader error")
-                    for er in report.results for r in er.results)
-        return 1 if args.strict and short else 0
+        return 1 if args.strict and short_of_full_marks(report) else 0
     finally:
+        if session is not None:
+            session.close()
         shutil.rmtree(private, ignore_errors=True)
 
 
 def cmd_submission(args):
-    """Gradescope's run_autograder: always writes the JSON, also when grading fails."""
+    """Gradescope's run_autograder and the GitHub Classroom workflow: always writes the JSON,
+    also when grading fails; with --json, after every test too, so that a grader stopped by
+    the platform's time limit leaves the tests it ran (the others say why they did not)."""
     start = time.monotonic()
     private = tempfile.mkdtemp(prefix="grade-private-")
+    session = None
     try:
-        session = GradingSession(config_from(args, "auto", private))
+        config = config_from(args, "auto", private, untrusted=True)
+        if args.json:
+            config.on_progress = lambda partial: reports.write_file(
+                args.json, json.dumps(reports.gradescope(partial), indent=2) + "\n")
+        session = GradingSession(config)
         protect_instructor_files()
         session.prepare()
         report = session.grade_folder("submission", os.path.abspath(args.folder))
         emit(report, args, f"Grading the submission in {args.folder}")
-        return 0
+        return 1 if args.strict and short_of_full_marks(report) else 0
     except Exception as e:  # noqa: BLE001 - Gradescope must get a results.json, whatever failed
         message = f"{type(e).__name__}: {e}"
         log(traceback.format_exc())
         if args.json:
             reports.write_file(args.json, json.dumps(
                 reports.gradescope_failure(message, time.monotonic() - start), indent=2) + "\n")
-        print(f"error: {message}", file=sys.stderr)
+        print(f"error: {printable(message)}", file=sys.stderr)
         return 2
     finally:
+        if session is not None:
+            session.close()
         shutil.rmtree(private, ignore_errors=True)
 
 
@@ -134,8 +155,9 @@ def cmd_batch(args):
     out = os.path.abspath(args.out)
     private = tempfile.mkdtemp(prefix="grade-private-")
     os.makedirs(out, exist_ok=True)
+    session = None
     try:
-        session = GradingSession(config_from(args, "auto", private))
+        session = GradingSession(config_from(args, "auto", private, untrusted=True))
         protect_instructor_files()
         session.prepare()
         if session.sandbox.root and session.sandbox.isolated:
@@ -150,7 +172,8 @@ def cmd_batch(args):
                 while folder in used:
                     folder += "_"
                 used.add(folder)
-                text = reports.console(report, title=f"Grading {student}", verbose=True)
+                text = reports.console(report, title=f"Grading {shown_name(student)}",
+                                       verbose=True)
                 base = os.path.join(out, folder)
                 reports.write_reports(report, os.path.join(base, "results.json"),
                                       os.path.join(base, "results.xml"), text,
@@ -160,6 +183,8 @@ def cmd_batch(args):
         print(f"graded the submissions of {args.submissions}: {roster.path}")
         return 0
     finally:
+        if session is not None:
+            session.close()
         shutil.rmtree(private, ignore_errors=True)
 
 
@@ -170,12 +195,22 @@ def cmd_merge(args):
 
 
 def cmd_gradescope(args):
-    from .gradescope import make_autograder
+    from .gradescope import default_budget, make_autograder
+    output = os.path.abspath(args.output)
+    if not os.path.isdir(os.path.dirname(output)):
+        raise RuntimeError(f"-o {args.output}: the folder {os.path.dirname(output)} does not "
+                           f"exist")
+    load_manifest(MANIFEST, ROOT).select(args.exercise or [])  # unknown names: one line
+    budget = args.budget if args.budget else default_budget(args.gradescope_timeout)
+    if budget >= args.gradescope_timeout * 60:
+        raise RuntimeError(f"--budget {budget:g} s does not fit in Gradescope's "
+                           f"{args.gradescope_timeout:g}-minute timeout: give the timeout "
+                           f"with --gradescope-timeout (the assignment's setting)")
     private = tempfile.mkdtemp(prefix="grade-private-")
     try:
         hidden = hidden_tests(args, private)
-        path = make_autograder(ROOT, os.path.abspath(args.output), args.exercise or [], hidden,
-                               args.cuda_architectures, log)
+        path = make_autograder(ROOT, output, args.exercise or [], hidden,
+                               args.cuda_architectures, log, budget=budget)
         print(f"wrote {path}")
         return 0
     finally:
@@ -286,7 +321,7 @@ def cmd_readme(args):
 def parser():
     p = argparse.ArgumentParser(
         prog="grade.py",
-        description="Grade the exercises (exercises/README.md). Without a command: grade.")
+        description="Grade the exercises (exercises/INSTRUCTORS.md). Without a command: grade.")
     sub = p.add_subparsers(dest="command")
 
     def common(sp):
@@ -310,7 +345,9 @@ def parser():
         sp.add_argument("--uid-base", type=int, default=UID_BASE,
                         help="first uid of the per-student uids (root only)")
         sp.add_argument("--budget", type=float, default=3600,
-                        help="seconds per submission, builds and tests together")
+                        help="seconds per submission, builds and tests together (wall time: "
+                             "sleeping counts); past it the remaining tests fail "
+                             "(default %(default)g)")
         sp.add_argument("--cmake-flag", action="append", default=[],
                         help="extra flag for configuring the repository's build")
         sp.add_argument("--work", help="scratch folder (default: build/grade-work, or a new "
@@ -333,6 +370,8 @@ def parser():
     s = sub.add_parser("submission", help="grade one submission (Gradescope: "
                                           "/autograder/submission)")
     common(s)
+    s.add_argument("--strict", action="store_true", help="exit 1 unless every test got all its "
+                   "points (the GitHub Classroom workflow)")
     s.add_argument("folder")
     s.set_defaults(func=cmd_submission)
 
@@ -358,6 +397,12 @@ def parser():
     z.add_argument("--key-file")
     z.add_argument("--cuda-architectures", default="80-real;90",
                    help="what setup.sh compiles for (default: %(default)s)")
+    z.add_argument("--gradescope-timeout", type=float, default=10,
+                   help="the assignment's autograder timeout on Gradescope, in minutes "
+                        "(Gradescope's default: %(default)g, at most 40)")
+    z.add_argument("--budget", type=float,
+                   help="seconds per submission (default: the timeout less a fifth, at least "
+                        "2 minutes less)")
     z.set_defaults(func=cmd_gradescope)
 
     t = sub.add_parser("selftest", help="the grader's own tests (CI)")
@@ -367,7 +412,12 @@ def parser():
     t.add_argument("--no-corpus", action="store_true", help="skip the hostile corpus and the "
                                                             "Gradescope zip")
     t.add_argument("--parts", help="only these end-to-end parts, comma-separated: stubs, "
-                                   "fixture, solutions, faults, model, corpus, gradescope")
+                                   "fixture, solutions, faults, model, corpus, shared, tables, "
+                                   "classroom, gradescope")
+    t.add_argument("--sandbox", choices=MODES, help="the end-to-end parts' sandbox (default: "
+                                                    "auto, the strongest here)")
+    t.add_argument("--uid-base", type=int, default=UID_BASE,
+                   help="first uid of the per-student uids (root only)")
     t.add_argument("--work", help="scratch folder")
     t.add_argument("-j", "--jobs", type=int, default=default_jobs())
     t.add_argument("--key-file")
@@ -404,7 +454,12 @@ def parser():
     return p
 
 
+def _terminated(signum, frame):
+    raise SystemExit(128 + signum)  # a platform's time limit: the finally blocks still run
+
+
 def main(argv=None):
+    signal.signal(signal.SIGTERM, _terminated)
     argv = list(sys.argv[1:] if argv is None else argv)
     if not argv or (argv[0] not in COMMANDS and argv[0] not in ("-h", "--help")):
         argv.insert(0, "grade")

@@ -9,15 +9,25 @@ verified result, and the test fails.
 
 import json
 import os
+import re
 import shutil
 import stat
 import subprocess
+import time
 from dataclasses import dataclass, field
 from typing import List, Optional
 
 from . import sandbox as S
 
 MAX_OUTPUT = 20000  # characters of a run's output kept in a report
+MAX_FAILED_SHOWN = 12  # failed calls listed one by one in a test's details
+# The runner's own progress lines ("call 3: ok launches=1 ..."): the grader's protocol, which
+# the checker has already judged; not for people.
+_PROTOCOL = re.compile(r"^call \d+: .*$\n?", re.MULTILINE)
+
+
+class BudgetSpent(RuntimeError):
+    """The submission used up its time budget: nothing more of it runs."""
 
 
 class GraderError(RuntimeError):
@@ -122,25 +132,69 @@ def crash_detail(output):
     return ""
 
 
+def program_output(output):
+    """What a run printed, as a student may see it: without the runner's protocol lines."""
+    return _PROTOCOL.sub("", output).strip("\n")
+
+
+def details(calls, verdicts_by_index, reason_call=None, ended=False):
+    """A test's details: its failed calls but the one the test's reason already names
+    (`reason_call`), calls that failed the same way in one line, at most MAX_FAILED_SHOWN
+    lines, and how many calls passed. ended: the run ended early (the reason says how), so
+    the calls it never finished are not listed one by one."""
+    failed, passed, unfinished = [], 0, 0
+    for i, call in enumerate(calls):
+        v = verdicts_by_index.get(i, {"ok": False, "message": "no verdict"})
+        if v["ok"]:
+            passed += 1
+        elif ended and v["message"].startswith("no result"):
+            unfinished += 1
+        elif i != reason_call:
+            failed.append((call.label + (f" [{call.note}]" if call.note else ""), v["message"]))
+    groups = {}  # message -> labels, in order
+    for label, message in failed:
+        groups.setdefault(message, []).append(label)
+    lines = []
+    for message, labels in groups.items():
+        if len(labels) == 1:
+            lines.append(f"also failed: {labels[0]}: {message}")
+        else:
+            named = ", ".join(labels[:3]) + (", ..." if len(labels) > 3 else "")
+            lines.append(f"also failed, {len(labels)} calls ({named}): {message}")
+    if len(lines) > MAX_FAILED_SHOWN:
+        lines = lines[:MAX_FAILED_SHOWN] + [f"... and {len(lines) - MAX_FAILED_SHOWN} more "
+                                            f"failed call(s)"]
+    if 0 < passed < len(calls):
+        lines.append(f"{passed} of the test's {len(calls)} calls passed")
+    return lines
+
+
 def judge(test, calls, run, verdicts, seconds):
     """The outcome of a test from its run and the checker's verdicts."""
     by_index = {v["call"]: v for v in verdicts}
     own = next((v for v in verdicts if v.get("grader_error") is True), None)
     if own is not None:  # the checker's own failure (never text the runner wrote): pending
         raise GraderError(own["message"])
-    lines, first_bad = [], None
+    first_bad, at = None, None
     for i, call in enumerate(calls):
         v = by_index.get(i, {"ok": False, "message": "no verdict"})
-        mark = "ok  " if v["ok"] else "FAIL"
-        lines.append(f"{mark} {call.label}: {v['message']}" + (f" [{call.note}]" if call.note else ""))
-        if not v["ok"] and first_bad is None:
-            first_bad = (call, v)
+        if not v["ok"]:
+            first_bad, at = (call, v), i
+            break
     how = describe_exit(run)
-    report = "\n".join(lines)
-    if run.output.strip():
-        report += "\n\nThe program's output:\n" + run.output
-    report = trim(report)
+    ended = bool(how or run.timed_out)
+    lines = details(calls, by_index, None if run.timed_out else at, ended)
+    printed = program_output(run.output)
+    if printed:
+        lines += ["", "The program's output:", printed]
+    report = trim("\n".join(lines).strip("\n"))
     notes = sorted({c.note for c in calls if c.note})
+    if getattr(run, "budget_cut", False):
+        return Outcome("failed", 0.0, f"stopped: the submission used up its time budget "
+                       f"({getattr(run, 'budget_s', 0):g} s for builds and tests)", report,
+                       seconds, notes=notes)
+    if run.stopped:
+        return Outcome("failed", 0.0, run.stopped, report, seconds, notes=notes)
     if run.timed_out:
         return Outcome("failed", 0.0, f"timed out after {run_limit(run):g} s (an infinite loop or "
                        f"a deadlock?) and was killed", report, seconds, notes=notes)
@@ -166,8 +220,11 @@ def run_limit(run):
 class TestRunner:
     """Runs tests of one student (one sandbox) with the trusted checker."""
 
-    def __init__(self, sandbox, checker, verify, runs_dir, private_dir, log=None):
+    def __init__(self, sandbox, checker, verify, runs_dir, private_dir, log=None, deadline=None,
+                 budget_s=0.0):
         self.sandbox = sandbox
+        self.deadline = deadline        # time.monotonic() when the submission's budget ends
+        self.budget_s = budget_s
         self.checker = checker
         self.verify = verify            # raises if a trusted program changed
         self.runs_dir = runs_dir        # the student's (sandbox-writable)
@@ -185,11 +242,18 @@ class TestRunner:
         return run_dir, private
 
     def execute(self, program, exercise, calls, wall_s, gpu, tag, large_output=False, env=None,
-                given=None):
+                given=None, budgeted=True):
         """Runs `calls` in one process of `program` (argv before the request and results
         paths); returns (RunResult, the checker's verdicts, the private folder). `given`:
         {name: path} of trusted files put beside the results for the checker after the run
-        (the reference timer's checksums), out of the runner's reach."""
+        (the reference timer's checksums), out of the runner's reach. A `budgeted` run (the
+        student's code) ends at the submission's deadline at the latest."""
+        cut = False
+        if budgeted and self.deadline is not None:
+            left = self.deadline - time.monotonic()
+            if left <= 0:
+                raise BudgetSpent()
+            cut, wall_s = left < wall_s, min(wall_s, left)
         run_dir, private = self.fresh(tag)
         request = [c.request for c in calls]
         write_lines(os.path.join(run_dir, "request.txt"), request)
@@ -204,13 +268,15 @@ class TestRunner:
                                read_only=[os.path.dirname(program[0])], writable=[run_dir],
                                gpu=gpu, env=env)
         run.limit_s = wall_s
+        run.budget_cut = cut and run.timed_out and not run.stopped
+        run.budget_s = self.budget_s
         results = os.path.join(private, "results")
         collect_results(os.path.join(run_dir, "results"), results, len(calls),
                         limits.file_size)
         for name, path in (given or {}).items():
             shutil.copyfile(path, os.path.join(results, name))
         shutil.rmtree(run_dir, ignore_errors=True)  # nothing of it is left for a later test
-        self.sandbox.remove_files()  # nor in the shared temporary folders (user mode)
+        self.sandbox.remove_leftovers()  # nor in the shared temporary folders (user mode)
         self.verify(self.checker)
         verdicts = run_checker(self.checker, exercise, os.path.join(private, "request.txt"),
                                os.path.join(private, "expect.txt"), results)

@@ -5,8 +5,10 @@
                        build's packages from the distribution (and its CUDA Toolkit when there is
                        no nvcc yet), then configures and builds the grader's own programs.
       run_autograder   runs for every submission: grades /autograder/submission and always
-                       writes /autograder/results/results.json, also when grading fails.
-      config.sh        which exercises, which GPU architectures
+                       writes /autograder/results/results.json: a provisional one first, then
+                       after every test, then the final one (also when grading fails); the
+                       grader stops at the submission's time budget, inside Gradescope's limit.
+      config.sh        which exercises, which GPU architectures, the time budget
       repo/            this repository's files (no solutions, no key)
       hidden/          the hidden tests, if asked for (made 0700 before any student code runs)
 
@@ -16,6 +18,7 @@ access patterns by its memory model, and the speed tests are pending (no score, 
 `grade.py merge` adds them from a GPU run.
 """
 
+import json
 import os
 import shlex
 import subprocess
@@ -47,24 +50,43 @@ cmake --build "$AG/build" -j "$(nproc)" --target exercise_check exercise_kit
 """
 
 RUN = r"""#!/usr/bin/env bash
-# Gradescope runs this for each submission, as root. It always leaves results.json.
+# Gradescope runs this for each submission, as root. It always leaves results.json: a
+# provisional one before anything runs (what Gradescope shows if everything after it is
+# killed), rewritten by the grader after every test and at the end.
 AG=${AUTOGRADER_ROOT:-/autograder}
 SRC=$AG/source
 . "$SRC/config.sh"
 export PATH=/usr/local/cuda/bin:$PATH
 mkdir -p "$AG/results"
-rm -f "$AG/results/results.json"
-chmod 700 "$SRC/hidden" 2>/dev/null
+chmod 700 "$AG/results" "$SRC/hidden" 2>/dev/null   # no student uid reads a result
+printf '%s\n' "$PROVISIONAL" > "$AG/results/results.json"
 hidden=()
 [ -f "$SRC/hidden/tests.json" ] && hidden=(--hidden-tests "$SRC/hidden/tests.json")
-python3 "$SRC/repo/exercises/tools/grade.py" submission "$AG/submission" \
-  --build-dir "$AG/build" --json "$AG/results/results.json" --quiet $EXERCISE_ARGS "${hidden[@]}"
+# The grader stops the submission at its budget; `timeout` stops the grader itself (TERM, then
+# KILL) before Gradescope's own limit, should it hang.
+timeout -k 20 "${AUTOGRADER_GRADER_TIMEOUT:-$((BUDGET + 60))}" \
+  python3 "$SRC/repo/exercises/tools/grade.py" submission "$AG/submission" \
+  --build-dir "$AG/build" --json "$AG/results/results.json" --quiet --budget "$BUDGET" \
+  $EXERCISE_ARGS "${hidden[@]}"
 if [ ! -s "$AG/results/results.json" ]; then
-  printf '%s\n' '{"score": 0, "execution_time": 0, "tests": [], "output": "The autograder stopped before it could grade this submission; nothing was counted. Please tell your instructor."}' \
-    > "$AG/results/results.json"
+  printf '%s\n' "$PROVISIONAL" > "$AG/results/results.json"
 fi
 exit 0
 """
+
+
+def default_budget(timeout_minutes):
+    """Seconds per submission inside Gradescope's timeout: a fifth of it (at least two
+    minutes) is left for starting up, the reports and the grader's own margin."""
+    limit = timeout_minutes * 60
+    return max(60.0, limit - max(120.0, limit / 5))
+
+
+def provisional(budget):
+    return {"score": 0, "execution_time": 0, "tests": [],
+            "output": f"The autograder did not finish grading this submission (it was stopped, "
+                      f"or it ran past its time budget of {budget:g} s); nothing was counted. "
+                      f"If it happens again, tell your instructor."}
 
 
 def repository_files(root, leave_out=()):
@@ -106,10 +128,28 @@ def _add(z, name, data, mode=0o644):
     z.writestr(info, data)
 
 
-def make_autograder(root, output, exercises, hidden, architectures, log=print):
+def chosen_hidden(hidden, exercises):
+    """The hidden tests of the chosen exercises only (all of them when none is chosen): a zip
+    for one exercise carries no other exercise's hidden tests."""
+    with open(hidden, "rb") as f:
+        data = f.read()
+    if not exercises:
+        return data
+    tests = json.loads(data)
+    tests["exercises"] = [e for e in tests.get("exercises", []) if e.get("name") in exercises]
+    return (json.dumps(tests, indent=1) + "\n").encode()
+
+
+def make_autograder(root, output, exercises, hidden, architectures, log=print, budget=None,
+                    grader_args=()):
+    """grader_args: more options for `grade.py submission` (the self-test's --uid-base)."""
+    budget = default_budget(10) if budget is None else budget
+    args = [a for e in exercises for a in ("-e", e)] + list(grader_args)
     config = (f"# Written by grade.py gradescope.\n"
-              f"EXERCISE_ARGS={shlex.quote(' '.join('-e ' + e for e in exercises))}\n"
-              f"CUDA_ARCHITECTURES={shlex.quote(architectures)}\n")
+              f"EXERCISE_ARGS={shlex.quote(' '.join(shlex.quote(a) for a in args))}\n"
+              f"CUDA_ARCHITECTURES={shlex.quote(architectures)}\n"
+              f"BUDGET={int(budget)}\n"
+              f"PROVISIONAL={shlex.quote(json.dumps(provisional(budget)))}\n")
     with zipfile.ZipFile(output, "w") as z:
         _add(z, "setup.sh", SETUP, 0o755)
         _add(z, "run_autograder", RUN, 0o755)
@@ -125,10 +165,11 @@ def make_autograder(root, output, exercises, hidden, architectures, log=print):
             mode = 0o755 if os.access(os.path.join(root, rel), os.X_OK) else 0o644
             _add(z, "repo/" + rel, data, mode)
         if hidden:
-            with open(hidden, "rb") as f:
-                _add(z, "hidden/tests.json", f.read(), 0o600)
+            _add(z, "hidden/tests.json", chosen_hidden(hidden, exercises), 0o600)
     log(f"{output}: exercises {', '.join(exercises) or 'all'}; hidden tests "
-        f"{'included' if hidden else 'not included'}; GPU architectures {architectures}")
+        f"{'included' if hidden else 'not included'}; GPU architectures {architectures}; "
+        f"{int(budget)} s per submission (set the assignment's autograder timeout on "
+        f"Gradescope to more than that)")
     return output
 
 

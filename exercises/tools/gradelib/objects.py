@@ -1,4 +1,4 @@
-"""What a kernel exercise's compiled student code may contain (exercises/README.md, "The answer
+"""What a kernel exercise's compiled student code may contain (exercises/INSTRUCTORS.md, "The answer
 must come from a kernel" and "Access patterns are counted").
 
 A student's translation unit (the exercise's entry file and the student's files) is compiled

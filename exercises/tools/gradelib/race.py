@@ -92,6 +92,10 @@ def race(test, run_seed, tests, binary, reference_tool, verify):
                                                calls(reps, seed, "your kernel", True), deadline,
                                                True, "speed", large_output=True,
                                                given={"0.ref.sums": sums})
+        if getattr(run, "budget_cut", False):
+            return Outcome("failed", 0.0, f"stopped: the submission used up its time budget "
+                           f"({run.budget_s:g} s for builds and tests)", trim("\n".join(log)),
+                           run.seconds)
         if run.timed_out:
             return Outcome("passed", 0.0, f"slower than {test.zero_at:g}x the reference: stopped "
                            f"after {deadline:.0f} s", trim("\n".join(log)), run.seconds, 0.0)
@@ -123,4 +127,4 @@ def timed_reference(tests, reference_tool, name, calls, verify):
     both pay the same start-up costs."""
     verify(reference_tool)
     return tests.execute([reference_tool, name], name.split("::")[0], calls, 600, True,
-                         "reference", large_output=True)
+                         "reference", large_output=True, budgeted=False)

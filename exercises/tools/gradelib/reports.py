@@ -4,7 +4,15 @@ batch runs a CSV roster written one row per student as each is graded."""
 import csv
 import json
 import os
+import re
+import textwrap
 import xml.etree.ElementTree as ET
+
+from .submissions import shown_name
+
+WIDTH = 100          # console lines are wrapped to this many columns
+MAX_DETAIL_LINES = 60  # of a failing test's details in the console (the rest is counted)
+_TODO = re.compile(r"not implemented yet: (.*)$")
 
 
 def fmt(x):
@@ -30,9 +38,25 @@ def header(report):
             f"sandbox: {report.sandbox}"]
 
 
+def _wrapped(text, indent, width=WIDTH):
+    """Long lines of text wrapped at `width`, each line indented (paths and numbers are kept
+    whole: a line breaks at spaces only)."""
+    out = []
+    for line in text.splitlines() or [""]:
+        if len(indent) + len(line) <= width:  # short lines as they are (aligned output)
+            out.append((indent + line).rstrip())
+            continue
+        out.extend(textwrap.wrap(line, width=width, initial_indent=indent,
+                                 subsequent_indent=indent + "  ", break_long_words=False,
+                                 break_on_hyphens=False) or [indent.rstrip()])
+    return out
+
+
 def console(report, title="", verbose=False):
-    """The table; its last line is `Score: X/Y`."""
-    lines = ([title] if title else []) + header(report) + report.notes
+    """The table; its last line is `Score: X/Y`. Each failure is said once: a test's reason
+    under it (wrapped), then with `verbose` its other failed calls and what the program printed;
+    a stub's "not implemented yet" once per exercise, not under every test."""
+    lines = ([shown_name(title)] if title else []) + header(report) + report.notes
     for er in report.results:
         e = er.exercise
         head = f"== {e.name}" + (f" (chapter {e.chapter})" if e.chapter else "")
@@ -44,6 +68,7 @@ def console(report, title="", verbose=False):
         for target, message in er.build_errors.items():
             lines.append(f"   {target} does not compile:")
             lines.extend("   | " + l for l in message.splitlines()[:25])
+        todo_said = set()
         for r in er.results:
             o = r.outcome
             points = (f"-/{fmt(r.max_score)}" if o.status == "pending"
@@ -51,15 +76,27 @@ def console(report, title="", verbose=False):
             line = f"   {_label(r):<4} {points:>8}  {r.test.name}"
             if r.test.hidden:
                 line += "  (hidden)"
+            lines.append(line)
+            todo = _TODO.search(o.reason) if o.status == "failed" else None
+            if todo:
+                if todo.group(1) not in todo_said:
+                    todo_said.add(todo.group(1))
+                    lines.extend(_wrapped(f"not implemented yet: {todo.group(1)}", " " * 17))
+                continue
             if o.reason and (o.status == "failed" or r.test.performance or
                              r.test.model is not None) \
                     and not o.reason.endswith("does not compile"):
-                line += f"\n{'':>17}{o.reason}"
-            lines.append(line)
-            if verbose and o.status == "failed" and o.output and \
-                    not o.reason.startswith("not implemented yet") and \
+                lines.extend(_wrapped(o.reason, " " * 17))
+            if verbose and o.status == "failed" and o.output.strip() and \
                     not o.reason.endswith("does not compile"):
-                lines.extend("   | " + l for l in o.output.strip().splitlines()[:40])
+                shown = []
+                for detail in o.output.strip("\n").splitlines():
+                    shown.extend(_wrapped(detail, "   | ", WIDTH + 3))
+                if len(shown) > MAX_DETAIL_LINES:
+                    shown = shown[:MAX_DETAIL_LINES] + [
+                        f"   | [... {len(shown) - MAX_DETAIL_LINES} more lines left out: "
+                        f"--test '{r.test.name[:40]}' shows this test alone, --json all of it]"]
+                lines.extend(shown)
     score, maximum, pending, pending_tests = report.totals()
     lines += ["", "Summary", f"   {'exercise':<24} {'score':>8} {'max':>6} {'pending':>8}"]
     for er in report.results:
@@ -70,11 +107,11 @@ def console(report, title="", verbose=False):
         reasons = sorted({r.outcome.reason.replace("pending: ", "", 1)
                           for e in report.results for r in e.results
                           if r.outcome.status == "pending"})
-        lines.append(f"Pending (not graded here, not counted): {fmt(pending)} points in "
-                     f"{pending_tests} test(s): {'; '.join(reasons)[:200]}")
+        lines.extend(_wrapped(f"Pending (not graded here, not counted): {fmt(pending)} points "
+                              f"in {pending_tests} test(s): {'; '.join(reasons)}", ""))
     if any(er.on_cpu for er in report.results):
-        lines.append("No GPU here: the kernels' correctness was checked on the CPU backend "
-                     "(common/cpu_backend/); speed counts on a GPU only.")
+        lines.extend(_wrapped("No GPU here: the kernels' correctness was checked on the CPU "
+                              "backend (common/cpu_backend/); speed counts on a GPU only.", ""))
     lines.append(f"Score: {fmt(score)}/{fmt(maximum)}")
     return "\n".join(lines) + "\n"
 
@@ -93,7 +130,7 @@ def _test_output(r):
                 + text).rstrip("\n")
     if o.notes:
         text += "\n" + "\n".join(o.notes)
-    return text
+    return "\n".join(_wrapped(text, ""))  # Gradescope shows it as it is: readable lines
 
 
 def gradescope(report):
@@ -154,7 +191,8 @@ def gradescope(report):
     return {"score": round(score, 4), "execution_time": int(round(report.seconds)),
             "output": summary, "stdout_visibility": "hidden", "tests": tests,
             "extra_data": {"seed": report.seed, "pending_points": pending,
-                           "backend": report.backend}}
+                           "backend": report.backend,
+                           "graded_files_sha256": dict(report.graded_files)}}
 
 
 def gradescope_failure(message, seconds=0):
@@ -240,6 +278,7 @@ class Roster:
                                    ["pending", "notes"])
 
     def add(self, student, report, note):
+        student, note = shown_name(student), shown_name(note)
         if report is None:
             row = [student, "", ""] + [""] * len(self.names) + ["", note]
         else:
@@ -252,7 +291,7 @@ class Roster:
                 [fmt(pending) if pending else "", notes]
         self._append(row)
 
-    def add_merged(self, student, result, exercise_names, filled):
+    def add_merged(self, student, result, exercise_names, filled, note=""):
         """A row from a merged results.json (grade.py merge)."""
         per = {}
         maximum = 0.0
@@ -263,7 +302,8 @@ class Roster:
         pending = result.get("extra_data", {}).get("pending_points", 0)
         self._append([student, fmt(result.get("score", 0)), fmt(maximum)] +
                      [fmt(per.get(n, 0)) for n in exercise_names] +
-                     [fmt(pending) if pending else "", f"merged {filled} GPU test(s)"])
+                     [fmt(pending) if pending else "",
+                      shown_name(note or f"merged {filled} GPU test(s)")])
 
     def _append(self, row):
         # errors=: a file name that is not UTF-8 (os.listdir gives it surrogates) is written

@@ -9,19 +9,24 @@ Three levels, the strongest this machine allows (`--sandbox auto`), always named
          ends every process in its PID namespace. As root, it also runs as a uid of its own.
   user   as root without a working bubblewrap (e.g. a Docker container such as Gradescope's):
          a uid of its own per student, with no supplementary groups and, where the kernel
-         allows it, no network. It can read only what is world-readable; the grader keeps the
-         instructor's files and the grades out of its reach (0700), and ends every process of
-         that uid when a test ends.
+         allows it, no network and IPC objects of its own. It can read only what is
+         world-readable; the grader keeps the instructor's files and the grades out of its
+         reach (0700), ends every process of that uid when a test ends, and removes what the
+         uid left in the world-writable folders and System V IPC (leftovers.py), checking
+         before each student that nothing of an earlier one is left.
   none   neither (a student checking their own work): their code runs as them.
 
 In every mode: resource limits (CPU time, address space or data size, file size, processes,
-open files), a wall-clock deadline after which the whole process tree is killed, output
+open files, no POSIX message queues), a wall-clock deadline after which the whole process
+tree is killed, an early stop for a CPU-only run that sits idle, a run that fills the disk
+or whose processes hold too much memory together (watch.py), output
 written to a file (never a pipe a leftover process could hold open) of which only the head
 and the tail are read back, and no process of the run survives it (the grader is a
 subreaper: a process that leaves its session still comes back to it, and is killed).
 """
 
 import ctypes
+import fcntl
 import glob
 import os
 import re
@@ -30,17 +35,27 @@ import shutil
 import signal
 import stat
 import subprocess
+import tempfile
 import time
 from dataclasses import dataclass, replace
 from typing import List, Optional, Sequence, Tuple
+
+from . import leftovers
+from .watch import POLL_S, Watch
 
 MODES = ("auto", "bwrap", "user", "none")
 UID_BASE = 47000      # --sandbox-uid-base: the uids of students 0, 1, 2, ...
 KEEP_OUTPUT = 24000   # characters kept from the head and from the tail of a run's output
 TMPFS_BYTES = 1 << 30  # bubblewrap: the size of a run's private /tmp
+SHM_BYTES = 256 << 20  # ... and of its /dev/shm
 _libc = ctypes.CDLL(None, use_errno=True)
 _PR_SET_CHILD_SUBREAPER = 36
 _CLONE_NEWNET = 0x40000000
+_CLONE_NEWIPC = 0x08000000
+IDLE_S = 5.0          # a CPU-only test run that uses no CPU this long is stopped (watch.py)
+# Set (to anything) to grade as in a container that refuses namespaces: the self-test checks
+# the `user` sandbox's cleanup that way on a machine that would otherwise give it namespaces.
+NO_NAMESPACES = "EXERCISES_SANDBOX_NO_NAMESPACES"
 GiB = 1 << 30
 MiB = 1 << 20
 
@@ -54,6 +69,7 @@ class Limits:
     file_size: int = 64 * MiB
     processes: int = 256                 # more than the student's processes already running
     open_files: int = 1024
+    idle_s: Optional[float] = None       # stopped after this long without using CPU
 
 
 def compile_limits(wall_s):
@@ -64,10 +80,13 @@ def compile_limits(wall_s):
 
 
 def run_limits(wall_s, gpu, large_output=False):
+    """A test's run; one without a GPU computes all the time, so idling stops it early (a
+    GPU run may wait on the device)."""
     return Limits(wall_s, cpu_s=int(wall_s * 2) + 10,
                   address_space=None if gpu else 8 * GiB,
                   data=16 * GiB if gpu else None,
-                  file_size=(512 if large_output else 64) * MiB, processes=128)
+                  file_size=(512 if large_output else 64) * MiB, processes=128,
+                  idle_s=None if gpu else IDLE_S)
 
 
 @dataclass
@@ -77,6 +96,7 @@ class RunResult:
     seconds: float
     output: str                 # the head and the tail of what it printed
     output_bytes: int
+    stopped: str = ""           # why the watch stopped it early (idle, disk, memory), if it did
 
     @property
     def signal(self):
@@ -111,7 +131,8 @@ def _read_head_tail(path):
 
 
 def _processes():
-    """(pid, ppid, uid) of every process we can see."""
+    """(pid, ppid, uid) of every live process we can see (a zombie runs nothing, holds
+    nothing but its pid, and cannot be killed: its parent reaps it)."""
     out = []
     for entry in os.listdir("/proc"):
         if not entry.isdigit():
@@ -119,11 +140,31 @@ def _processes():
         try:
             with open(f"/proc/{entry}/status") as f:
                 fields = dict(line.split(":", 1) for line in f if ":" in line)
+            if fields["State"].split()[0] in ("Z", "X"):
+                continue
             out.append((int(entry), int(fields["PPid"].split()[0]),
                         int(fields["Uid"].split()[0])))
         except (OSError, KeyError, ValueError):
             continue
     return out
+
+
+def _kill_uid(uid):
+    """Every process of `uid`: kill(-1) as that uid reaches all of them (and nothing else)."""
+    for _ in range(20):
+        if not any(u == uid for _, _, u in _processes()):
+            return
+        pid = os.fork()
+        if pid == 0:
+            try:
+                os.setgid(uid)
+                os.setuid(uid)
+                os.kill(-1, signal.SIGKILL)
+            finally:
+                os._exit(0)
+        os.waitpid(pid, 0)
+        _reap()
+        time.sleep(0.05)
 
 
 def _reap():
@@ -165,21 +206,50 @@ def _bwrap_sizes_tmpfs():
         return False
 
 
-def _can_unshare_net():
+def _can_unshare(flag):
+    if os.environ.get(NO_NAMESPACES):
+        return False
     pid = os.fork()
     if pid == 0:
-        os._exit(0 if _libc.unshare(_CLONE_NEWNET) == 0 else 1)
+        os._exit(0 if _libc.unshare(flag) == 0 else 1)
     _, status = os.waitpid(pid, 0)
     return os.waitstatus_to_exitcode(status) == 0
 
 
-def _free_uid_base(base):
-    """A block of 1000 uids from `base` that no account and no process uses."""
+BLOCK = 1000  # uids per grading run
+
+
+def _lock_folder():
+    """Where grading runs as root take their uid blocks: a folder only root can write."""
+    base = "/run" if os.path.isdir("/run") else tempfile.gettempdir()
+    folder = os.path.join(base, "exercise-grader-uids")
+    try:
+        os.mkdir(folder, 0o700)
+    except FileExistsError:
+        pass
+    info = os.lstat(folder)
+    if not stat.S_ISDIR(info.st_mode) or info.st_uid != 0 or info.st_mode & 0o022:
+        raise RuntimeError(f"{folder} is not a folder that only root can write: remove it")
+    return folder
+
+
+def _take_uid_block(base):
+    """(a block of BLOCK uids from `base` that no account, group or process uses and that no
+    other grading run holds, the open lock file that holds it for this run)."""
+    import grp
     import pwd
-    used = {p.pw_uid for p in pwd.getpwall()} | {uid for _, _, uid in _processes()}
-    while any(base + i in used for i in range(1000)):
-        base += 1000
-    return base
+    used = {p.pw_uid for p in pwd.getpwall()} | {g.gr_gid for g in grp.getgrall()} | \
+        {uid for _, _, uid in _processes()}
+    folder = _lock_folder()
+    while True:
+        if not any(base + i in used for i in range(BLOCK)):
+            lock = open(os.path.join(folder, f"{base}.lock"), "w")  # closed: released
+            try:
+                fcntl.flock(lock.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+                return base, lock
+            except OSError:
+                lock.close()  # another grading run holds it
+        base += BLOCK
 
 
 class Sandbox:
@@ -190,8 +260,12 @@ class Sandbox:
             raise ValueError(f"--sandbox must be one of {', '.join(MODES)}")
         self.root = os.geteuid() == 0
         self.log = log or (lambda m: None)
+        # Before anything runs (the bubblewrap probe too): orphans come back to us, to be
+        # reaped, rather than to an init that may never reap them (a container's).
+        _libc.prctl(_PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
         self.uid = None
-        self.uid_base = _free_uid_base(uid_base) if self.root else None
+        self.uid_base, self._lock = _take_uid_block(uid_base) if self.root and mode != "none" \
+            else (None, None)
         probe_uid = self.uid_base if self.root else None
         if mode == "auto":
             mode = "bwrap" if _bwrap_works(probe_uid) else ("user" if self.root else "none")
@@ -203,8 +277,18 @@ class Sandbox:
             raise RuntimeError("--sandbox user needs root (it runs each student as a uid of "
                                "their own)")
         self.mode = mode
-        self.private_net = self.root and mode == "user" and _can_unshare_net()
-        _libc.prctl(_PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
+        user = self.root and mode == "user"
+        self.private_net = user and _can_unshare(_CLONE_NEWNET)
+        self.private_ipc = user and _can_unshare(_CLONE_NEWIPC)
+        self.folders, complete = leftovers.shared_folders() if user else ([], True)
+        if not complete:
+            self.log("note: the search for world-writable folders stopped early (a very large "
+                     "file system): files a student leaves elsewhere are not removed")
+
+    def close(self):
+        """Gives the uid block back (once this run's students are gone: clear_block())."""
+        if self._lock is not None:
+            self._lock.close()
 
     def for_student(self, index):
         other = Sandbox.__new__(Sandbox)
@@ -220,10 +304,10 @@ class Sandbox:
                     f"read-only, the kit read-only, its own folder read-write)")
         if self.mode == "user":
             net = "no network" if self.private_net else "network not isolated (no namespaces here)"
-            return (f"an unprivileged uid per student ({self.uid_base}+), {net}, "
-                    f"instructor files and grades kept 0700 (no bubblewrap here)")
-        return ("none: student code runs as the user who runs the grader (fine for checking "
-                "your own work; for untrusted submissions grade as root or with bubblewrap)")
+            return (f"an unprivileged uid per student ({self.uid_base}+), {net}, what it "
+                    f"leaves in the temporary folders and IPC removed, instructor files and "
+                    f"grades kept 0700 (no bubblewrap here)")
+        return "none: the code runs as you"
 
     @property
     def isolated(self):
@@ -252,6 +336,9 @@ class Sandbox:
             out.append((resource.RLIMIT_AS, limits.address_space))
         if limits.data:
             out.append((resource.RLIMIT_DATA, limits.data))
+        # POSIX message queues outlive their processes and cannot be listed where /dev/mqueue
+        # is not mounted: none at all (nothing a student's code needs).
+        out.append((resource.RLIMIT_MSGQUEUE, 0))
         running = 0 if self.uid is not None else sum(
             1 for _, _, uid in _processes() if uid == os.getuid())
         out.append((resource.RLIMIT_NPROC, running + limits.processes))
@@ -259,7 +346,9 @@ class Sandbox:
 
     def _preexec(self, limits):
         rlimits = self._rlimits(limits)
-        uid, net = self.uid, self.private_net
+        uid = self.uid
+        namespaces = (_CLONE_NEWNET if self.private_net else 0) | \
+            (_CLONE_NEWIPC if self.private_ipc else 0)
 
         def child():
             os.setsid()
@@ -268,8 +357,8 @@ class Sandbox:
                 soft, hard = resource.getrlimit(res)
                 value = value if hard == resource.RLIM_INFINITY else min(value, hard)
                 resource.setrlimit(res, (value, value))
-            if net:
-                _libc.unshare(_CLONE_NEWNET)
+            if namespaces:
+                _libc.unshare(namespaces)
             if uid is not None:
                 os.setgroups([])
                 os.setgid(uid)
@@ -285,9 +374,11 @@ class Sandbox:
             elif os.path.isdir(top):
                 out += ["--ro-bind", top, top]
         out += ["--proc", "/proc", "--dev", "/dev", "--ro-bind-try", "/sys", "/sys"]
-        if _bwrap_sizes_tmpfs():
-            out += ["--size", str(TMPFS_BYTES)]  # a private /tmp in memory, but not all of it
-        out += ["--tmpfs", "/tmp"]
+        # A private /tmp and /dev/shm in memory, but not all of it (--dev's own tmpfs would
+        # take up to half the machine's memory).
+        sized = _bwrap_sizes_tmpfs()
+        out += (["--size", str(TMPFS_BYTES)] if sized else []) + ["--tmpfs", "/tmp"]
+        out += (["--size", str(SHM_BYTES)] if sized else []) + ["--tmpfs", "/dev/shm"]
         if gpu:
             for node in sorted(glob.glob("/dev/nvidia*")):
                 out += ["--dev-bind", node, node]
@@ -324,11 +415,23 @@ class Sandbox:
                 f.write(f"cannot start {argv[0]}: {e}\n")
             return RunResult(127, False, 0.0, f"cannot start {argv[0]}: {e}", 0)
         os.close(fd)
-        try:
-            rc = proc.wait(timeout=limits.wall_s)
-        except subprocess.TimeoutExpired:
-            timed_out = True
-            rc = None
+        watched = [cwd] + list(writable) + (["/tmp"] if self.mode != "bwrap" else []) + \
+            list(self.folders)
+        watch = Watch(proc.pid, self.uid, limits.idle_s, watched)
+        stopped = ""
+        while True:
+            try:
+                rc = proc.wait(timeout=max(0.0, min(POLL_S, start + limits.wall_s -
+                                                    time.monotonic())))
+                break
+            except subprocess.TimeoutExpired:
+                rc = None
+            if time.monotonic() >= start + limits.wall_s:
+                timed_out = True
+                break
+            stopped = watch.check() or ""
+            if stopped:
+                break
         seconds = time.monotonic() - start
         if self.mode == "bwrap" and rc is not None and 128 < rc < 128 + 65:
             rc = -(rc - 128)  # bwrap reports a child killed by signal N as 128 + N
@@ -339,33 +442,44 @@ class Sandbox:
             except subprocess.TimeoutExpired:  # unkillable (a process stuck in the driver)
                 pass
         output, size = _read_head_tail(output_path)
-        return RunResult(rc, timed_out, seconds, output, size)
+        return RunResult(rc, timed_out or bool(stopped), seconds, output, size, stopped)
 
-    SHARED_TEMP = ("/tmp", "/var/tmp", "/dev/shm", "/run/lock", "/dev/mqueue")
+    # --- what a student leaves behind -----------------------------------------------------------
 
-    def remove_files(self):
-        """Deletes what this student's uid left in the shared temporary folders (`user` mode:
-        bubblewrap gives each run a /tmp and /dev of its own), so that the next student with
-        this uid finds nothing and the disk gets its space back."""
-        if self.uid is None or self.mode != "user":
-            return
-        for folder in self.SHARED_TEMP:
-            try:
-                entries = os.listdir(folder)
-            except OSError:
-                continue
-            for name in entries:
-                path = os.path.join(folder, name)
-                try:
-                    info = os.lstat(path)
-                    if info.st_uid != self.uid:
-                        continue
-                    if stat.S_ISDIR(info.st_mode):
-                        shutil.rmtree(path, ignore_errors=True)
-                    else:
-                        os.unlink(path)
-                except OSError:
-                    continue
+    @property
+    def block(self):
+        """The uids of this grading run's students (none without a uid per student)."""
+        return range(self.uid_base, self.uid_base + BLOCK) if self.uid_base is not None and \
+            self.mode != "none" else range(0)
+
+    def remove_leftovers(self):
+        """Removes what this student's uid left in the world-writable folders and System V IPC
+        (`user` mode: bubblewrap gives each run a /tmp, a /dev and IPC of its own), so that the
+        next student finds nothing and the machine gets its disk and memory back."""
+        if self.uid is not None and self.mode == "user":
+            leftovers.remove([self.uid], self.folders)
+
+    def clear(self):
+        """Nothing of this student's uid is left running or lying around."""
+        self.kill_all()
+        self.remove_leftovers()
+
+    def clear_block(self):
+        """Nothing of any uid of this run's block (an earlier run's, say) is left."""
+        uids = set(self.block)
+        for uid in sorted({u for _, _, u in _processes() if u in uids}):
+            _kill_uid(uid)
+        if self.mode == "user" and uids:
+            leftovers.remove(uids, self.folders)
+
+    def leftovers(self):
+        """What any uid of the block still has (processes, files, IPC objects): [] before a
+        student's code may run."""
+        uids = set(self.block)
+        out = [f"process {pid} (uid {uid})" for pid, _, uid in _processes() if uid in uids]
+        if self.mode == "user" and uids:
+            out += leftovers.leftovers(uids, self.folders)
+        return out
 
     def kill_all(self, proc=None):
         """Ends every process the last run left: its process group, every process of the
@@ -376,20 +490,7 @@ class Sandbox:
             except (ProcessLookupError, PermissionError):
                 pass
         if self.uid is not None:
-            for _ in range(20):
-                if not any(uid == self.uid for _, _, uid in _processes()):
-                    break
-                pid = os.fork()
-                if pid == 0:
-                    try:
-                        os.setgid(self.uid)
-                        os.setuid(self.uid)
-                        os.kill(-1, signal.SIGKILL)
-                    finally:
-                        os._exit(0)
-                os.waitpid(pid, 0)
-                _reap()
-                time.sleep(0.05)
+            _kill_uid(self.uid)
         # Orphans re-parented to us (we are a subreaper), and their descendants.
         me = os.getpid()
         for _ in range(20):

@@ -4,6 +4,7 @@ the real sandbox."""
 import csv
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -12,10 +13,14 @@ import tempfile
 import time
 import zipfile
 
+from . import leftovers as L
+from . import sandbox as S
 from .bundle import Layout, solution_files
 from .gradescope import extract, make_autograder
 from .reports import Roster, console
+from .sandbox import NO_NAMESPACES
 from .session import Config, GradingSession
+from .submissions import shown_name
 from .toolchain import sha256_file
 
 TOOLS = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -29,14 +34,42 @@ def log(message):
     print(message, file=sys.stderr, flush=True)
 
 
-def session_for(args, manifest, exercises=(), sandbox="auto", hidden=None):
+# The self-test's time budgets per submission (the production defaults stay: 3600 s, and
+# Gradescope's from its timeout). 03a's attackers build three runners each and none of them
+# waits: its budget only keeps a broken run from holding the self-test. 01b's attackers are
+# where the time attacks are: `spinner` must be stopped by the budget, while a right answer
+# (built and tested in about 10 s on a loaded 2-core machine) fits in it several times over.
+KERNEL_BUDGET = 600.0
+HOST_BUDGET = 60.0
+# The Gradescope package and the Classroom recipe grade 03a and 01b's solutions (a minute or
+# two on a slow machine): the sleepers must end long before this, by the idle watch.
+PACKAGE_BUDGET = 600.0
+_SESSIONS = []
+
+
+def session_for(args, manifest, exercises=(), sandbox="auto", hidden=None, budget=3600.0):
     config = Config(root=ROOT, build_dir=os.path.abspath(args.build_dir or
                                                          os.path.join(ROOT, "build")),
                     manifest_path=manifest, exercises=list(exercises), jobs=args.jobs,
-                    sandbox=sandbox, hidden_path=hidden, log=log, progress=False)
+                    sandbox=sandbox if sandbox != "auto" else getattr(args, "sandbox", None) or
+                    sandbox, hidden_path=hidden,
+                    log=log, progress=False, budget_s=budget,
+                    uid_base=getattr(args, "uid_base", None) or S.UID_BASE)
     s = GradingSession(config)
     s.prepare()
+    _SESSIONS.append(s)
     return s
+
+
+def close_sessions(checks):
+    """Every session's work folder is gone once it is closed."""
+    works = [s.work for s in _SESSIONS]
+    while _SESSIONS:
+        _SESSIONS.pop().close()
+    left = [w for w in works if os.path.exists(w) and os.path.basename(w).startswith(
+        "exercise-grading-")]
+    checks.check(not left, "every grading session's work folder is removed when it closes",
+                 ", ".join(left[:3]))
 
 
 def scores(report):
@@ -234,77 +267,72 @@ def targets_state(session):
 
 def corpus(checks, args, have_solutions):
     print("3d. the hostile corpus", flush=True)
+    for target, budget in ((hostile.KERNEL, KERNEL_BUDGET), (hostile.HOST, HOST_BUDGET)):
+        if args.gpu and target is hostile.HOST:
+            continue  # on a GPU only the attacks on 03a's speed test are new
+        corpus_batch(checks, args, target, budget)
+
+
+def corpus_batch(checks, args, target, budget):
+    """One exercise's attackers graded as a batch, then two control students (the stub and
+    the solution) who must get what they would alone."""
     s = session_for(args, os.path.join(ROOT, "exercises", "manifest.json"),
-                    exercises=[hostile.EXERCISE])
-    src = hostile.sources(ROOT)
+                    exercises=[target.exercise], budget=budget)
+    src = hostile.sources(ROOT, target)
     subs = tempfile.mkdtemp(prefix="hostile-")
     os.chmod(subs, 0o755)
     out = tempfile.mkdtemp(prefix="hostile-grades-")
-    written, skipped = hostile.write_corpus(subs, src, sandboxed=s.sandbox.isolated,
+    written, skipped = hostile.write_corpus(subs, target, ROOT, sandboxed=s.sandbox.isolated,
                                             gpu=bool(args.gpu))
     for attack, why in skipped:
         print(f"  skip  {attack.name}: {why}", flush=True)
-    controls = {"zz_control_stub": src.stub}
+    controls = {"zz_control_stub": (src.stub, "zero")}
     if src.solution:
-        controls["zz_control_solution"] = src.solution
-    for name, text in controls.items():
+        controls["zz_control_solution"] = (src.solution, "full")
+    for name, (text, _) in controls.items():
         os.makedirs(os.path.join(subs, name))
-        with open(os.path.join(subs, name, hostile.FILE), "w") as f:
+        with open(os.path.join(subs, name, target.file), "w") as f:
             f.write(text)
-    # What the control students get alone, and what the trusted programs are before.
-    alone = {name: s.grade_files(name, {**s.stub_files(), f"exercises/{hostile.EXERCISE}/"
-                                        f"{hostile.FILE}": text.encode()}).totals()[0]
-             for name, text in controls.items()}
     trusted = {p: sha256_file(p) for p in (s.trusted.binary("exercise_check"),
                                            os.path.join(s.trusted.kit, "lib",
                                                         "libexercise_runner_host.a"))}
     repo_state = targets_state(s)
     reports, notes = {}, {}
-    roster = Roster(os.path.join(out, "roster.csv"), [hostile.EXERCISE])
+    roster = Roster(os.path.join(out, "roster.csv"), [target.exercise])
 
     def on_report(student, report, note):
         reports[student], notes[student] = report, note
         roster.add(student, report, note)
     start = time.monotonic()
     s.grade_batch(subs, out, on_report)
-    log(f"hostile corpus: {time.monotonic() - start:.0f} s")
+    log(f"hostile corpus, {target.exercise}: {time.monotonic() - start:.0f} s")
     exercise = s.exercises[0]
     correctness = sum(t.points for t in exercise.tests if not t.performance)
-    speed = sum(t.points for t in exercise.tests if t.performance)
     fixed = sum(t.points for t in exercise.tests if not t.performance and
                 all("shape" in c for c in t.calls))
     want = {"zero": 0, "full": correctness, "fixed": fixed}
-    if args.gpu:  # nothing pending: the speed test counts too
-        want = {"zero": 0, "full": correctness + speed, "fixed": fixed}
-        correctness += speed
+
+    def counted(report):  # the correctness points (a speed test's, on a GPU, vary by run)
+        return sum(r.outcome.score for er in report.results for r in er.results
+                   if not r.test.performance and r.outcome.status != "pending")
     table = []
     for student, attack in sorted(written.items()):
         report = reports.get(student)
-        got = report.totals()[0] if report else None
-        if attack.expect in ("fair", "slow"):
-            race = next((r.outcome for er in report.results for r in er.results
-                         if r.test.performance), None) if report else None
-            ratio = race.ratio if race else None
-            right = report is not None and got - (race.score if race else 0) == correctness - speed
-            ok = right and race is not None and (
-                (attack.expect == "slow" and race.score == 0) or
-                (attack.expect == "fair" and ratio is not None and 0.7 <= ratio <= 1.5))
-            shown = f"{got:g}/{report.totals()[1]:g}, speed {race.reason if race else '-'}" \
-                if report else notes.get(student)
-        elif attack.expect == "refused":
+        if attack.expect == "refused":
             ok = report is None and notes.get(student, "").startswith("refused")
-            shown = "refused" if ok else f"{got}"
+            shown = "refused" if ok else f"{report.totals()[0] if report else None}"
         else:
+            got = counted(report) if report else None
             ok = report is not None and got == want[attack.expect] and \
-                report.totals()[1] == correctness  # the maximum never shrinks
-            shown = f"{got:g}/{report.totals()[1]:g}" if report else notes.get(student)
-        table.append((attack.name, shown, attack.expect))
-        checks.check(ok, f"corpus: {attack.name} ({attack.what}) -> {shown}, must be "
-                     f"{attack.expect}", notes.get(student, ""))
-    for name, score in alone.items():
-        after = reports.get(name).totals()[0] if reports.get(name) else None
-        checks.check(after == score, f"corpus: {name} scores {after} after the attackers, as "
-                     f"alone ({score})")
+                report.totals()[1] >= correctness  # the maximum never shrinks
+            shown = f"{got:g}/{correctness:g}" if report else notes.get(student)
+        table.append((attack.name, shown, attack.expect, first_reason(report, notes.get(student))))
+        checks.check(ok, f"corpus: {attack.name} ({attack.what}) -> {shown_name(shown)}, must "
+                     f"be {attack.expect}", shown_name(notes.get(student, "")))
+    for name, (_, expect) in controls.items():
+        after = counted(reports[name]) if reports.get(name) else None
+        checks.check(after == want[expect], f"corpus: {name} scores {after} after the "
+                     f"attackers, as it must ({want[expect]:g})", notes.get(name, ""))
     if "daemon" in written and "daemon" in reports:
         checks.check(reports["daemon"].seconds < 90,
                      f"corpus: the daemon's grandchild held nothing ({reports['daemon'].seconds:.0f} "
@@ -324,23 +352,219 @@ def corpus(checks, args, have_solutions):
         checks.check(not leaked, "corpus: no secret reached the report of read_secrets",
                      str(leaked))
     changed = [p for p, h in trusted.items() if sha256_file(p) != h]
-    checks.check(not changed, "corpus: the checker and the kit are unchanged", str(changed))
+    checks.check(not changed, f"corpus, {target.exercise}: the checker and the kit are "
+                 f"unchanged", str(changed))
     after_state = targets_state(s)
     changed = sorted(p for p in set(repo_state) | set(after_state)
                      if repo_state.get(p) != after_state.get(p))
-    checks.check(not changed, "corpus: what write_outside aims at in the repository and its "
-                 "build is unchanged (manifests, tests.json, binaries, libraries)",
-                 ", ".join(changed[:5]))
+    checks.check(not changed, f"corpus, {target.exercise}: what write_outside aims at in the "
+                 f"repository and its build is unchanged (manifests, tests.json, binaries, "
+                 f"libraries)", ", ".join(changed[:5]))
     if "formula_name" in {a.name for a in written.values()}:
         with open(os.path.join(out, "roster.csv")) as f:
             text = f.read()
         checks.check("\n=" not in text and "'=2+5" in text,
                      "corpus: roster.csv neutralises a formula in a student name")
-    print("\nattack -> score (03a_bounds without its speed test)", flush=True)
-    for name, shown, expect in table:
-        print(f"  {name:<26} {shown:<10} ({expect})", flush=True)
+    shared_machine_checks(checks, s, written, reports, out, budget)
+    print(f"\nattack -> score ({target.exercise}, correctness points; speed pending without a "
+          f"GPU)", flush=True)
+    for name, shown, expect, why in table:
+        print(f"  {name:<26} {shown:<10} ({expect}) {why}", flush=True)
     shutil.rmtree(subs, ignore_errors=True)
     shutil.rmtree(out, ignore_errors=True)
+
+
+def first_reason(report, note, width=96):
+    """Why a submission lost its points, in one line: its first refused or failed build, else
+    its first failed test that the stub's "not implemented yet" did not end (what the corpus's
+    table shows beside each attack's score)."""
+    if report is None:
+        return shown_name(note or "")[:width]
+    for er in report.results:
+        for target, message in er.build_errors.items():
+            lines = [line.strip() for line in (message or "").splitlines() if line.strip()]
+            telling = [line for line in lines if re.search(
+                r"error|undefined|multiple definition|refused|may not|outside|limit", line)]
+            text = re.sub(r"\S*/students/\d+/(?:src|build)/|CMakeFiles/\S+?\.dir/", "",
+                          (telling or lines or [""])[0])
+            return shown_name(f"{target}: {text}")[:width]
+    failed = [r.outcome.reason for er in report.results for r in er.results
+              if r.outcome.status == "failed" and r.outcome.reason]
+    failed.sort(key=lambda reason: "not implemented yet" in reason)  # the attack's own first
+    return shown_name(failed[0].splitlines()[0] if failed else "")[:width]
+
+
+def shared_machine_checks(checks, s, written, reports, out, budget):
+    """The corpus's attacks on a shared machine and on the time budget (issue 32, items 4-6):
+    nothing of them is left, the idle and the busy are stopped early and say why, and no
+    name reaches a report or the roster with its control characters."""
+    by_attack = {a.name: student for student, a in written.items()}
+
+    def report_of(name):
+        return reports.get(by_attack.get(name))
+    left = s.sandbox.leftovers()
+    checks.check(not left, f"corpus: nothing of any student is left ({s.sandbox.mode} sandbox: "
+                 f"processes, files in the world-writable folders, System V IPC)",
+                 "; ".join(left[:5]))
+    hogs = [line for line in L.leftovers(s.sandbox.block, [])] if s.sandbox.block else []
+    checks.check(not hogs, "corpus: no System V segment of shm_hog (4 x 256 MB) is left",
+                 "; ".join(hogs[:4]))
+    for name, why in (("sleeper", "used no CPU"), ("pipe_wait", "used no CPU"),
+                      ("spinner", "time budget")):
+        report = report_of(name)
+        if report is None:
+            continue
+        # Every test that reached the attack says why (a call of the stub that never reaches
+        # it fails "not implemented yet", and the runner goes on to the next call).
+        reasons = [r.outcome.reason for er in report.results for r in er.results
+                   if r.outcome.status == "failed" and "not implemented yet" not in r.outcome.reason]
+        slow = report.seconds > budget + 60 if name == "spinner" else \
+            report.seconds > 20 * len(reasons) + 120
+        # the spinner's first tests end at their own deadline, the rest at the budget's
+        said = [r for r in reasons if why in r or "not run" in r or
+                (name == "spinner" and "timed out" in r)]
+        checks.check(reasons and len(said) == len(reasons) and any(why in r for r in reasons)
+                     and not slow,
+                     f"corpus: {name} ends in {report.seconds:.0f} s, every test that ran it "
+                     f"({len(reasons)}) saying why ('{why}')", "; ".join(sorted(set(reasons))[:3]))
+    for name, words, what in (("tmp_fill", ("filled the disk", "file-size"),
+                               "for filling the disk or /dev/shm"),
+                              ("fork_hog", ("held", "memory", "SIGKILL"),
+                               "for the memory its processes hold together")):
+        report = report_of(name)
+        if report is None or (name == "tmp_fill" and s.sandbox.mode == "bwrap"):
+            continue  # bubblewrap: its /tmp and /dev/shm are small tmpfs of the run's own
+        reasons = {r.outcome.reason for er in report.results for r in er.results
+                   if r.outcome.status == "failed"}
+        checks.check(any(w in r for r in reasons for w in words),
+                     f"corpus: {name} is stopped {what}", "; ".join(sorted(reasons)[:3]))
+    if "escape_name" in by_attack:
+        texts = []
+        for dirpath, _, names in os.walk(out):
+            for n in names:
+                with open(os.path.join(dirpath, n), encoding="utf-8", errors="replace") as f:
+                    texts.append(f.read())
+        raw = [t for t in texts if "\x1b" in t or "\x07" in t or "\u202e" in t]
+        checks.check(not raw and any("e\\x1b[31mscape" in t for t in texts),
+                     "corpus: a name with escape sequences reaches the reports and the roster "
+                     "escaped (\\x1b), never raw", f"{len(raw)} file(s) with raw control "
+                     f"characters")
+
+
+def user_sandbox(checks, args, have_solutions):
+    """The `user` sandbox as in a container that refuses namespaces (Gradescope's): what one
+    student leaves for the next (files, a FIFO, IPC objects, a listener) is gone before the
+    next one runs, in the same batch and in a later one, and nothing is left at the end."""
+    print("3f. the user sandbox without namespaces (a container), students sharing a machine",
+          flush=True)
+    if os.geteuid() != 0:
+        print("  skip  needs root", flush=True)
+        return
+    if not have_solutions:
+        print("  skip  the attacks start from the solution", flush=True)
+        return
+    saved = os.environ.get(NO_NAMESPACES)
+    os.environ[NO_NAMESPACES] = "1"
+    try:
+        for batch, names in (("same batch", hostile.SHARED_MACHINE),
+                             ("a later batch", ("tamper_read",))):
+            s = session_for(args, os.path.join(ROOT, "exercises", "manifest.json"),
+                            exercises=[hostile.HOST.exercise], sandbox="user",
+                            budget=HOST_BUDGET)
+            if s.sandbox.private_ipc or s.sandbox.private_net:
+                checks.check(False, "user sandbox: EXERCISES_SANDBOX_NO_NAMESPACES took the "
+                             "namespaces away")
+            subs = tempfile.mkdtemp(prefix="shared-machine-")
+            os.chmod(subs, 0o755)
+            out = tempfile.mkdtemp(prefix="shared-machine-grades-")
+            written, _ = hostile.write_corpus(subs, hostile.HOST, ROOT, only=set(names))
+            reports, notes = {}, {}
+            s.grade_batch(subs, out, lambda st, r, n: (reports.__setitem__(st, r),
+                                                       notes.__setitem__(st, n)))
+            exercise = s.exercises[0]
+            full = sum(t.points for t in exercise.tests if not t.performance)
+            for student, attack in sorted(written.items()):
+                got = reports[student].totals()[0] if reports.get(student) else None
+                want = full if attack.expect == "full" else 0
+                checks.check(got == want, f"user sandbox, {batch}: {attack.name} -> {got}, "
+                             f"must be {attack.expect} ({want:g})", notes.get(student, ""))
+                if attack.name == "tmp_fill" and reports.get(student):
+                    reasons = {r.outcome.reason for er in reports[student].results
+                               for r in er.results if r.outcome.status == "failed"}
+                    checks.check(any("filled the disk" in r for r in reasons),
+                                 "user sandbox: tmp_fill is stopped for filling /tmp or /dev/shm",
+                                 "; ".join(sorted(reasons)[:3]))
+            left = s.sandbox.leftovers()
+            checks.check(not left, f"user sandbox, {batch}: nothing of any student is left",
+                         "; ".join(left[:5]))
+            s.close()
+            shutil.rmtree(subs, ignore_errors=True)
+            shutil.rmtree(out, ignore_errors=True)
+    finally:
+        if saved is None:
+            del os.environ[NO_NAMESPACES]
+        else:
+            os.environ[NO_NAMESPACES] = saved
+
+
+def tables(checks, args):
+    """Host exercises answered by a table of the public tests' fixed calls (0 elsewhere)."""
+    print("3g. answer tables of the public tests' fixed arguments", flush=True)
+    s = session_for(args, os.path.join(ROOT, "exercises", "manifest.json"),
+                    exercises=list(hostile.TABLE_FILES))
+    files = s.stub_files()
+    for name, file in hostile.TABLE_FILES.items():
+        files[f"exercises/{name}/{file}"] = hostile.answer_table(ROOT, name).encode()
+    report = s.grade_files("answer_tables", files)
+    for er in report.results:
+        most = hostile.TABLE_MAX[er.exercise.name]
+        checks.check(er.score <= most, f"tables: {er.exercise.name} answered from the public "
+                     f"tests' fixed arguments -> {er.score:g}/{er.max_score:g}, at most "
+                     f"{most:g}")
+
+
+def classroom(checks, args, have_solutions):
+    """The GitHub Classroom recipe grades with the template's tests, whatever the student's
+    repository holds: a tests.json cut down to one easy test does not give 1/1."""
+    print("3h. the GitHub Classroom recipe against an edited tests.json", flush=True)
+    with open(os.path.join(TOOLS, "classroom.yml")) as f:
+        workflow = f.read()
+    checks.check("ref: ${{ env.TEMPLATE_COMMIT }}" in workflow and
+                 "template/exercises/tools/grade.py submission submission" in workflow,
+                 "classroom: the workflow grades the student's files with the template's "
+                 "grader and tests, at a pinned commit")
+    if not have_solutions:
+        print("  skip  the attack starts from the solution", flush=True)
+        return
+    tree = tempfile.mkdtemp(prefix="classroom-")
+    os.chmod(tree, 0o755)
+    kernel = hostile.KERNEL
+    folder = os.path.join(tree, "exercises", kernel.exercise)
+    os.makedirs(folder)
+    with open(os.path.join(ROOT, "exercises", kernel.exercise, "tests.json")) as f:
+        tests = json.load(f)
+    tests["tests"] = [t for t in tests["tests"] if t["name"] == "03a correct at 1x1x1"]
+    with open(os.path.join(folder, "tests.json"), "w") as f:
+        json.dump(tests, f)
+    src = hostile.sources(ROOT, kernel)
+    only_1x1x1 = src.solution.replace(hostile.LAUNCHER, hostile.LAUNCHER +
+                                      "  if (M != 1 || N != 1 || K != 1) return;\n", 1)
+    with open(os.path.join(folder, kernel.file), "w") as f:
+        f.write(only_1x1x1)
+    result = os.path.join(tree, "results.json")
+    argv = [sys.executable, os.path.join(TOOLS, "grade.py"), "submission", tree, "-e",
+            kernel.exercise, "--strict", "--json", result, "-q", "--budget",
+            str(PACKAGE_BUDGET)] + (["--build-dir", args.build_dir] if args.build_dir else []) + \
+        (["--uid-base", str(args.uid_base)] if getattr(args, "uid_base", None) else [])
+    run = subprocess.run(argv, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    with open(result) as f:
+        got = json.load(f)
+    maximum = sum(t.get("max_score", 0) for t in got["tests"] if "score" in t)
+    checks.check(run.returncode == 1 and 0 < got["score"] < maximum,
+                 f"classroom: a tests.json cut to one easy test changes nothing: "
+                 f"{got['score']:g}/{maximum:g}, exit {run.returncode} (must be 1)",
+                 run.stdout.decode(errors="replace")[-1500:])
+    shutil.rmtree(tree, ignore_errors=True)
 
 
 def gradescope(checks, args, have_solutions):
@@ -348,7 +572,10 @@ def gradescope(checks, args, have_solutions):
     ag = tempfile.mkdtemp(prefix="autograder-")
     os.chmod(ag, 0o755)
     zip_path = os.path.join(ag, "autograder.zip")
-    make_autograder(ROOT, zip_path, [hostile.EXERCISE, "01b_sectors"], None, "90", log)
+    targets = hostile.TARGETS
+    make_autograder(ROOT, zip_path, [t.exercise for t in targets], None, "90", log,
+                    budget=PACKAGE_BUDGET, grader_args=["--uid-base", str(args.uid_base)]
+                    if getattr(args, "uid_base", None) else [])
     extract(zip_path, os.path.join(ag, "source"))
     env = dict(os.environ, AUTOGRADER_ROOT=ag, AUTOGRADER_SKIP_APT="1")
     start = time.monotonic()
@@ -366,7 +593,7 @@ def gradescope(checks, args, have_solutions):
         sub = os.path.join(ag, "submission")
         shutil.rmtree(sub, ignore_errors=True)
         os.makedirs(sub)
-        for ex, file in ((hostile.EXERCISE, hostile.FILE), ("01b_sectors", "sectors.hpp")):
+        for ex, file in ((t.exercise, t.file) for t in targets):
             src = os.path.join(layout.solutions, ex, file) if name == "solution" else \
                 os.path.join(ROOT, "exercises", ex, file)
             shutil.copy(src, os.path.join(sub, file))
@@ -388,10 +615,41 @@ def gradescope(checks, args, have_solutions):
                      all("status" not in t for t in pending),
                      f"gradescope: the {name} scores {results['score']}/{maximum} "
                      f"({len(pending)} pending test(s), none shown as failed)")
+    # Every call sleeps: 0, quickly, each test saying why (01b's stopped as idle; 03a's build
+    # refused: a kernel exercise may not call sleep()); a grader stopped by the platform (here
+    # after 20 s, in the middle of the build or the tests) still leaves a results.json.
+    for name, code, extra in (("sleeper", hostile.SLEEPER, {}),
+                              ("spinner stopped by the platform", hostile.SPINNER,
+                               {"AUTOGRADER_GRADER_TIMEOUT": "20"})):
+        sub = os.path.join(ag, "submission")
+        shutil.rmtree(sub, ignore_errors=True)
+        os.makedirs(sub)
+        for target in targets:
+            with open(os.path.join(sub, target.file), "w") as f:
+                f.write(hostile.at_entry(hostile.sources(ROOT, target).stub, code, target)
+                        .replace("#pragma once\n", "#pragma once\n#include <unistd.h>\n", 1))
+        start = time.monotonic()
+        subprocess.run([os.path.join(ag, "source", "run_autograder")], env={**env, **extra},
+                       stdout=subprocess.PIPE, stderr=subprocess.STDOUT, cwd=ag)
+        seconds = time.monotonic() - start
+        try:
+            with open(os.path.join(ag, "results", "results.json")) as f:
+                results = json.load(f)
+        except (OSError, ValueError) as e:
+            checks.check(False, f"gradescope: the {name} gets a results.json", str(e))
+            continue
+        said = results.get("output", "") + " ".join(t.get("output", "") for t in results["tests"])
+        why = ("used no CPU" if name == "sleeper" else "did not finish")
+        silent = [t.get("name", "") for t in results["tests"] if "score" in t and
+                  not t.get("output")]
+        checks.check(results["score"] == 0 and (why in said or "grading stopped" in said) and
+                     not silent and seconds < (120 if extra else 300),
+                     f"gradescope: the {name} scores 0 in {seconds:.0f} s with a results.json "
+                     f"that says why", said[:300])
     # A broken submission (grading fails outright) still yields a results.json.
     shutil.rmtree(os.path.join(ag, "submission"))
     os.makedirs(os.path.join(ag, "submission"))
-    os.symlink("/etc/passwd", os.path.join(ag, "submission", hostile.FILE))
+    os.symlink("/etc/passwd", os.path.join(ag, "submission", hostile.KERNEL.file))
     subprocess.run([os.path.join(ag, "source", "run_autograder")], env=env,
                    stdout=subprocess.PIPE, stderr=subprocess.STDOUT, cwd=ag)
     with open(os.path.join(ag, "results", "results.json")) as f:
@@ -551,25 +809,40 @@ def kernel_attacks(checks, args, only=None):
         print(f"  {a.name:<28} {shown:<8} (must be {want}) {row}", flush=True)
 
 
-PARTS = ("stubs", "fixture", "solutions", "faults", "model", "kernels", "corpus",
-         "gradescope")
+PARTS = ("stubs", "fixture", "solutions", "faults", "model", "kernels", "corpus", "shared",
+         "tables", "classroom", "gradescope")
 
 
 def run(checks, args, have_solutions):
     parts = args.parts.split(",") if args.parts else list(PARTS)
     if args.no_corpus:
         parts = [p for p in parts if p not in ("corpus", "gradescope")]
+    timed = []
+
+    def part(name, fn, *fn_args, **kw):
+        start = time.monotonic()
+        fn(checks, args, *fn_args, **kw)
+        timed.append((name, time.monotonic() - start))
     if "stubs" in parts:
-        stubs(checks, args)
+        part("stubs", stubs)
     if "fixture" in parts:
-        fixture(checks, args)
+        part("fixture", fixture)
     if have_solutions and ("solutions" in parts or "faults" in parts):
-        solutions(checks, args, faults="faults" in parts)
+        part("solutions, faults", solutions, faults="faults" in parts)
     if "model" in parts:
-        model_attacks(checks, args)
+        part("model", model_attacks)
     if "kernels" in parts:
-        kernel_attacks(checks, args)
+        part("kernels", kernel_attacks)
     if "corpus" in parts:
-        corpus(checks, args, have_solutions)
+        part("corpus", corpus, have_solutions)
+    if "shared" in parts and not args.gpu:
+        part("shared", user_sandbox, have_solutions)
+    if "tables" in parts:
+        part("tables", tables)
+    if "classroom" in parts and not args.gpu:
+        part("classroom", classroom, have_solutions)
     if "gradescope" in parts and not args.gpu:
-        gradescope(checks, args, have_solutions)
+        part("gradescope", gradescope, have_solutions)
+    close_sessions(checks)
+    print("\nend-to-end parts' wall time: " + ", ".join(f"{n} {s:.0f} s" for n, s in timed),
+          flush=True)

@@ -12,6 +12,7 @@ sandbox; the grader's own files (expectations, logs, the checker's inputs) stay 
 <work>/private/<n>/, which student code cannot read.
 """
 
+import hashlib
 import os
 import random
 import shutil
@@ -25,10 +26,10 @@ from typing import Dict, List, Optional
 
 from . import sandbox as S
 from . import toolchain as T
-from .execute import GraderError, Outcome, TestRunner, trim
+from .execute import BudgetSpent, GraderError, Outcome, TestRunner, trim
 from .race import race
 from .spec import SpecError, expand, load_manifest
-from .submissions import SubmissionError, list_submissions, read_submission, safe_name
+from .submissions import SubmissionError, list_submissions, read_submission, shown_name
 
 BACKENDS = ("auto", "gpu", "cpu")
 
@@ -49,12 +50,15 @@ class Config:
     work_dir: Optional[str] = None
     seed: Optional[int] = None
     hidden_path: Optional[str] = None
-    budget_s: float = 3600.0        # per submission: builds and tests together
+    budget_s: float = 3600.0        # per submission: builds and tests together (wall time)
     cmake_flags: List[str] = field(default_factory=list)
     uid_base: int = S.UID_BASE
     test_filter: Optional[str] = None   # only tests whose name contains this
     log: object = log_stderr
     progress: bool = True
+    # batch and submission: untrusted code never runs unsandboxed unless --sandbox none says so
+    require_sandbox: bool = False
+    on_progress: object = None      # on_progress(partial Report) after each test (results.json)
 
 
 @dataclass
@@ -101,6 +105,7 @@ class Report:
     backend: str
     seconds: float = 0.0
     notes: List[str] = field(default_factory=list)
+    graded_files: Dict[str, str] = field(default_factory=dict)  # exercise -> sha256 (merge)
 
     def totals(self):
         score = sum(e.score for e in self.results)
@@ -109,6 +114,32 @@ class Report:
         pending_tests = sum(1 for e in self.results for r in e.results
                             if r.outcome.status == "pending")
         return score, maximum, pending, pending_tests
+
+
+def check_isolation(mode, asked, required):
+    """Submissions never run unsandboxed because `auto` found nothing better: only when
+    --sandbox none asks for it."""
+    if mode == "none" and required and asked != "none":
+        raise RuntimeError("no sandbox on this machine (bubblewrap cannot create namespaces "
+                           "here, and the grader is not root): grade submissions as root or "
+                           "with bubblewrap, or pass --sandbox none to run them as you (only "
+                           "for code you trust)")
+
+
+def budget_outcome(budget_s):
+    return Outcome("failed", 0.0, f"not run: the submission used up its time budget "
+                   f"({budget_s:g} s for builds and tests)")
+
+
+def files_hash(exercise, files):
+    """The graded files of one exercise (the student's, or the stubs graded for files they
+    left out), as one sha256: `merge` takes a GPU run's results only for the same files."""
+    h = hashlib.sha256()
+    for rel in sorted(exercise.paths()):
+        data = files.get(rel)
+        h.update(rel.encode() + b"\0" + (hashlib.sha256(data).digest() if data is not None
+                                         else b"missing") + b"\0")
+    return h.hexdigest()
 
 
 def machine_has_gpu():
@@ -138,6 +169,7 @@ class GradingSession:
         self.work = None
         self.kit = None
         self.prepared = False
+        self.own_work = []  # what close() removes
 
     # --- set-up -------------------------------------------------------------------------------
 
@@ -162,21 +194,54 @@ class GradingSession:
         self.mode = "cpu" if c.backend == "cpu" or (c.backend == "auto" and not self.gpu and twins) \
             else "gpu"
         self.sandbox = S.Sandbox(sandbox or c.sandbox, c.uid_base, self.log)
+        check_isolation(self.sandbox.mode, sandbox or c.sandbox, c.require_sandbox)
+        # A grading run that ended badly may have left processes, files or IPC objects of
+        # this uid block behind: none of them may meet this run's students.
+        self.sandbox.clear_block()
+        stale = self.sandbox.leftovers()
+        if stale:
+            raise RuntimeError("cannot clear what an earlier grading run's students left: " +
+                               "; ".join(stale[:5]))
         work = c.work_dir
         if work is None:
             if self.sandbox.root and self.sandbox.isolated:
                 work = tempfile.mkdtemp(prefix="exercise-grading-")
+                self.own_work.append(work)
             else:
                 work = os.path.join(c.build_dir, "grade-work")
         self.work = os.path.abspath(work)
+        if not os.path.isdir(self.work):
+            self.own_work.append(self.work)
         os.makedirs(self.work, exist_ok=True)
         if self.sandbox.root and self.sandbox.isolated:
             os.chmod(self.work, 0o711)  # students may pass through, not list
+        for sub in ("students", "private", "kit"):
+            self.own_work.append(os.path.join(self.work, sub))
         for sub in ("students", "private"):
             os.makedirs(os.path.join(self.work, sub), exist_ok=True)
             os.chmod(os.path.join(self.work, sub), 0o711 if sub == "students" else 0o700)
-        self.log(f"grading run seed {self.seed}; sandbox: {self.sandbox.describe()}")
+        if self.sandbox.isolated:
+            self.log(f"grading run seed {self.seed}; sandbox: {self.sandbox.describe()}")
+        elif sandbox == "none" or c.sandbox == "none" and c.require_sandbox:
+            self.log(f"grading run seed {self.seed}; warning: --sandbox none: the submissions' "
+                     f"code runs as you, with nothing between it and this machine")
         self.prepared = True
+
+    def close(self):
+        """Removes the run's work folders (the students' folders, the grader's private files,
+        the kit's copy), and nothing of its students stays behind."""
+        if self.sandbox is not None:
+            self.sandbox.clear_block()
+            self.sandbox.close()
+        for path in reversed(self.own_work):
+            shutil.rmtree(path, ignore_errors=True)
+        self.own_work = []
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
 
     def _kit_copy(self):
         if self.kit is None:
@@ -215,11 +280,14 @@ class GradingSession:
             return None, "pending: no GPU on this machine, and no CPU backend in this build"
         return (runner, [runner], False), None
 
-    def _grade(self, student, binaries, sandbox, home, private, started):
-        """Runs every test of every exercise with the built runners: {target: (path, msg)}."""
+    def _grade(self, student, binaries, sandbox, home, private, started, partial=None):
+        """Runs every test of every exercise with the built runners: {target: (path, msg)}.
+        `partial(results so far)`: after each test (a results.json that survives the grader
+        being killed)."""
         c = self.config
         tests = TestRunner(sandbox, self.trusted.binary("exercise_check"), self.trusted.verify,
-                           os.path.join(home, "runs"), private, self.log)
+                           os.path.join(home, "runs"), private, self.log,
+                           deadline=started + c.budget_s, budget_s=c.budget_s)
         os.makedirs(os.path.join(home, "runs"), exist_ok=True)
         if sandbox.uid is not None:
             os.chmod(os.path.join(home, "runs"), 0o711)
@@ -243,12 +311,13 @@ class GradingSession:
                     broken = next(t for t in plan[1] if binaries.get(t, (None, ""))[0] is None)
                     outcome = Outcome("failed", 0.0, f"{broken} does not compile",
                                       er.build_errors.get(broken, ""))
-                elif time.monotonic() - started > c.budget_s:
-                    outcome = Outcome("failed", 0.0, f"not run: this submission used up its "
-                                      f"time budget ({c.budget_s:g} s for builds and tests)")
+                elif time.monotonic() - started >= c.budget_s:
+                    outcome = budget_outcome(c.budget_s)
                 else:
                     outcome = self._run_one(exercise, test, plan, binaries, tests, on_cpu)
                 er.results.append(TestResult(test, outcome, on_cpu))
+                if partial is not None:
+                    partial(results + [er])
                 if c.progress:
                     where = " [CPU backend]" if on_cpu else ""
                     self.log(f"  [{done:>3}/{total}] {outcome.status:<7} {test.qualified}{where} "
@@ -278,6 +347,8 @@ class GradingSession:
                 order = random.Random(f"{self.seed}/{test.qualified}/order").getrandbits(63)
                 env["TUTORIAL_CPU_SEED"] = str(order)
             return tests.run_test(test, calls, binary, gpu, timeout, env)
+        except BudgetSpent:
+            return budget_outcome(self.config.budget_s)
         except GraderError as e:
             return Outcome("pending", 0.0, f"grader error: {e} (not the submission's fault: "
                            f"grade it again)", trim(traceback.format_exc()))
@@ -291,6 +362,32 @@ class GradingSession:
             if path:
                 self.trusted.hashes[path] = T.sha256_file(path)
 
+    def _partial(self, student, sandbox, started, graded_files):
+        """on_progress's argument after each test: the report so far, every test not run yet
+        failed with the reason it would have if grading stopped now (the autograder's time
+        ran out), so that a grader killed mid-way still leaves a results.json."""
+        if self.config.on_progress is None:
+            return None
+
+        def partial(done):
+            by_name = {er.exercise.name: er for er in done}
+            results = []
+            for exercise in self.exercises:
+                er = ExerciseResult(exercise)
+                have = by_name.get(exercise.name)
+                if have is not None:
+                    er.results, er.build_errors = list(have.results), dict(have.build_errors)
+                ran = {r.test.name for r in er.results}
+                er.results += [TestResult(t, Outcome("failed", 0.0, "not run: grading stopped "
+                                                     "before this test (the autograder's time "
+                                                     "limit?)"))
+                               for t in exercise.tests if t.name not in ran]
+                results.append(er)
+            self.config.on_progress(Report(student, results, self.seed, sandbox.describe(),
+                                           self.mode, time.monotonic() - started,
+                                           graded_files=graded_files))
+        return partial
+
     def grade_worktree(self):
         """The student files of this work tree, with the runners of the repository's build
         (what `make check` in an exercise folder runs)."""
@@ -303,8 +400,9 @@ class GradingSession:
                 targets.append(f"{e.name}_runner_cpu")
             if self.trusted.model_twins and any(t.model is not None for t in e.tests):
                 targets.append(f"{e.name}_runner_model")
-        self.log(f"building {len(targets)} runner(s) in {self.trusted.build_dir} ...")
-        built = self.trusted.build(targets)
+        self.log(f"building {len(targets)} runner(s) in {self.trusted.build_dir} (the first "
+                 f"build takes a few minutes) ...")
+        built = self.trusted.build(targets, progress=True)
         binaries = {t: (self.trusted.binary(t) if ok else None, message)
                     for t, (ok, message) in built.items()}
         self._hash(binaries)
@@ -314,18 +412,36 @@ class GradingSession:
         for d in (home, private):
             shutil.rmtree(d, ignore_errors=True)
             os.makedirs(d)
-        results = self._grade("worktree", binaries, sandbox, home, private, started)
+        files = self.stub_files()  # this tree's files, as graded
+        graded = {e.name: files_hash(e, files) for e in self.exercises}
+        try:
+            results = self._grade("worktree", binaries, sandbox, home, private, started,
+                                  self._partial("worktree", sandbox, started, graded))
+        finally:
+            sandbox.clear()
+            shutil.rmtree(home, ignore_errors=True)
         return Report("worktree", results, self.seed, sandbox.describe(), self.mode,
-                      time.monotonic() - started)
+                      time.monotonic() - started, graded_files=graded)
 
-    def grade_files(self, student, files, index=0, notes=()):
-        """One submission: {path relative to the repository: bytes} of the student files."""
+    def grade_files(self, student, files, index=0, notes=(), submitted=None):
+        """One submission: {path relative to the repository: bytes} of the files to grade;
+        `submitted`: the paths the student handed in (default: all of `files`), the others
+        are noted "not submitted"."""
         assert self.prepared
         started = time.monotonic()
+        shown = shown_name(student)
         kit = self._kit_copy()
         sandbox = self.sandbox.for_student(index)
-        sandbox.kill_all()  # nothing of an earlier student with this uid survives
-        sandbox.remove_files()
+        # Nothing of an earlier student (this uid's or any other of the block) is left where
+        # this one's code could find it: removed, then checked.
+        sandbox.clear()
+        stale = sandbox.leftovers()
+        if stale:
+            sandbox.clear_block()
+            stale = sandbox.leftovers()
+        if stale:
+            raise GraderError("what earlier students left cannot be removed: " +
+                              "; ".join(stale[:5]))
         slot = f"{index:04d}"
         home = os.path.join(self.work, "students", slot)
         private = os.path.join(self.work, "private", slot)
@@ -336,30 +452,34 @@ class GradingSession:
         os.chmod(private, 0o700)
         forbidden = [self.config.root, self.work, os.path.dirname(self.config.root)]
         build = T.StudentBuild(kit, home, sandbox, self.config.jobs, self.log,
-                               self.include_roots, forbidden)
+                               self.include_roots, forbidden,
+                               budget=started + self.config.budget_s)
+        graded = {e.name: files_hash(e, files) for e in self.exercises}
         try:
-            self.log(f"building {student}'s runners ...")
+            self.log(f"building {shown}'s runners ...")
             binaries = build.build(self.exercises, files, private, self.trusted.cpu_twins,
                                    self.trusted.model_twins)
             self._hash(binaries)
-            results = self._grade(student, binaries, sandbox, home, private, started)
+            results = self._grade(student, binaries, sandbox, home, private, started,
+                                  self._partial(shown, sandbox, started, graded))
         finally:
             # Nothing of this submission stays where code can reach it, whatever happened:
-            # its processes, its files in the shared temporary folders, its folder (sources,
-            # build, runners); of the grader's private folder only the logs stay.
-            sandbox.kill_all()
-            sandbox.remove_files()
+            # its processes, its files in the shared temporary folders and IPC, its folder
+            # (sources, build, runners); of the grader's private folder only the logs stay.
+            sandbox.clear()
             shutil.rmtree(home, ignore_errors=True)
             for entry in os.listdir(private):
                 if os.path.isdir(os.path.join(private, entry, "results")):
                     shutil.rmtree(os.path.join(private, entry, "results"), ignore_errors=True)
-        report = Report(student, results, self.seed, sandbox.describe(), self.mode,
-                        time.monotonic() - started, list(notes))
+            left = sandbox.leftovers()
+            if left:
+                self.log(f"   warning: after {shown}, left behind: {'; '.join(left[:5])}")
+        report = Report(shown, results, self.seed, sandbox.describe(), self.mode,
+                        time.monotonic() - started, list(notes), graded_files=graded)
+        submitted = set(files) if submitted is None else set(submitted)
         for er in results:
-            missing = [f for f in er.exercise.paths() if f not in files]
-            if missing:
-                er.note = "not submitted: " + ", ".join(os.path.basename(m) for m in missing) + \
-                    " (stub graded)"
+            missing = [os.path.basename(p) for p in er.exercise.paths() if p not in submitted]
+            er.note = ("not submitted: " + ", ".join(missing) + " (stub graded)") if missing else ""
         return report
 
     def stub_files(self, exercises=None):
@@ -377,11 +497,7 @@ class GradingSession:
         found, notes = read_submission(path, self.exercises)
         files = self.stub_files()
         files.update(found)
-        report = self.grade_files(student, files, index, notes)
-        for er in report.results:
-            missing = [os.path.basename(p) for p in er.exercise.paths() if p not in found]
-            er.note = ("not submitted: " + ", ".join(missing) + " (stub graded)") if missing else ""
-        return report
+        return self.grade_files(student, files, index, notes, submitted=found)
 
     def _safe_reporter(self, on_report):
         """on_report that cannot end the batch: if writing one student's report fails (a full
@@ -390,7 +506,7 @@ class GradingSession:
             try:
                 on_report(student, result, note)
             except Exception as e:  # noqa: BLE001
-                self.log(f"   {student}: cannot write the report: {e}")
+                self.log(f"   {shown_name(student)}: cannot write the report: {e}")
                 try:
                     on_report(student, None, f"grader error: cannot write the report: {e}")
                 except Exception:  # noqa: BLE001
@@ -404,19 +520,21 @@ class GradingSession:
         entries, refused = list_submissions(submissions)
         on_report = self._safe_reporter(on_report)
         for student, why in refused:
+            self.log(f"== {shown_name(student)}: refused: {shown_name(why)}")
             on_report(student, None, f"refused: {why}")
         for index, (student, path) in enumerate(entries):
-            self.log(f"== {student}")
+            shown = shown_name(student)
+            self.log(f"== {shown}")
             try:
                 report = self.grade_folder(student, path, index)
             except SubmissionError as e:
-                self.log(f"   {student}: refused: {e}")
+                self.log(f"   {shown}: refused: {shown_name(str(e))}")
                 on_report(student, None, f"refused: {e}")
                 continue
             except Exception as e:  # noqa: BLE001 - one student's problem, not the batch's
-                self.log(f"   {student}: grader error: {e}\n{traceback.format_exc()}")
+                self.log(f"   {shown}: grader error: {e}\n{traceback.format_exc()}")
                 on_report(student, None, f"grader error: {e}")
                 continue
             score, maximum, _, _ = report.totals()
-            self.log(f"   {student}: {score:g}/{maximum:g} ({report.seconds:.0f} s)")
+            self.log(f"   {shown}: {score:g}/{maximum:g} ({report.seconds:.0f} s)")
             on_report(student, report, "")

@@ -13,6 +13,7 @@ import os
 import re
 import stat
 import tarfile
+import unicodedata
 import zipfile
 
 ARCHIVES = (".tar.gz", ".tgz", ".tar", ".zip")
@@ -30,6 +31,23 @@ def student_of(entry):
         if entry.endswith(ext):
             return entry[:-len(ext)]
     return entry
+
+
+def shown_name(text):
+    """A name (or a message quoting one) from a submission, as logs, reports and the roster
+    show it: control and format characters (terminal escape sequences, carriage returns,
+    direction overrides, zero-width characters) and bytes that are not UTF-8 written as
+    visible escapes, \\x1b or \\u202e, so that they never act on a terminal or a viewer."""
+    out = []
+    for ch in str(text):
+        code = ord(ch)
+        if 0xDC80 <= code <= 0xDCFF:  # a byte os.listdir could not decode
+            out.append(f"\\x{code - 0xDC00:02x}")
+        elif unicodedata.category(ch) in ("Cc", "Cf", "Cs", "Zl", "Zp"):
+            out.append(f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}")
+        else:
+            out.append(ch)
+    return "".join(out)
 
 
 def safe_name(student):

@@ -67,6 +67,43 @@ def compiler_message(output, max_lines=40):
     return "\n".join(lines[start:start + max_lines])
 
 
+def _run_showing_progress(argv, timeout, log, every_s=10.0):
+    """A trusted build that may take minutes: every `every_s` seconds, how long it has run and
+    its latest "[ 45%] Building ..." line are logged, so that a first `make check` does not sit
+    silent while the compiler works."""
+    import threading
+    start = time.monotonic()
+    lines, latest = [], [""]
+    try:
+        proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                                stdin=subprocess.DEVNULL)
+    except OSError as e:
+        return None, str(e)
+
+    def read():
+        for raw in proc.stdout:
+            line = raw.decode("utf-8", "replace").rstrip()
+            lines.append(line)
+            if re.match(r"^\[ *\d+%\]", line):
+                latest[0] = line
+    reader = threading.Thread(target=read, daemon=True)
+    reader.start()
+    while True:
+        try:
+            proc.wait(timeout=every_s)
+            break
+        except subprocess.TimeoutExpired:
+            elapsed = time.monotonic() - start
+            if elapsed > timeout:
+                proc.kill()
+                proc.wait()
+                reader.join(5)
+                return None, "\n".join(lines)
+            log(f"  ... still building ({elapsed:.0f} s){': ' + latest[0][:100] if latest[0] else ''}")
+    reader.join(5)
+    return proc.returncode, "\n".join(lines)
+
+
 def native_args(build_dir, keep_going=True):
     """Build-tool arguments after `--`: keep going past errors (so one broken exercise does
     not stop the others), and no make "Entering directory" noise."""
@@ -104,12 +141,16 @@ class TrustedBuild:
             if rc != 0:
                 raise BuildError(f"cmake configure failed:\n{out[-6000:]}")
 
-    def build(self, targets):
-        """Builds targets (keep going); returns {target: (ok, compiler message)}."""
+    def build(self, targets, progress=False):
+        """Builds targets (keep going); returns {target: (ok, compiler message)}. progress:
+        log how far the build is every few seconds."""
         self.configure()
         argv = ["cmake", "--build", self.build_dir, "-j", str(self.jobs), "--target"] + \
             list(targets) + native_args(self.build_dir)
-        _run(argv, 3600)
+        if progress:
+            _run_showing_progress(argv, 3600, self.log)
+        else:
+            _run(argv, 3600)
         results = {}
         for target in targets:  # up to date now, or fails again with its own message
             rc, out = _run(["cmake", "--build", self.build_dir, "-j", str(self.jobs),
@@ -218,7 +259,7 @@ MODEL_FORBIDDEN = re.compile(
     r"_*constructor_*|_*destructor_*)(?![A-Za-z0-9_])")
 # Symbols of the student's object that reach into the model or the CPU backend's runtime, or
 # that could write files, start threads or processes, or register code to run at exit: the
-# figures of a model call come from the runner's own process (exercises/README.md).
+# figures of a model call come from the runner's own process (exercises/INSTRUCTORS.md).
 MODEL_FORBIDDEN_SYMBOLS = re.compile(
     r"^(_ZN8tutorial7analyze|_ZN8tutorial3cpu|__sanitizer_|tutorial_analyze_|"
     r"_ZNSt6thread|_ZNSt\w*basic_(o|io|)fstream|_ZNSt\w*basic_filebuf|_ZNSt10filesystem|"
@@ -393,6 +434,8 @@ class StudentBuild:
             os.chmod(path, 0o755)
 
     def _sandboxed(self, argv, log_path, wall_s):
+        if self.budget is not None:  # the submission's deadline (time.monotonic())
+            wall_s = max(1.0, min(wall_s, self.budget - time.monotonic()))
         result = self.sandbox.run(argv, self.build_dir, log_path, S.compile_limits(wall_s),
                                   read_only=[self.kit], writable=[self.home])
         self.seconds += result.seconds
@@ -447,8 +490,9 @@ class StudentBuild:
             built = os.path.join(self.build_dir, target)
             if not os.path.isfile(built) and (first.timed_out or "Killed" in first.output or
                                               "CPU time limit" in first.output):
-                out[target] = (None, "the build was stopped at its limits (900 s in all; "
-                                     "300 s of CPU time and 4 GiB per compiler process):\n" +
+                out[target] = (None, "the build was stopped at its limits (900 s in all, or "
+                                     "the submission's time budget; 300 s of CPU time and "
+                                     "4 GiB per compiler process):\n" +
                                compiler_message(first.output))
                 continue
             if not os.path.isfile(built):  # again alone, for this target's own messages

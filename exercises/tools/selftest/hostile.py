@@ -1,27 +1,37 @@
 """The hostile-submission corpus: one submission per way of cheating or of harming the grading
 machine that we know of, each with the score it must get.
 
-Most attacks target exercise 03a (a kernel exercise: on a machine without a GPU its tests run
-on the CPU backend) and are built from the public stub, so they need nothing secret; a few start
-from the instructor solution (a correct kernel that also does something hostile) and are
-skipped where the solutions are sealed. `python3 hostile.py DIR` writes the corpus into DIR as
-a batch of submissions (one folder or archive per student), for any grader to try.
+Each attack is a submission of one of two exercises, chosen by what it tests:
 
-Expected outcomes, per attack, for 03a without its speed test (pending without a GPU):
+  03a_bounds   a kernel exercise (on a machine without a GPU its tests run on the CPU
+               backend): the attacks on where a kernel's answer comes from and on what its
+               build may read or link (the chapter's kernel, the solution, cuBLAS, the
+               runner library's members, the public shapes). Since issue 32 a kernel
+               exercise's object may use only what kernels and launchers need
+               (gradelib/objects.py): no process, thread, file, signal or copy between host
+               and device, so an attack on the sandbox written there would be refused at the
+               build and test nothing else.
+  01b_sectors  a host exercise, where any host code legitimately runs (the allow-list does
+               not apply): every attack on the sandbox, the runner's protocol, the time
+               budget, the idle, disk and memory watches, what a student leaves for the next,
+               and on the submission itself (names, archives, links). These reach the code
+               they test.
+
+They are built from the public stubs, so they need nothing secret; a few start from the
+instructor solution (a right answer that also does something hostile) and are skipped where
+the solutions are sealed. `python3 hostile.py DIR` writes the corpus into DIR/<exercise>/ as
+batches of submissions (one folder or archive per student), for any grader to try.
+
+Expected outcomes, per attack, without the speed tests (pending without a GPU):
   zero       0 points: the attack computes nothing itself (or only on the host)
-  full       every correctness point: the kernel is right, and the hostile side effect
+  full       every correctness point: the answer is right, and the hostile side effect
              (a leftover process, writes outside its folder, reading secrets...) changes
              nothing for anyone
   fixed      only the tests at fixed public shapes: the kernel is right only there
   refused    the submission is refused with a message (roster note), nothing is built
-and, for the attacks on the speed test (GPU only), with every correctness point:
-  fair       the speed points of its real kernel (the solution's, so within noise of full)
-  slow       no speed points: the timed repetitions were not all computed
-Since issue 32 a kernel exercise's object may use only what kernels and launchers need
-(gradelib/objects.py): the attacks that need a process, a thread, a file, a stream or
-cudaMemcpy (daemon, write_outside, spin_thread and the five on the speed test) are refused at
-the build and score zero; the sandbox's own defenses against them are what a host exercise,
-where any host code may run, still relies on (tools/tests/test_sandbox.py).
+The five attacks on 03a's speed test (GPU only: a side stream, a replayed or incremental
+answer, only the last repetition computed, a forged time) need a stream, cudaMemcpy or a file:
+refused at the build since issue 32, they score zero.
 """
 
 import io
@@ -30,15 +40,27 @@ import re
 import sys
 import tarfile
 import zipfile
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Callable, Dict, Optional
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(HERE)))
-EXERCISE = "03a_bounds"
-FILE = "bounds.cuh"
+
+
+@dataclass(frozen=True)
+class Target:
+    """The exercise an attack is a submission of: its student file, and the first line of the
+    function every test calls (an attack's code goes right after it)."""
+    exercise: str
+    file: str
+    entry: str
+
+
 LAUNCHER = ("void launch_tiled_gemm(const float* A, const float* B, float* C, int M, int N, "
             "int K) {\n")
+KERNEL = Target("03a_bounds", "bounds.cuh", LAUNCHER)
+HOST = Target("01b_sectors", "sectors.hpp", "inline int sectors_touched(int stride, int offset) {\n")
+TARGETS = (KERNEL, HOST)
 PUBLIC_SHAPES = "{1, 1, 1}, {1, 4097, 3}, {4097, 1, 3}, {127, 33, 1025}"
 
 
@@ -48,10 +70,11 @@ class Attack:
     what: str
     expect: str                       # zero | full | fixed | refused
     make: Callable[["Sources"], Dict[str, bytes]]
+    target: Target = HOST
     needs_solution: bool = False
     needs_sandbox: bool = False       # harms the machine without one (fork bomb, memory ...)
     archive: Optional[str] = None     # "zip" / "tar": submitted as an archive
-    symlink: Optional[str] = None     # submit FILE as a symbolic link to this path
+    symlink: Optional[str] = None     # submit the student file as a symbolic link to this path
     student: Optional[str] = None     # a name of its own (else the attack's)
     gpu_only: bool = False            # aims at the speed test: run on a GPU only
 
@@ -61,30 +84,46 @@ class Sources:
     stub: str
     solution: Optional[str]
     root: str
+    target: Target = KERNEL
+
+
+def at_entry(text, code, target=KERNEL):
+    """`code` as the first statements of the function every test calls."""
+    if target.entry not in text:
+        raise ValueError(f"{target.file}: the first line of the function every test calls is "
+                         f"not where the corpus expects it")
+    return text.replace(target.entry, target.entry + code, 1)
 
 
 def at_launcher(text, code):
-    """`code` as the first statements of the launcher."""
-    if LAUNCHER not in text:
-        raise ValueError("the launcher's first line is not where the corpus expects it")
-    return text.replace(LAUNCHER, LAUNCHER + code, 1)
+    return at_entry(text, code, KERNEL)
 
 
 def after_includes(text, code):
     marker = '#include "exercises/support/exercise.hpp"\n'
+    if marker not in text:
+        raise ValueError("the student file's includes are not where the corpus expects them")
     return text.replace(marker, marker + code, 1)
 
 
-def files(text):
-    return {FILE: text.encode()}
+def once(code):
+    """`code` run at the first call only (the host exercise's function is called thousands of
+    times per test, 03a's launcher a few)."""
+    return "  static const bool hostile_once = [] {\n" + code + "    return true;\n  }();\n" \
+           "  (void)hostile_once;\n"
+
+
+def files(text, target=KERNEL):
+    return {target.file: text.encode()}
 
 
 def stub_with(code, includes=""):
-    return lambda s: files(after_includes(at_launcher(s.stub, code), includes))
+    return lambda s: files(after_includes(at_entry(s.stub, code, s.target), includes), s.target)
 
 
-def solution_with(code, includes=""):
-    return lambda s: files(after_includes(at_launcher(s.solution, code), includes))
+def solution_with(code, includes="", helpers=""):
+    return lambda s: files(after_includes(at_entry(s.solution, code, s.target),
+                                          includes + helpers), s.target)
 
 
 HOST_GEMM = """  {  // on the host, no kernel
@@ -119,7 +158,7 @@ struct FakeResults {
     int i = 0;
     for (std::string line; std::getline(request, line); ++i) {
       std::ofstream(args[2] + "/" + std::to_string(i) + ".txt") << "ok launches=1\\n";
-      std::ofstream(args[2] + "/" + std::to_string(i) + ".bin") << std::string(1 << 20, '\\0');
+      std::ofstream(args[2] + "/" + std::to_string(i) + ".bin") << std::string(4096, '\\0');
     }
     std::ofstream(args[2] + "/done");
     std::printf("All tests passed (99 assertions in 9 test cases)\\nGRADE_RATIO 99\\n");
@@ -175,9 +214,10 @@ void scribble(const std::string& dir, int depth) {
 
 
 def write_outside(s):
-    code = "  for (const char* top : {\"%s\", \"..\", \"../..\", \"../../..\"})\n" \
-           "    scribble(top, 0);\n" % s.root
-    return files(after_includes(at_launcher(s.solution, code), WRITE_OUTSIDE))
+    code = "    for (const char* top : {\"%s\", \"..\", \"../..\", \"../../..\"})\n" \
+           "      scribble(top, 0);\n" % s.root
+    return files(after_includes(at_entry(s.solution, once(code), s.target), WRITE_OUTSIDE),
+                 s.target)
 
 
 READ_SECRETS = """
@@ -196,13 +236,13 @@ void show(const std::string& path) {
 def read_secrets(s):
     code = "".join(f"  show(\"{p}\");\n" for p in (
         f"{s.root}/exercises/instructor/hidden/tests.json",
-        f"{s.root}/exercises/instructor/solutions/03a_bounds/bounds.cuh",
+        *(f"{s.root}/exercises/instructor/solutions/{t.exercise}/{t.file}" for t in TARGETS),
         f"{s.root}/exercises/instructor.key",
         f"{os.path.dirname(s.root)}/shared/ci-secrets/exercises.key",
         "../../private/expect.txt"))
     # Then fail, so that the report shows the output (reports show failing tests' output).
-    return files(after_includes(at_launcher(s.stub, code + "  std::abort();\n"),
-                                "#include <cstdlib>\n" + READ_SECRETS))
+    return files(after_includes(at_entry(s.stub, code + "  std::abort();\n", s.target),
+                                "#include <cstdlib>\n" + READ_SECRETS), s.target)
 
 
 def shape_table(s):
@@ -214,25 +254,24 @@ def shape_table(s):
 
 
 def include_solution(s):
-    path = os.path.join(s.root, "exercises", "instructor", "solutions", EXERCISE, FILE)
-    return files(f'#pragma once\n#include "{path}"\n')
+    path = os.path.join(s.root, "exercises", "instructor", "solutions", s.target.exercise,
+                        s.target.file)
+    return files(f'#pragma once\n#include "{path}"\n', s.target)
 
 
-DAEMON = """  if (M == 1 && N == 1) {  // a grandchild that leaves the session and keeps stdout open
-    if (fork() == 0) {
+DAEMON = once("""    if (fork() == 0) {  // a grandchild that leaves the session and keeps stdout open
       setsid();
       if (fork() == 0) { sleep(120); _exit(0); }
       _exit(0);
     }
-  }
-"""
+""")
 
-FORK_BOMB = """  for (int i = 0; i < 100000; ++i) {  // children that wait, until fork() fails
+FORK_BOMB = """  for (int i = 0; i < 100000; ++i) {  // children that wait, until fork() fails (in ms)
     const pid_t child = fork();
     if (child < 0) break;
-    if (child == 0) { sleep(5); _exit(0); }
+    if (child == 0) { sleep(1); _exit(0); }
   }
-  sleep(5);
+  sleep(1);
 """
 
 MEMORY_HOG = """  {
@@ -260,8 +299,7 @@ DISK_FILL = """  {
   }
 """
 
-SPIN_THREAD = """  std::thread([] { for (volatile unsigned long i = 0;; ++i) {} }).detach();
-"""
+SPIN_THREAD = once("    std::thread([] { for (volatile unsigned long i = 0;; ++i) {} }).detach();\n")
 
 COMPILE_BOMB = """#define B0 x x
 #define B1 B0 B0
@@ -463,29 +501,184 @@ struct FakeTime {
 """
 
 
+# ---- Students who share a machine (the `user` sandbox, a Gradescope container) -----------
+# A right kernel that leaves things for the next student: files at the top of every shared
+# temporary folder and in a world-writable folder inside one, a FIFO, System V shared memory,
+# a semaphore set and a message queue (all readable by everyone), and a process that leaves
+# its session and keeps listening on an abstract unix socket. The reader (graded after it, in
+# the same batch and in a later one) is a right kernel that aborts if it finds any of it.
+PLANT_PATHS = ("/tmp/planted_by_tamper", "/var/tmp/planted_by_tamper",
+               "/dev/shm/planted_by_tamper", "/run/lock/planted_by_tamper",
+               "/tmp/planted_dir_by_tamper/inside", "/tmp/planted_fifo_by_tamper")
+PLANT_KEY = "0x7a6d7072"
+SHARED_INCLUDES = ("#include <fcntl.h>\n#include <sys/ipc.h>\n#include <sys/msg.h>\n"
+                   "#include <sys/sem.h>\n#include <sys/shm.h>\n#include <sys/socket.h>\n"
+                   "#include <sys/stat.h>\n#include <sys/un.h>\n#include <signal.h>\n")
+PLANT = r"""
+namespace {
+void plant() {
+  umask(0);
+  mkdir("/tmp/planted_dir_by_tamper", 0777);
+  mkfifo("/tmp/planted_fifo_by_tamper", 0666);
+  for (const char* p : {"/tmp/planted_by_tamper", "/var/tmp/planted_by_tamper",
+                        "/dev/shm/planted_by_tamper", "/run/lock/planted_by_tamper",
+                        "/tmp/planted_dir_by_tamper/inside"})
+    if (FILE* f = std::fopen(p, "w")) { std::fputs("planted by tamper\n", f); std::fclose(f); }
+  const int shm = shmget(%(key)s, 4096, IPC_CREAT | 0666);
+  if (shm >= 0) {
+    void* m = shmat(shm, nullptr, 0);
+    if (m != reinterpret_cast<void*>(-1)) { std::strcpy(static_cast<char*>(m), "planted by tamper"); shmdt(m); }
+  }
+  semget(%(key)s + 1, 1, IPC_CREAT | 0666);
+  msgget(%(key)s + 2, IPC_CREAT | 0666);
+  if (fork() == 0) {  // a listener that leaves the session and outlives the run
+    setsid();
+    if (fork() == 0) {
+      const int s = socket(AF_UNIX, SOCK_STREAM, 0);
+      sockaddr_un a{};
+      a.sun_family = AF_UNIX;
+      std::memcpy(a.sun_path + 1, "planted_by_tamper", 17);
+      bind(s, reinterpret_cast<sockaddr*>(&a), sizeof(sa_family_t) + 18);
+      listen(s, 4);
+      for (;;) { const int c = accept(s, nullptr, nullptr); if (c >= 0) { (void)!write(c, "planted", 7); close(c); } }
+    }
+    _exit(0);
+  }
+}
+}  // namespace
+""" % {"key": PLANT_KEY}
+READ_PLANTED = r"""
+namespace {
+// Aborts (every test fails) if anything of plant() reached this student.
+void find_planted() {
+  char text[64] = {0};
+  for (const char* p : {"/tmp/planted_by_tamper", "/var/tmp/planted_by_tamper",
+                        "/dev/shm/planted_by_tamper", "/run/lock/planted_by_tamper",
+                        "/tmp/planted_dir_by_tamper/inside"})
+    if (FILE* f = std::fopen(p, "r")) {
+      const size_t n = std::fread(text, 1, sizeof text - 1, f);
+      text[n] = 0;
+      std::fclose(f);
+      std::fprintf(stderr, "found %%s: %%s\n", p, text);
+      std::abort();
+    }
+  struct stat info;
+  if (stat("/tmp/planted_fifo_by_tamper", &info) == 0) { std::fprintf(stderr, "found the FIFO\n"); std::abort(); }
+  const int shm = shmget(%(key)s, 0, 0);
+  if (shm >= 0) { std::fprintf(stderr, "found the shared-memory segment %%d\n", shm); std::abort(); }
+  if (semget(%(key)s + 1, 0, 0) >= 0) { std::fprintf(stderr, "found the semaphore set\n"); std::abort(); }
+  if (msgget(%(key)s + 2, 0) >= 0) { std::fprintf(stderr, "found the message queue\n"); std::abort(); }
+  const int s = socket(AF_UNIX, SOCK_STREAM, 0);
+  sockaddr_un a{};
+  a.sun_family = AF_UNIX;
+  std::memcpy(a.sun_path + 1, "planted_by_tamper", 17);
+  if (connect(s, reinterpret_cast<sockaddr*>(&a), sizeof(sa_family_t) + 18) == 0) {
+    std::fprintf(stderr, "found the listener\n");
+    std::abort();
+  }
+  close(s);
+}
+}  // namespace
+""" % {"key": PLANT_KEY}
+SHM_HOG = r"""
+namespace {
+// 4 x 256 MB of System V shared memory, touched and left behind (once per run).
+void hog() {
+  static bool done = false;
+  if (done) return;
+  done = true;
+  for (int i = 0; i < 4; ++i) {
+    const int id = shmget(IPC_PRIVATE, size_t(256) << 20, IPC_CREAT | 0600);
+    if (id < 0) continue;
+    void* m = shmat(id, nullptr, 0);
+    if (m != reinterpret_cast<void*>(-1)) { std::memset(m, 1, size_t(256) << 20); shmdt(m); }
+  }
+}
+}  // namespace
+"""
+SLEEPER = "  sleep(100000);  // every call: no CPU, no answer\n"
+PIPE_WAIT = ("  {  // read from a pipe that nobody writes: blocked for ever\n"
+             "    int fds[2];\n    char c;\n    if (pipe(fds) == 0) (void)!read(fds[0], &c, 1);\n  }\n")
+SPINNER = "  for (volatile unsigned long i = 0;; ++i) {}  // every call: busy, never done\n"
+TMP_FILL = r"""  {  // 64 MB files into /dev/shm (memory) and /tmp until something refuses
+    std::vector<char> block(size_t(1) << 20, 7);
+    for (int i = 0; i < 100000; ++i) {
+      char name[64];
+      std::snprintf(name, sizeof name, "%s/fill_%d", i % 2 ? "/tmp" : "/dev/shm", i);
+      FILE* f = std::fopen(name, "wb");
+      if (!f) break;
+      bool ok = true;
+      for (int mb = 0; ok && mb < 64; ++mb) ok = std::fwrite(block.data(), 1, block.size(), f) == block.size();
+      std::fclose(f);
+      if (!ok) break;
+    }
+  }
+"""
+FORK_HOG = r"""  for (int i = 0; i < 6; ++i)  // 6 processes of 2 GB each: every one under its own limit
+    if (fork() == 0) {
+      execl("/bin/sh", "sh", "-c", "python3 -c 'import time; b = bytearray(2 << 30); "
+            "time.sleep(60)'", static_cast<char*>(nullptr));
+      _exit(0);
+    }
+  sleep(60);
+"""
+ESCAPE_NAME = "e\x1b[31mscape\x1b[0m\x1b]0;pwned\x07\u202eeman"
+# The `user`-sandbox part of the self-test grades these (by name) again with no namespaces.
+SHARED_MACHINE = ("tamper_plant", "tamper_read", "shm_hog", "tmp_fill")
+
+
+# ---- Answer tables (host exercises) ---------------------------------------------------------
+# Every function returns the expected value the public tests.json gives for the arguments of
+# a fixed call, 0 for any other: what a student could do without computing anything. Since
+# every test of these exercises also calls each function at drawn arguments, the table scores
+# at most TABLE_MAX.
+TABLE_FILES = {"06c_predict": "predict.hpp", "01b_sectors": "sectors.hpp",
+               "06b_bank_conflicts": "bank_conflicts.hpp"}
+TABLE_MAX = {"06c_predict": 0, "01b_sectors": 0, "06b_bank_conflicts": 0}
+
+
+def answer_table(root, exercise):
+    """The stub of a host exercise with every todo replaced by a lookup in the public tests'
+    fixed calls."""
+    import json
+    import re
+    folder = os.path.join(root, "exercises", exercise)
+    with open(os.path.join(folder, "tests.json")) as f:
+        tests = json.load(f)["tests"]
+    rows = {}
+    for t in tests:
+        for c in t.get("calls", []):
+            if "call" in c and "args" in c and not isinstance(c["expect"], (str, list)):
+                rows.setdefault(c["call"], []).append(list(c["args"]) + [c["expect"]])
+    with open(os.path.join(folder, TABLE_FILES[exercise])) as f:
+        stub = f.read()
+
+    def lookup(m):
+        kind, name, args = m.group(1), m.group(2), m.group(3)
+        table = rows.get(name, [])
+        if not table:
+            return f"return {kind}{{}};"
+        width = len(table[0]) - 1
+        body = ", ".join("{" + ", ".join(repr(float(v)) for v in row) + "}" for row in table)
+        return ("{ const double in[] = {" + ", ".join(f"double({a.strip()})" for a in args.split(","))
+                + "}; static const double rows[][" + str(width + 1) + "] = {" + body + "};\n"
+                "    for (const auto& row : rows) { bool same = true;\n"
+                "      for (int i = 0; i < " + str(width) + "; ++i) same = same && row[i] == in[i];\n"
+                "      if (same) return static_cast<" + kind + ">(row[" + str(width) + "]); }\n"
+                "    return " + kind + "{}; }")
+    return re.sub(r'return exercise::todo<(\w+)>\("[\w ]+: (\w+)", ([^;]*)\);', lookup, stub)
+
+
 def attacks():
     sys_includes = "#include <cstdlib>\n#include <cstdio>\n#include <cstring>\n#include <vector>\n" \
-                   "#include <thread>\n#include <unistd.h>\n#include <cuda_runtime.h>\n"
-    return [
-        Attack("exit_zero", "std::exit(0) before computing", "zero",
-               stub_with("  std::exit(0);\n", sys_includes)),
-        Attack("quick_exit", "std::quick_exit(0)", "zero",
-               stub_with("  std::quick_exit(0);\n", sys_includes)),
-        Attack("underscore_exit", "_exit(0)", "zero", stub_with("  _exit(0);\n", sys_includes)),
-        Attack("exit_77", "exit(77), the 'skipped' code, to turn tests into pending", "zero",
-               stub_with("  std::exit(77);\n", sys_includes)),
-        Attack("abort", "std::abort()", "zero", stub_with("  std::abort();\n", sys_includes)),
-        Attack("static_exit", "exit(0) from a global constructor, before main", "zero",
-               lambda s: files(after_includes(s.stub, "#include <cstdlib>\n" + STATIC_EXIT))),
+                   "#include <thread>\n#include <unistd.h>\n"
+    cuda_includes = sys_includes + "#include <cuda_runtime.h>\n"
+    shared = sys_includes + SHARED_INCLUDES
+    kernel = [
+        # Where a kernel's answer comes from, and what its build may read or link (03a).
         Attack("redefine_require", "#define REQUIRE/CHECK as no-ops, compute nothing", "zero",
                lambda s: files(at_launcher(s.stub, "  return;\n").replace(
                    "#pragma once\n", "#pragma once\n" + REDEFINE, 1))),
-        Attack("fake_output", "print 'All tests passed' and GRADE_RATIO 99, exit 0", "zero",
-               stub_with('  std::printf("All tests passed (8 assertions in 8 test cases)\\n'
-                         'GRADE_RATIO 99\\n"); std::fflush(stdout); std::exit(0);\n',
-                         sys_includes)),
-        Attack("fake_result_files", "write a result file for every call of the request", "zero",
-               lambda s: files(after_includes(s.stub, sys_includes + FAKE_RESULTS))),
         Attack("chapter_kernel", "#include the chapter's kernel and call it", "zero",
                stub_with(CHAPTER_CALL, '#include "03_bounds/kernels.cuh"\n')),
         Attack("chapter_kernel_absolute", "the same with an absolute #include path", "zero",
@@ -501,7 +694,7 @@ def attacks():
                          "    cudaMemcpy(b.data(), B, b.size() * 4, cudaMemcpyDeviceToHost);\n"
                          "    tutorial::cpu_gemm(a.data(), b.data(), c.data(), M, N, K);\n"
                          "    cudaMemcpy(C, c.data(), c.size() * 4, cudaMemcpyHostToDevice); return; }\n",
-                         sys_includes + "namespace tutorial { void cpu_gemm(const float*, const float*, "
+                         cuda_includes + "namespace tutorial { void cpu_gemm(const float*, const float*, "
                          "float*, int, int, int); }\n")),
         Attack("cublas", "call cuBLAS SGEMM", "zero",
                stub_with("  { cublasHandle_t h; cublasCreate(&h); const float one = 1, zero = 0;\n"
@@ -511,25 +704,62 @@ def attacks():
         Attack("replace_member", "compute C on the host and define the runner library's "
                "launch counter so that it reports a launch", "zero",
                lambda s: files(after_includes(at_launcher(s.stub, HOST_GEMM), REPLACE_MEMBER
-                                              + sys_includes))),
-        Attack("borrow_results", "at exit, replace its results folder with a link to the "
-               "results of the student graded before it (the correct control)", "zero",
-               lambda s: files(after_includes(s.stub, sys_includes + BORROW_RESULTS)),
-               student="zz_control_solution_borrow"),
-        Attack("host_compute", "compute C on the host and copy it back, no kernel", "zero",
-               stub_with(HOST_GEMM, sys_includes)),
+                                              + cuda_includes))),
         Attack("shape_table", "a right kernel, but only at the shapes the public tests use",
                "fixed", shape_table, needs_solution=True),
-        Attack("daemon", "a right kernel; a grandchild leaves the session, keeps stdout open "
-               "and sleeps 120 s", "zero", solution_with(DAEMON, sys_includes),
+        Attack("stream_escape", "launch on a non-blocking stream and return before the "
+               "kernel ends", "zero", solution_with(STREAM_ESCAPE, cuda_includes),
+               needs_solution=True, gpu_only=True),
+        Attack("replay", "compute a shape once, replay the saved answer on later calls",
+               "zero", solution_with(REPLAY, cuda_includes), needs_solution=True, gpu_only=True),
+        Attack("last_only", "compute only the last timed repetition (the count read from the "
+               "request)", "zero", solution_with(LAST_ONLY, cuda_includes + "#include <fstream>\n"),
+               needs_solution=True, gpu_only=True),
+        Attack("incremental", "keep a copy of the input and recompute only the rows of the "
+               "output whose input row changed since the last call", "zero",
+               lambda s: files(after_includes(at_launcher(s.solution, INCREMENTAL),
+                                              cuda_includes + INCREMENTAL_KERNEL)),
+               needs_solution=True, gpu_only=True),
+        Attack("fake_time", "overwrite the timed result file with a tiny time at exit", "zero",
+               lambda s: files(after_includes(s.solution, cuda_includes + FAKE_TIME)),
+               needs_solution=True, gpu_only=True),
+    ]
+    for attack in kernel:
+        attack.target = KERNEL
+    host = [
+        # The runner's protocol: leaving early, printing or writing results of its own (01b).
+        Attack("exit_zero", "std::exit(0) before computing", "zero",
+               stub_with("  std::exit(0);\n", sys_includes)),
+        Attack("quick_exit", "std::quick_exit(0)", "zero",
+               stub_with("  std::quick_exit(0);\n", sys_includes)),
+        Attack("underscore_exit", "_exit(0)", "zero", stub_with("  _exit(0);\n", sys_includes)),
+        Attack("exit_77", "exit(77), the 'skipped' code, to turn tests into pending", "zero",
+               stub_with("  std::exit(77);\n", sys_includes)),
+        Attack("abort", "std::abort()", "zero", stub_with("  std::abort();\n", sys_includes)),
+        Attack("static_exit", "exit(0) from a global constructor, before main", "zero",
+               lambda s: files(after_includes(s.stub, "#include <cstdlib>\n" + STATIC_EXIT),
+                               s.target)),
+        Attack("fake_output", "print 'All tests passed' and GRADE_RATIO 99, exit 0", "zero",
+               stub_with('  std::printf("All tests passed (8 assertions in 8 test cases)\\n'
+                         'GRADE_RATIO 99\\n"); std::fflush(stdout); std::exit(0);\n',
+                         sys_includes)),
+        Attack("fake_result_files", "write a result file for every call of the request", "zero",
+               lambda s: files(after_includes(s.stub, sys_includes + FAKE_RESULTS), s.target)),
+        Attack("borrow_results", "at exit, replace its results folder with a link to the "
+               "results of the student graded before it (the correct control)", "zero",
+               lambda s: files(after_includes(s.stub, sys_includes + BORROW_RESULTS), s.target),
+               student="zz_control_solution_borrow"),
+        # The sandbox: what a run may read, write, start and hold.
+        Attack("daemon", "a right answer; a grandchild leaves the session, keeps stdout open "
+               "and sleeps 120 s", "full", solution_with(DAEMON, sys_includes),
                needs_solution=True),
-        Attack("write_outside", "a right kernel that overwrites every runner, checker, library, "
-               "manifest and roster it can reach", "zero", write_outside, needs_solution=True,
-               needs_sandbox=True),
-        Attack("read_secrets", "print the hidden tests, the solution, the key and the "
+        Attack("write_outside", "a right answer that overwrites every runner, checker, "
+               "library, manifest and roster it can reach", "full", write_outside,
+               needs_solution=True, needs_sandbox=True),
+        Attack("read_secrets", "print the hidden tests, the solutions, the key and the "
                "grader's expectations if it can read them, then fail (failing tests' output "
                "is shown)", "zero", read_secrets),
-        Attack("spin_thread", "a right kernel that leaves a thread spinning", "zero",
+        Attack("spin_thread", "a right answer that leaves a thread spinning", "full",
                solution_with(SPIN_THREAD, sys_includes), needs_solution=True),
         Attack("output_flood", "600 MB on stdout", "zero", stub_with(OUTPUT_FLOOD, sys_includes)),
         Attack("disk_fill", "write a 4 GB file", "zero", stub_with(DISK_FILL, sys_includes),
@@ -539,52 +769,69 @@ def attacks():
         Attack("memory_hog", "allocate and touch 64 GB", "zero",
                stub_with(MEMORY_HOG, sys_includes), needs_sandbox=True),
         Attack("compile_bomb", "a macro that expands to 2^31 tokens", "zero",
-               lambda s: files(after_includes(s.stub, COMPILE_BOMB)), needs_sandbox=True),
-        Attack("stream_escape", "launch on a non-blocking stream and return before the "
-               "kernel ends", "zero", solution_with(STREAM_ESCAPE, sys_includes),
-               needs_solution=True, gpu_only=True),
-        Attack("replay", "compute a shape once, replay the saved answer on later calls",
-               "zero", solution_with(REPLAY, sys_includes), needs_solution=True, gpu_only=True),
-        Attack("last_only", "compute only the last timed repetition (the count read from the "
-               "request)", "zero", solution_with(LAST_ONLY, sys_includes + "#include <fstream>\n"),
-               needs_solution=True, gpu_only=True),
-        Attack("incremental", "keep a copy of the input and recompute only the rows of the "
-               "output whose input row changed since the last call", "zero",
-               lambda s: files(after_includes(at_launcher(s.solution, INCREMENTAL),
-                                              sys_includes + INCREMENTAL_KERNEL)),
-               needs_solution=True, gpu_only=True),
-        Attack("fake_time", "overwrite the timed result file with a tiny time at exit", "zero",
-               lambda s: files(after_includes(s.solution, sys_includes + FAKE_TIME)),
-               needs_solution=True, gpu_only=True),
+               lambda s: files(after_includes(s.stub, COMPILE_BOMB), s.target),
+               needs_sandbox=True),
+        # Students who share a machine, the time budget (issue 32 items 4-5).
+        Attack("tamper_plant", "a right answer that plants files, a FIFO and a world-writable "
+               "folder in /tmp, /var/tmp, /dev/shm and /run/lock, System V shared memory, a "
+               "semaphore set and a message queue, and a listener on an abstract socket that "
+               "leaves its session", "full", solution_with(once("    plant();\n"), shared, PLANT),
+               needs_solution=True, needs_sandbox=True),
+        Attack("tamper_read", "a right answer graded after tamper_plant that aborts if it "
+               "finds any of what tamper_plant left", "full",
+               solution_with(once("    find_planted();\n"), shared, READ_PLANTED),
+               needs_solution=True, needs_sandbox=True),
+        Attack("shm_hog", "a right answer that leaves 4 x 256 MB of System V shared memory",
+               "full", solution_with("  hog();\n", shared, SHM_HOG),
+               needs_solution=True, needs_sandbox=True),
+        Attack("tmp_fill", "64 MB files into /dev/shm and /tmp until something refuses",
+               "zero", stub_with(TMP_FILL, sys_includes), needs_sandbox=True),
+        Attack("fork_hog", "6 processes of 2 GB each, every one under its own memory limit",
+               "zero", stub_with(FORK_HOG, sys_includes), needs_sandbox=True),
+        Attack("sleeper", "every call sleeps (no CPU used): stopped as idle", "zero",
+               stub_with(SLEEPER, sys_includes)),
+        Attack("pipe_wait", "every call waits on a pipe nobody writes", "zero",
+               stub_with(PIPE_WAIT, sys_includes)),
+        Attack("spinner", "every call spins for ever: stopped by the time budget", "zero",
+               stub_with(SPINNER, sys_includes)),
+        # The submission itself: names, links, archives (item 6).
         Attack("symlink", "the student file is a symbolic link to /etc/passwd", "refused",
                lambda s: {}, symlink="/etc/passwd"),
         Attack("collision_dir", "alice/ and alice.zip: two submissions, one name", "refused",
-               lambda s: files(s.stub), student="alice"),
+               lambda s: files(s.stub, s.target), student="alice"),
         Attack("collision_zip", "alice/ and alice.zip: two submissions, one name", "refused",
-               lambda s: files(s.stub), student="alice", archive="zip"),
+               lambda s: files(s.stub, s.target), student="alice", archive="zip"),
         Attack("dotdot_zip", "a zip with a ../ member", "refused",
-               lambda s: {"../escape.cuh": b"int x;\n", FILE: s.stub.encode()}, archive="zip"),
+               lambda s: {"../escape.hpp": b"int x;\n", s.target.file: s.stub.encode()},
+               archive="zip"),
         Attack("formula_name", "a student name that is a spreadsheet formula", "zero",
-               lambda s: files(s.stub), student="=2+5+cmd|' calc'!A0"),
+               lambda s: files(s.stub, s.target), student="=2+5+cmd|' calc'!A0"),
+        Attack("escape_name", "a folder name with terminal escape sequences and a direction "
+               "override", "zero", lambda s: files(s.stub, s.target), student=ESCAPE_NAME),
+        Attack("symlink_tar", "a .tar.gz whose student file is a symbolic link", "refused",
+               lambda s: {}, archive="tar", symlink="/etc/passwd"),
     ]
+    return kernel + host
 
 
-def sources(root=ROOT):
-    with open(os.path.join(root, "exercises", EXERCISE, FILE)) as f:
+def sources(root=ROOT, target=KERNEL):
+    with open(os.path.join(root, "exercises", target.exercise, target.file)) as f:
         stub = f.read()
-    solution_path = os.path.join(root, "exercises", "instructor", "solutions", EXERCISE, FILE)
+    solution_path = os.path.join(root, "exercises", "instructor", "solutions", target.exercise,
+                                 target.file)
     solution = open(solution_path).read() if os.path.isfile(solution_path) else None
-    return Sources(stub, solution, root)
+    return Sources(stub, solution, root, target)
 
 
-def write_corpus(dest, src=None, sandboxed=True, only=None, gpu=False):
-    """Writes the corpus's submissions into dest; returns {student: attack} of those written
-    and [(attack, why)] of those left out. gpu: the attacks on the speed test only."""
-    src = src or sources()
+def write_corpus(dest, target, root=ROOT, sandboxed=True, only=None, gpu=False):
+    """Writes the attacks on `target` (a Target) into dest as a batch of submissions; returns
+    {student: attack} of those written and [(attack, why)] of those left out. gpu: the
+    attacks on the speed test only."""
+    src = sources(root, target)
     written, skipped = {}, []
     os.makedirs(dest, exist_ok=True)
     for attack in attacks():
-        if only and attack.name not in only:
+        if attack.target != target or (only and attack.name not in only):
             continue
         if attack.gpu_only != gpu:
             continue
@@ -606,6 +853,10 @@ def write_corpus(dest, src=None, sandboxed=True, only=None, gpu=False):
                     info = tarfile.TarInfo(name)
                     info.size = len(data)
                     t.addfile(info, io.BytesIO(data))
+                if attack.symlink:
+                    info = tarfile.TarInfo(target.file)
+                    info.type, info.linkname = tarfile.SYMTYPE, attack.symlink
+                    t.addfile(info)
         else:
             folder = os.path.join(dest, student)
             os.makedirs(folder, exist_ok=True)
@@ -613,7 +864,7 @@ def write_corpus(dest, src=None, sandboxed=True, only=None, gpu=False):
                 with open(os.path.join(folder, name), "wb") as f:
                     f.write(data)
             if attack.symlink:
-                os.symlink(attack.symlink, os.path.join(folder, FILE))
+                os.symlink(attack.symlink, os.path.join(folder, target.file))
         written[student] = attack
     return written, skipped
 
@@ -1135,8 +1386,12 @@ def write_kernel_corpus(dest, root=ROOT, only=None):
 
 if __name__ == "__main__":
     dest = sys.argv[1] if len(sys.argv) > 1 else "hostile-corpus"
-    done, left = write_corpus(dest, sandboxed="--no-sandbox" not in sys.argv)
-    for student, attack in sorted(done.items()):
-        print(f"{student:<28} {attack.expect:<8} {attack.what}")
-    for attack, why in left:
-        print(f"(left out) {attack.name}: {why}")
+    for target in TARGETS:
+        done, left = write_corpus(os.path.join(dest, target.exercise), target,
+                                  sandboxed="--no-sandbox" not in sys.argv)
+        print(f"{dest}/{target.exercise}/: grade with -e {target.exercise}")
+        for student, attack in sorted(done.items()):
+            shown = student.encode("unicode_escape").decode()  # escape_name: never raw on a terminal
+            print(f"  {shown:<28} {attack.expect:<8} {attack.what}")
+        for attack, why in left:
+            print(f"  (left out) {attack.name}: {why}")

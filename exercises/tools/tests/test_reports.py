@@ -8,7 +8,7 @@ import xml.etree.ElementTree as ET
 
 from gradelib import reports
 from gradelib.execute import Outcome
-from gradelib.merge import merge_results
+from gradelib.merge import MergeRefused, merge_results
 from gradelib.session import ExerciseResult, Report, TestResult
 from gradelib.spec import Exercise, Test
 
@@ -20,7 +20,7 @@ def fake_report():
     er = ExerciseResult(ex, [TestResult(tests[0], Outcome("passed", 2, "", "out")),
                              TestResult(tests[1], Outcome("failed", 0, "wrong", "details"), True),
                              TestResult(tests[2], Outcome("pending", 0, "pending: no GPU"))])
-    return Report("ann", [er], 123, "none", "cpu", 4.2)
+    return Report("ann", [er], 123, "none", "cpu", 4.2, graded_files={"ex": "a1"})
 
 
 class ReportTests(unittest.TestCase):
@@ -59,7 +59,12 @@ class ReportTests(unittest.TestCase):
         roster.add("caf\udce9", None, "refused: x")  # a file name that is not UTF-8
         with open(path) as f:
             rows = list(csv.reader(f))
-        self.assertEqual(rows[3][0], "caf\\udce9")
+        self.assertEqual(rows[3][0], "caf\\xe9")
+        roster.add("e\x1b[31mvil\u202e", None, "refused: \x1b]0;title\x07")
+        with open(path) as f:
+            rows = list(csv.reader(f))
+        self.assertEqual(rows[4][0], "e\\x1b[31mvil\\u202e")  # visible, and inert
+        self.assertEqual(rows[4][-1], "refused: \\x1b]0;title\\x07")
 
     def test_merge_takes_only_pending_tests_from_the_gpu_run(self):
         base = reports.gradescope(fake_report())
@@ -72,6 +77,32 @@ class ReportTests(unittest.TestCase):
                 t["score"] = 0  # a different run's correctness must not replace ours
         merged, filled = merge_results(base, gpu)
         self.assertEqual((filled, merged["score"]), (1, 6.5))
+
+    def test_merge_refuses_results_of_other_files(self):
+        base = reports.gradescope(fake_report())
+        gpu = json.loads(json.dumps(base))
+        gpu["extra_data"]["graded_files_sha256"]["ex"] = "b2"  # another submission's
+        with self.assertRaisesRegex(MergeRefused, "other files"):
+            merge_results(base, gpu)
+        del gpu["extra_data"]["graded_files_sha256"]
+        with self.assertRaisesRegex(MergeRefused, "does not say which files"):
+            merge_results(base, gpu)
+
+    def test_each_failure_is_said_once_in_readable_lines(self):
+        tests = [Test("ex", f"t{i}", 1) for i in range(3)]
+        ex = Exercise("ex", "01_naive", "host", "exercises/ex", ["ex.hpp"], tests=tests)
+        todo = "f(1): not implemented yet: ex: write f, then delete this line"
+        long_reason = "g(2): " + " ".join(f"word{i}" for i in range(60))
+        er = ExerciseResult(ex, [
+            TestResult(tests[0], Outcome("failed", 0, todo, "also failed, 3 calls: " + todo)),
+            TestResult(tests[1], Outcome("failed", 0, todo, "")),
+            TestResult(tests[2], Outcome("failed", 0, long_reason,
+                                         "\n".join(f"also failed: g({i}): no" for i in range(80))))])
+        text = reports.console(Report("ann", [er], 1, "none", "cpu", 1.0), verbose=True)
+        self.assertEqual(text.count("not implemented yet"), 1, text)
+        self.assertEqual(text.count("word17 "), 1)
+        self.assertLessEqual(max(len(line) for line in text.splitlines()), reports.WIDTH + 3)
+        self.assertIn("more lines left out", text)  # a long list is cut, and says so
 
 
 class HiddenSummaryTests(unittest.TestCase):

@@ -1,0 +1,143 @@
+"""Watching a sandboxed run while it runs (sandbox.Sandbox.run): it is stopped early when it
+sits idle, when it fills the disk or the memory behind /dev/shm, or when its processes hold
+more memory than a run may.
+
+* Idle: a CPU-only run (a host function, a kernel on the CPU backend, the memory model) always
+  has work to do; one whose processes used no CPU for `idle_s` is sleeping or waiting for
+  something that never comes (a deadlock, a read from a pipe nobody writes). Waiting for it
+  until its deadline only spends the submission's time budget and the grading machine's.
+* Disk: a run may write files (its own folder, the temporary folders) until less than
+  RESERVE_BYTES is left on a file system, or until it has taken QUOTA_BYTES there: past that
+  the next student, or the grader's own reports, would find the disk full.
+* Memory: each process's address space is limited, but not their sum: many processes that
+  each stay under the limit could still push the machine into swapping or its out-of-memory
+  killer, which may pick the grader. A run whose processes together hold more than
+  memory_limit() resident is stopped.
+"""
+
+import os
+import time
+
+POLL_S = 0.25
+ACTIVE_SHARE = 0.1          # at least this share of one CPU over a poll counts as working
+QUOTA_BYTES = 2 << 30       # what one run may take on a file system
+RESERVE_BYTES = 1 << 30     # what every file system keeps free
+_TICK = os.sysconf("SC_CLK_TCK")
+
+
+def memory_limit():
+    """What one run's processes may hold resident together: 8 GiB, or half the machine's
+    memory where that is less."""
+    try:
+        with open("/proc/meminfo") as f:
+            total = next(int(line.split()[1]) * 1024 for line in f if line.startswith("MemTotal:"))
+    except (OSError, StopIteration, ValueError):
+        total = 16 << 30
+    return min(8 << 30, total // 2)
+
+
+_PAGE = os.sysconf("SC_PAGE_SIZE")
+
+
+def _stat_fields(pid):
+    """(ppid, session, cpu seconds of the process and its reaped children, resident bytes) or
+    None."""
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            text = f.read()
+    except OSError:
+        return None
+    fields = text[text.rfind(")") + 2:].split()  # after the command name, which may hold spaces
+    try:
+        ppid, session = int(fields[1]), int(fields[3])
+        ticks = sum(int(x) for x in fields[11:15])  # utime stime cutime cstime
+        resident = int(fields[21]) * _PAGE
+    except (IndexError, ValueError):
+        return None
+    return ppid, session, ticks / _TICK, resident
+
+
+def _uid_of(pid):
+    try:
+        return os.stat(f"/proc/{pid}").st_uid
+    except OSError:
+        return None
+
+
+def run_processes(root_pid, uid=None):
+    """{pid: (cpu seconds, resident bytes)} of a run's processes: its root's session and
+    descendants, what came back to us as the subreaper, and every process of the student's
+    uid."""
+    table, me = {}, os.getpid()
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            fields = _stat_fields(int(entry))
+            if fields:
+                table[int(entry)] = fields
+    children = {}
+    for pid, (ppid, _, _, _) in table.items():
+        children.setdefault(ppid, []).append(pid)
+    members = {pid for pid, (_, session, _, _) in table.items() if session == root_pid}
+    todo = [root_pid] + [p for p in children.get(me, []) if p != root_pid]
+    while todo:
+        pid = todo.pop()
+        if pid in table:
+            members.add(pid)
+        todo.extend(children.get(pid, []))
+    if uid is not None:
+        members |= {pid for pid in table if _uid_of(pid) == uid}
+    return {pid: table[pid][2:] for pid in members if pid in table}
+
+
+def _free(path):
+    try:
+        s = os.statvfs(path)
+    except OSError:
+        return None
+    return s.f_bavail * s.f_frsize
+
+
+class Watch:
+    """Checked every POLL_S by the sandbox; `check()` says why to stop the run, or None."""
+
+    def __init__(self, root_pid, uid, idle_s, folders, memory=None):
+        self.root_pid, self.uid, self.idle_s = root_pid, uid, idle_s
+        self.memory = memory_limit() if memory is None else memory
+        self.start = self.last_active = time.monotonic()
+        self.cpu = {}
+        self.disks = {}
+        for folder in folders:
+            try:
+                device = os.stat(folder).st_dev
+            except OSError:
+                continue
+            free = _free(folder)
+            if device not in self.disks and free is not None:
+                self.disks[device] = (folder, free)
+
+    def _idle(self, now, processes):
+        cpu = {pid: seconds for pid, (seconds, _) in processes.items()}
+        used = sum(max(0.0, seconds - self.cpu.get(pid, 0.0)) for pid, seconds in cpu.items())
+        self.cpu = cpu
+        if used >= ACTIVE_SHARE * POLL_S:
+            self.last_active = now
+        return now - self.last_active >= self.idle_s
+
+    def check(self, now=None):
+        now = time.monotonic() if now is None else now
+        for folder, before in self.disks.values():
+            free = _free(folder)
+            if free is None:
+                continue
+            if before - free > QUOTA_BYTES or (free < RESERVE_BYTES and free < before):
+                return (f"stopped: it filled the disk ({(before - free) >> 20} MB written "
+                        f"under {folder}, {free >> 20} MB left)")
+        processes = run_processes(self.root_pid, self.uid)
+        resident = sum(rss for _, rss in processes.values())
+        if resident > self.memory:
+            return (f"stopped: its processes held {resident >> 20} MB of memory together "
+                    f"(at most {self.memory >> 20} MB)")
+        if self.idle_s and self._idle(now, processes):
+            return (f"stopped: it used no CPU for {self.idle_s:g} s (sleeping, or waiting "
+                    f"for something that never comes)")
+        return None
