@@ -24,6 +24,23 @@ class SpecTests(unittest.TestCase):
         self.assertEqual(m.max_points, int(total.group(1)))
         self.assertTrue(all(e.tests for e in m.exercises))
 
+    def test_every_host_test_with_arguments_draws_some(self):
+        # A test scored on fixed arguments alone can be answered from a table of the public
+        # tests.json: each test with calls must also make one at drawn arguments, unless all
+        # its calls take no argument (a constant such as 01c's naive intensity).
+        with open(os.path.join(ROOT, "exercises", "manifest.json")) as f:
+            names = [e["name"] for e in json.load(f)["exercises"] if e.get("kind") == "host"]
+        self.assertIn("03b_occupancy", names)
+        for name in names:
+            with open(os.path.join(ROOT, "exercises", name, "tests.json")) as f:
+                tests = json.load(f)["tests"]
+            for t in tests:
+                calls = t.get("calls", [])
+                if not calls or all(c.get("args") == [] for c in calls):
+                    continue
+                self.assertTrue(any("random" in c for c in calls),
+                                f"{t['name']}: fixed arguments only")
+
     def test_same_seed_same_calls_other_seed_other_shapes(self):
         t = gemm_test(random={"m": [1, 300], "n": [1, 300], "k": [1, 700]}, count=3)
         a, b = expand(t, 1), expand(t, 1)
