@@ -20,10 +20,11 @@ one loop (chapter 05's README), not as a law. Python 3 standard library only.
 import argparse
 import re
 import sys
+from pathlib import Path
 
-FUNC_RE = re.compile(r"^\s*Function\s*:\s*(.+?)\s*$")
-INSN_RE = re.compile(r"^\s*/\*([0-9a-fA-F]{4,})\*/\s+(.*?)\s*;")
-PRED_RE = re.compile(r"^@!?U?P[T0-9]+\s+")
+# The dump's format is read as `make sass`'s summary reads it (common/scripts/sass_summary.py).
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "common" / "scripts"))
+from sass_summary import FUNC_RE, INSN_RE, PRED_RE  # noqa: E402
 BRANCH_RE = re.compile(r"^BRA(?:\.\S+)?\s+(?:`\()?(?:\.L_x_\d+|0x([0-9a-fA-F]+))")
 REGISTER_RE = re.compile(r"^[-|!]*R(\d+)(\.reuse)?\|?$")
 

@@ -32,7 +32,9 @@ COLUMNS = [
 
 ARCH_RE = re.compile(r"^\s*code for (sm_\w+)")
 FUNC_RE = re.compile(r"^\s*Function\s*:\s*(.+?)\s*$")
-INSN_RE = re.compile(r"^\s*/\*[0-9a-fA-F]{4,}\*/\s+(.*?)\s*;")
+# An instruction line: its address (group 1, hex) and its text (group 2). chapter 05's
+# bank_count.py reads dumps with these expressions too.
+INSN_RE = re.compile(r"^\s*/\*([0-9a-fA-F]{4,})\*/\s+(.*?)\s*;")
 PRED_RE = re.compile(r"^@!?U?P[T0-9]+\s+")
 OUR_KERNEL_RE = re.compile(r"(^|[\s(])ch\d\d::|^_ZN\d*ch\d\d")
 
@@ -57,7 +59,7 @@ def parse(lines):
             continue
         m = INSN_RE.match(line)
         if m:
-            text = PRED_RE.sub("", m.group(1).strip())
+            text = PRED_RE.sub("", m.group(2).strip())
             opcode = text.split()[0] if text else ""
             if opcode:
                 current[2].append(opcode)
