@@ -255,7 +255,7 @@ inline float* slice_workspace(size_t floats, int slices, int M, int N) {
 template <int BM, int BN, int BK, int WM, int WN, int TM, int TN>
 void run_sliced_gemm(const float* A, const float* B, float* C, int M, int N, int K,
                      int wantedSlices) {
-  static_assert(BK == kSliceAlign, "slices start at multiples of BK");
+  static_assert(BK == kSliceAlign, "slices start at multiples of BK (and of BK / 2)");
   tutorial::check_gemm_shape("sliced_gemm", M, N, K);
   int slices = 1, sliceK = K;
   slice_k(K, wantedSlices, slices, sliceK);
@@ -266,8 +266,16 @@ void run_sliced_gemm(const float* A, const float* B, float* C, int M, int N, int
   const dim3 block(WarpLayout<BM, BN, WM, WN, TM, TN>::THREADS);
   const dim3 grid(tutorial::ceil_div(N, BN), tutorial::ceil_div(M, BM), slices);
   tutorial::dispatch_vec(A, B, out, N, K, [&](auto vec) {
-    tutorial::launch(sliced_gemm<BM, BN, BK, WM, WN, TM, TN, decltype(vec)::value>, grid, block,
-                     warp_tiles_smem_bytes<BM, BN, BK, 2>(), A, B, out, M, N, K, sliceK);
+    // Without float4 the 8 x 8 lanes take tiles half as deep (BK / 2): a thread's next tile is
+    // then 8 floats in 8 registers instead of 16, which the 128-register cap of two blocks per
+    // SM leaves room for; at BK = 16 ptxas moved those loads next to their stores, where each
+    // tile waited on them. Measured (H100): 4093 x 4099 x 4097 87.4% -> 98.8% of cuBLAS, the
+    // 128 x 128 tile better at 14 of 18 mid-size shapes; the 8 x 4 lanes lost with it (9941 x
+    // 370 x 71: 94.2% -> 81.4%) and keep BK (NOTES.md, "The 4-byte path").
+    constexpr bool VEC = decltype(vec)::value;
+    constexpr int KT = !VEC && TM * TN == 64 ? BK / 2 : BK;
+    tutorial::launch(sliced_gemm<BM, BN, KT, WM, WN, TM, TN, VEC>, grid, block,
+                     warp_tiles_smem_bytes<BM, BN, KT, 2>(), A, B, out, M, N, K, sliceK);
   });
   if (slices == 1) return;
   sum_partials(out, C, int(count), slices, kMaxSlices);

@@ -87,6 +87,13 @@ constexpr TileChoice kPlanTiles[3] = {
     {128, 128, BigTile::THREADS / 32, BigTile::MIN_BLOCKS, 1.0, 24.0},
     {64, 64, SmallTile::THREADS / 32, SmallTile::MIN_BLOCKS, 0.84, 0.0},
     {32, 128, SkinnyTile::THREADS / 32, SkinnyTile::MIN_BLOCKS, 0.84, 0.0}};
+// Without float4 (N or K not a multiple of 4, or a pointer off 16 bytes) the tiles load and
+// store one float at a time and reach this fraction of their FMA rate with float4: measured on an
+// H100 at 18 shapes against a neighbour whose N and K are multiples of 4 (989 x 483 x 846 against
+// 988 x 484 x 848, ...), geometric means 0.78 for 128 x 128 tiles (one slice, BK / 2 deep: step
+// 6), 0.80 and 0.84 for 64 x 64 (one slice; the plan's slice count), 0.79 for 32 x 128
+// (NOTES.md, "The 4-byte path"). thin_gemm loads one float at a time either way (ratio 1.01).
+constexpr double kScalarEfficiency[3] = {0.78, 0.82, 0.79};
 constexpr double kPlanBlockClocks = 2100.0;   // a round of blocks' start, beyond overheadK
 constexpr double kPlanBusyWarps = 14.0;       // warps per SM that hide the latencies
 constexpr double kPlanLaunchClocks = 10000.0; // the sum's launch and the partials' round trip
@@ -126,6 +133,13 @@ inline double compulsory_bytes(int M, int N, int K) {
   return 4.0 * (double(M) * K + double(K) * N + double(M) * N);
 }
 
+// Tile t of kPlanTiles as the plan sees it: its FMA rate with float4 (vec) or without.
+inline TileChoice plan_tile(int t, bool vec) {
+  TileChoice c = kPlanTiles[t];
+  if (!vec) c.efficiency *= kScalarEfficiency[t];
+  return c;
+}
+
 // The part of the tiles' stores of C that other blocks' FMAs do not hide.
 inline double tile_store_clocks(int M, int N, const GpuModel& g) {
   return kTileStoreExposed * 4.0 * double(M) * N / g.dramBytesPerClock;
@@ -148,8 +162,8 @@ inline double tiles_clocks(int M, int N, int K, const GpuModel& g, const TileCho
 // Stream-K with 128 x 128 tiles (plan_stream_k): the full waves of whole tiles, each tile
 // K + overheadK long, then each stream-K block's share of the rest, plus a tile's overhead per
 // segment it works on; then the split tiles' partial sums written, read back and added.
-inline double stream_k_clocks(int M, int N, int K, const GpuModel& g) {
-  const TileChoice& c = kPlanTiles[0];
+inline double stream_k_clocks(int M, int N, int K, const GpuModel& g, bool vec) {
+  const TileChoice c = plan_tile(0, vec);
   const int slots = g.sms * c.blocks_per_sm;
   const StreamKPlan p = plan_stream_k(M, N, K, c.bm, c.bn, kSliceAlign, slots);
   // Clocks of one k-iteration (BK = 16 values of k) of one tile, the SM's blocks all busy.
@@ -190,7 +204,7 @@ double thin_clocks(int M, int N, int K, const GpuModel& g, int slices, int slice
 // tiles lost to step 7's choice at 11 of 13 shapes, NOTES.md). Plans whose partials would
 // outgrow the workspace limit are left out.
 template <typename Visit>
-void for_each_plan(int M, int N, int K, const GpuModel& g, Visit visit) {
+void for_each_plan(int M, int N, int K, const GpuModel& g, bool vec, Visit visit) {
   auto consider = [&](GemmPlan p) {
     if (p.slices > 1 && 4.0 * p.slices * double(M) * N > kMaxWorkspaceBytes) return;
     visit(p);
@@ -198,13 +212,13 @@ void for_each_plan(int M, int N, int K, const GpuModel& g, Visit visit) {
   for (int t = 0; t < 3; ++t) {
     for_each_slice_count(K, kMaxPlanSlices, [&](int slices, int sliceK) {
       consider({GemmPath::Tiles, t, ThinShape::ShortK, slices,
-                tiles_clocks(M, N, K, g, kPlanTiles[t], slices, sliceK)});
+                tiles_clocks(M, N, K, g, plan_tile(t, vec), slices, sliceK)});
     });
   }
   const long long tiles128 = (long long)tutorial::ceil_div(M, 128) * tutorial::ceil_div(N, 128);
   const long long slots = (long long)g.sms * BigTile::MIN_BLOCKS;
   if (tiles128 > slots && tiles128 % slots != 0)
-    consider({GemmPath::StreamK, 0, ThinShape::ShortK, 1, stream_k_clocks(M, N, K, g)});
+    consider({GemmPath::StreamK, 0, ThinShape::ShortK, 1, stream_k_clocks(M, N, K, g, vec)});
   auto thin = [&](auto shape, bool fits) {
     constexpr ThinShape S = decltype(shape)::value;
     if (!fits) return;
@@ -227,10 +241,10 @@ void for_each_plan(int M, int N, int K, const GpuModel& g, Visit visit) {
 // The plan with the cheapest estimate among those `allowed` (ties: the earlier one), with no
 // regard for step 7's choice: the lab forces one path with it (NOTES.md). clocks < 0: none.
 template <typename Allowed>
-GemmPlan cheapest_plan(int M, int N, int K, const GpuModel& g, Allowed allowed) {
+GemmPlan cheapest_plan(int M, int N, int K, const GpuModel& g, bool vec, Allowed allowed) {
   GemmPlan best;
   best.clocks = -1;
-  for_each_plan(M, N, K, g, [&](const GemmPlan& p) {
+  for_each_plan(M, N, K, g, vec, [&](const GemmPlan& p) {
     if (allowed(p) && (best.clocks < 0 || p.clocks < best.clocks)) best = p;
   });
   return best;
@@ -238,12 +252,12 @@ GemmPlan cheapest_plan(int M, int N, int K, const GpuModel& g, Allowed allowed) 
 
 // Step 7's choice for this shape (launch_stream_k_gemm: stream-K where stream_k_pays, else step
 // 6's plan_any_shape), as a plan of this step, with this step's estimate of it.
-inline GemmPlan step7_plan(int M, int N, int K, const GpuModel& g) {
+inline GemmPlan step7_plan(int M, int N, int K, const GpuModel& g, bool vec) {
   if (stream_k_pays(M, N, K, g.sms))
-    return {GemmPath::StreamK, 0, ThinShape::ShortK, 1, stream_k_clocks(M, N, K, g)};
+    return {GemmPath::StreamK, 0, ThinShape::ShortK, 1, stream_k_clocks(M, N, K, g, vec)};
   const AnyShapePlan a = plan_any_shape(M, N, K, g.sms, kAnyShapeTiles);
   return {GemmPath::Tiles, a.tile, ThinShape::ShortK, a.slices,
-          tiles_clocks(M, N, K, g, kPlanTiles[a.tile], a.slices, a.sliceK)};
+          tiles_clocks(M, N, K, g, plan_tile(a.tile, vec), a.slices, a.sliceK)};
 }
 
 // How much faster than step 7's choice another plan must be estimated before plan_gemm takes
@@ -288,11 +302,11 @@ inline double departure_margin(const GemmPlan& p, const GemmPlan& step7) {
 
 // The plan for M x N x K on GPU g: step 7's choice, unless another plan's estimate beats it by
 // more than departure_margin (then the one that beats it by most, margins counted).
-inline GemmPlan plan_gemm(int M, int N, int K, const GpuModel& g) {
-  const GemmPlan step7 = step7_plan(M, N, K, g);
+inline GemmPlan plan_gemm(int M, int N, int K, const GpuModel& g, bool vec) {
+  const GemmPlan step7 = step7_plan(M, N, K, g, vec);
   GemmPlan best = step7;
   double bestCost = step7.clocks;
-  for_each_plan(M, N, K, g, [&](const GemmPlan& p) {
+  for_each_plan(M, N, K, g, vec, [&](const GemmPlan& p) {
     if (same_plan(p, step7)) return;
     const double cost = p.clocks * (1.0 + departure_margin(p, step7));
     if (cost < bestCost) {
@@ -328,9 +342,10 @@ inline void run_gemm_plan(const GemmPlan& p, const float* A, const float* B, flo
 // The plans of the last few shapes, per device: planning weighs a few hundred candidates, some
 // microseconds of host time that a program calling the same shape again need not pay twice.
 // (One host thread, as everywhere in this tutorial.)
-inline GemmPlan cached_plan(int M, int N, int K) {
+inline GemmPlan cached_plan(int M, int N, int K, bool vec) {
   struct Entry {
     int M = 0, N = 0, K = 0, device = -1;
+    bool vec = true;
     GemmPlan plan;
   };
   static Entry entries[16];
@@ -338,17 +353,18 @@ inline GemmPlan cached_plan(int M, int N, int K) {
   int device = 0;
   CUDA_CHECK(cudaGetDevice(&device));
   for (const Entry& e : entries)
-    if (e.M == M && e.N == N && e.K == K && e.device == device) return e.plan;
+    if (e.M == M && e.N == N && e.K == K && e.device == device && e.vec == vec) return e.plan;
   Entry& e = entries[next];
   next = (next + 1) % 16;
-  e = {M, N, K, device, plan_gemm(M, N, K, current_gpu_model())};
+  e = {M, N, K, device, vec, plan_gemm(M, N, K, current_gpu_model(), vec)};
   return e.plan;
 }
 
 // The chapter's final GEMM: the plan for this shape on this GPU.
 inline void launch_planned_gemm(const float* A, const float* B, float* C, int M, int N, int K) {
   tutorial::check_gemm_shape("planned_gemm", M, N, K);
-  run_gemm_plan(cached_plan(M, N, K), A, B, C, M, N, K);
+  const bool vec = tutorial::rows_are_16_byte_aligned(A, B, C, N, K);  // as the kernels decide
+  run_gemm_plan(cached_plan(M, N, K, vec), A, B, C, M, N, K);
 }
 
 }  // namespace ch05

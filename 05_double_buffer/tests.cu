@@ -398,7 +398,8 @@ TEST_CASE("the plan of step 9 on a 132-SM GPU (H100): a path for each family", "
   CHECK(g.dramBytesPerClock == Approx(1524.0).epsilon(0.01));
   using ch05::GemmPath;
   using ch05::ThinShape;
-  auto plan = [&](int M, int N, int K) { return ch05::plan_gemm(M, N, K, g); };
+  // (cudaMalloc'd pointers: float4 wherever N and K are multiples of 4, as the launcher decides.)
+  auto plan = [&](int M, int N, int K) { return ch05::plan_gemm(M, N, K, g, N % 4 == 0 && K % 4 == 0); };
   // Large problems with a partial last wave: stream-K (the final launcher of step 7 there).
   for (const TestShape s : {TestShape{4096, 4096, 4096}, {8192, 8192, 8192}, {3072, 3072, 3072},
                             {2048, 11008, 4096}}) {
@@ -440,7 +441,7 @@ TEST_CASE("the plan of step 9 on a 132-SM GPU (H100): a path for each family", "
     const ch05::TileChoice& t = ch05::kPlanTiles[p.tile];
     return ceil_div(256, t.bm) * ceil_div(256, t.bn) * p.slices;
   };
-  CHECK(blocks(ch05::plan_gemm(256, 256, 65536, twice)) > blocks(plan(256, 256, 65536)));
+  CHECK(blocks(ch05::plan_gemm(256, 256, 65536, twice, true)) > blocks(plan(256, 256, 65536)));
 }
 
 TEST_CASE("the plan of step 9 leaves step 7's choice only for a gain beyond its margin",
@@ -449,8 +450,9 @@ TEST_CASE("the plan of step 9 leaves step 7's choice only for a gain beyond its 
   using ch05::GemmPath;
   for (const TestShape& s : random_shapes(300, 41, 16384, 6.9e10)) {
     INFO(s.M << "x" << s.N << "x" << s.K);
-    const ch05::GemmPlan p = ch05::plan_gemm(s.M, s.N, s.K, g);
-    const ch05::GemmPlan step7 = ch05::step7_plan(s.M, s.N, s.K, g);
+    const bool vec = s.N % 4 == 0 && s.K % 4 == 0;
+    const ch05::GemmPlan p = ch05::plan_gemm(s.M, s.N, s.K, g, vec);
+    const ch05::GemmPlan step7 = ch05::step7_plan(s.M, s.N, s.K, g, vec);
     REQUIRE(p.clocks > 0);
     CHECK(p.slices >= 1);
     CHECK(p.slices <= ch05::kMaxPlanSlices);
@@ -463,7 +465,7 @@ TEST_CASE("the plan of step 9 leaves step 7's choice only for a gain beyond its 
     // A departure only where its estimate, margin added, is below step 7's.
     if (!ch05::same_plan(p, step7)) CHECK(cost(p) < step7.clocks);
     // None of the plans it could have taken costs less, margins counted.
-    ch05::for_each_plan(s.M, s.N, s.K, g,
+    ch05::for_each_plan(s.M, s.N, s.K, g, vec,
                         [&](const ch05::GemmPlan& q) { CHECK(cost(q) >= cost(p)); });
     // The thin tiles only where the thin side fits one tile.
     if (p.path == GemmPath::Thin) CHECK((s.K <= 64 || s.M <= 16 || s.N <= 16));
@@ -481,11 +483,12 @@ TEST_CASE("the plan of step 9 keeps step 7's choice where step 7 measured better
   for (const TestShape s : {TestShape{64, 64, 64}, {1000, 1000, 1000}, {1024, 1024, 1024},
                             {32, 4096, 4096}, {211, 819, 13043}, {42, 7022, 94}}) {
     INFO(s.M << "x" << s.N << "x" << s.K);
-    CHECK(ch05::same_plan(ch05::plan_gemm(s.M, s.N, s.K, g), ch05::step7_plan(s.M, s.N, s.K, g)));
+    CHECK(ch05::same_plan(ch05::plan_gemm(s.M, s.N, s.K, g, true),
+                          ch05::step7_plan(s.M, s.N, s.K, g, true)));
   }
   // 1536^3: the 64 x 64 tile lost there (91% against 98%); fewer slices of step 7's 128 x 128
   // tile (3 instead of 4, estimated about as fast) carry no margin.
-  const ch05::GemmPlan p = ch05::plan_gemm(1536, 1536, 1536, g);
+  const ch05::GemmPlan p = ch05::plan_gemm(1536, 1536, 1536, g, true);
   CHECK(p.path == ch05::GemmPath::Tiles);
   CHECK(p.tile == 0);
 }

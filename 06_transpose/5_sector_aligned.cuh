@@ -5,6 +5,8 @@
 // 3's padded kernel writes each 64-float piece of an output row across 9 sectors, the first and
 // the last partly, and those partial writes cost a third of the bandwidth. Here each output row
 // is cut at sector boundaries instead, so no store writes part of a sector; one float per access.
+// Its blocks run in either of step 4's orders (BlockOrder); the dispatcher of step 7 walks a
+// wide matrix down its bands first where a band outnumbers the blocks resident at once.
 // What it still gets wrong: a matrix of fewer than 64 rows or 48 columns leaves most of each
 // 128 x 32 tile empty. Step 6.
 #pragma once
@@ -12,6 +14,7 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "06_transpose/4_vec4.cuh"  // BlockOrder
 #include "common/ceil_div.hpp"
 #include "common/launch.cuh"
 
@@ -47,9 +50,9 @@ struct SectorAligned {
   // TILE_COLS columns, staged in the tile, written out sector-aligned.
   static __device__ __forceinline__ void band(const float* __restrict__ in,
                                               float* __restrict__ out, int rows, int cols,
-                                              int band, Tile& tile) {
+                                              int band, int colBlock, Tile& tile) {
     const int firstRow = band * TILE_ROWS - SHIFT;  // input row of tile row 0 (may be < 0)
-    const int col = blockIdx.x * TILE_COLS + threadIdx.x;
+    const int col = colBlock * TILE_COLS + threadIdx.x;
     for (int j = threadIdx.y; j < ROWS; j += BLOCK_ROWS) {
       const int row = firstRow + j;
       if (row >= 0 && row < rows && col < cols)
@@ -59,7 +62,7 @@ struct SectorAligned {
     __syncthreads();
 #pragma unroll
     for (int j = 0; j < TILE_COLS; j += BLOCK_ROWS) {
-      const int outRow = blockIdx.x * TILE_COLS + threadIdx.y + j;  // an input column
+      const int outRow = colBlock * TILE_COLS + threadIdx.y + j;  // an input column
       if (outRow >= cols) continue;
       float* dst = out + size_t(outRow) * rows;
       // s: how far out[outRow][SPAN·band] lies past the start of its sector, in floats.
@@ -75,13 +78,19 @@ struct SectorAligned {
   }
 };
 
-// One band per block: block (x, y) moves band y of column block x.
-template <int TILE_ROWS, int TILE_COLS, int BLOCK_ROWS>
+// One band per block. InputRows: block (x, y) moves band y of column block x, so the blocks
+// resident together read whole input rows; OutputRows: band x of column block y, so together
+// they write whole output rows (step 4's BlockOrder).
+template <int TILE_ROWS, int TILE_COLS, int BLOCK_ROWS,
+          BlockOrder ORDER = BlockOrder::InputRows>
 __global__ void transpose_sector_aligned(const float* __restrict__ in, float* __restrict__ out,
                                          int rows, int cols) {
   using Kernel = SectorAligned<TILE_ROWS, TILE_COLS, BLOCK_ROWS>;
   __shared__ typename Kernel::Tile tile;
-  Kernel::band(in, out, rows, cols, blockIdx.y, tile);
+  if (ORDER == BlockOrder::InputRows)
+    Kernel::band(in, out, rows, cols, blockIdx.y, blockIdx.x, tile);
+  else
+    Kernel::band(in, out, rows, cols, blockIdx.x, blockIdx.y, tile);
 }
 
 // More than 8.4 million rows: more bands than a grid may have blocks along y (65,535). Each
@@ -94,7 +103,7 @@ __global__ void transpose_sector_aligned_bands(const float* __restrict__ in,
   __shared__ typename Kernel::Tile tile;
   const int bands = (rows + Kernel::SHIFT + TILE_ROWS - 1) / TILE_ROWS;
   for (int band = blockIdx.y; band < bands; band += gridDim.y) {  // the same for the whole block
-    Kernel::band(in, out, rows, cols, band, tile);
+    Kernel::band(in, out, rows, cols, band, blockIdx.x, tile);
     // The next band overwrites the tile: every thread must be done reading it.
     __syncthreads();
   }
@@ -103,25 +112,32 @@ __global__ void transpose_sector_aligned_bands(const float* __restrict__ in,
 // The grid's rows cover rows + 7 output columns: the last segments move back by up to 7.
 // At most max_grid_y blocks along y (the hardware's 65,535; a test passes less to exercise the
 // kernel's loop over bands): any number of rows fits.
-template <int TILE_ROWS, int TILE_COLS, int BLOCK_ROWS>
+template <int TILE_ROWS, int TILE_COLS, int BLOCK_ROWS,
+          BlockOrder ORDER = BlockOrder::InputRows>
 void launch_sector_aligned_capped(const float* in, float* out, int rows, int cols,
                                   int max_grid_y) {
   const int bands = tutorial::ceil_div(rows + 7, TILE_ROWS);
+  const int colBlocks = tutorial::ceil_div(cols, TILE_COLS);
   const dim3 block(TILE_COLS, BLOCK_ROWS);
-  if (bands <= max_grid_y)
-    tutorial::launch(transpose_sector_aligned<TILE_ROWS, TILE_COLS, BLOCK_ROWS>,
-                     dim3(tutorial::ceil_div(cols, TILE_COLS), bands), block, 0, in, out, rows,
-                     cols);
+  if (ORDER == BlockOrder::OutputRows && colBlocks <= max_grid_y)
+    tutorial::launch(
+        transpose_sector_aligned<TILE_ROWS, TILE_COLS, BLOCK_ROWS, BlockOrder::OutputRows>,
+        dim3(bands, colBlocks), block, 0, in, out, rows, cols);
+  else if (bands <= max_grid_y)
+    tutorial::launch(
+        transpose_sector_aligned<TILE_ROWS, TILE_COLS, BLOCK_ROWS, BlockOrder::InputRows>,
+        dim3(colBlocks, bands), block, 0, in, out, rows, cols);
   else
     tutorial::launch(transpose_sector_aligned_bands<TILE_ROWS, TILE_COLS, BLOCK_ROWS>,
                      dim3(tutorial::ceil_div(cols, TILE_COLS), max_grid_y), block, 0, in, out,
                      rows, cols);
 }
 
-template <int TILE_ROWS = 128, int TILE_COLS = 32, int BLOCK_ROWS = 8>
+template <int TILE_ROWS = 128, int TILE_COLS = 32, int BLOCK_ROWS = 8,
+          BlockOrder ORDER = BlockOrder::InputRows>
 void launch_sector_aligned(const float* in, float* out, int rows, int cols) {
-  launch_sector_aligned_capped<TILE_ROWS, TILE_COLS, BLOCK_ROWS>(in, out, rows, cols,
-                                                                tutorial::kMaxGridY);
+  launch_sector_aligned_capped<TILE_ROWS, TILE_COLS, BLOCK_ROWS, ORDER>(in, out, rows, cols,
+                                                                       tutorial::kMaxGridY);
 }
 
 }  // namespace ch06

@@ -10,12 +10,17 @@
 //     a quarter of real data at best);
 //   - float4 possible: transpose_vec4, blocks along output rows;
 //   - otherwise transpose_thin for fewer than 64 rows (short and wide) or 48 columns (tall and
-//     narrow); for a wide matrix of 128 to 383 rows, transpose_thin too, with a chunk that holds
-//     at least 64 columns of every row and still gives every SM kThinBlocksPerSm blocks (the
-//     tiles measured 71% of the copy at 179 x 1306965, the thin kernel 83%: README, "Shapes
-//     nobody listed");
-//   - else a scalar tile kernel, one float per access: the sector-aligned 128 x 32 tile where
-//     the output's rows do not start on 32-byte sectors, else the padded 64 x 64 one.
+//     narrow);
+//   - else the sector-aligned 128 x 32 tile, one float per access. Where a band of its tiles
+//     is longer than the blocks the GPU holds at once (bands_first: a wide matrix of more
+//     than ~34,000 columns on an H100), its blocks walk down the bands first, so that the
+//     blocks resident together write whole output rows, as transpose_vec4's OutputRows order
+//     does: 3630 x 71894 measured 92.0% of the copy against 81.0% in the input's order; 25 such
+//     wide matrices (75 to 3630 rows) 86.8-102.8%, against 64.2-102.3% with the kernels this
+//     launcher chose before, 17 of them below 88% (README, "Shapes nobody listed"). Otherwise
+//     the input's order, or the padded 64 x 64 tile where the output's rows start on 32-byte
+//     sectors (measured cheaper there; with shorter bands the two orders measured within 2
+//     points: 691 x 19590, 722 x 12740).
 // Past 65,535 tiles along y the sector-aligned kernel loops over its bands and transpose_vec4
 // turns its grid round, so every shape up to INT_MAX elements runs.
 // What none of them can fix: a transpose must read every byte and write every byte once, so
@@ -40,50 +45,33 @@ namespace ch06 {
 // Below kThinSmall rows or columns transpose_thin always runs; below kThinTall columns it
 // also takes the tall matrices float4 cannot.
 constexpr int kThinSmall = 16, kThinTall = 48;
-// Wide matrices float4 cannot take go to transpose_thin from kThinWideMin to kThinWideMax - 1
-// rows, with a chunk that holds kThinWideSpan columns of each row, when that gives at least
-// kThinBlocksPerSm blocks per SM (fewer, and too few loads are in flight: 722 x 12740, 398
-// blocks, 94% of the copy against 98% for the tiles). Measured on an H100 (NOTES.md, "Shapes
-// nobody listed"), the largest chunk against the tiles at 21 wide matrices of 64 to 767 rows:
-//   - below 128 rows the tiles have one band of 128 rows, which reads every row of a 32-column
-//     segment as transpose_thin does, and they kept up: 86-114% of the copy at 70 to 99 rows,
-//     the thin kernel 14 points behind to 4 ahead, behind at 4 of 5 (99 x 1330341: -8.5);
-//   - where a chunk holds 64 columns of every row (24,576 floats: below 384 rows), two 128-byte
-//     lines per row and block, the thin kernel gained at all 8 shapes from 140 to 327 rows, +3
-//     to +17 points; with 32 columns (384 to 767 rows) +0.5 to +6 at four, -1 at two, and -4
-//     and -14 at 722 x 12740 and 691 x 19590 (1.5 and 2.3 waves of 2 blocks per SM).
-// The lower bound sits between the last loss measured (99 rows) and the first gain (140); a later
-// draw found the tiles at 67.9% of the copy at 124 x 947017, below it (NOTES.md, round two).
-constexpr int kThinWideMin = 128, kThinWideMax = 384, kThinWideSpan = 64, kThinBlocksPerSm = 4;
 
-// transpose_thin with chunks of CHUNK floats, if a chunk holds `span` columns of its thin side
-// (at least 32) and the chunks make at least `blocks` blocks and fit this GPU's shared memory;
-// false (nothing launched) otherwise.
-template <int THREADS, int CHUNK>
-bool try_thin(const float* in, float* out, int rows, int cols, int minSpan, long long blocks) {
-  const int thin = std::min(rows, cols), along = std::max(rows, cols);
-  if (32 * (thin | 1) > CHUNK) return false;
-  const int span = std::max(32, CHUNK / (thin | 1) / 32 * 32);
-  if (span < minSpan || tutorial::ceil_div(along, span) < blocks) return false;
-  try {
-    launch_thin_sized<THREADS, CHUNK>(in, out, rows, cols);
-  } catch (const tutorial::KernelDoesNotFit&) {
-    return false;  // 96 KB of shared memory is more than some GPUs give a block
+// Blocks of the sector-aligned tile (256 threads, a 135 x 33-float tile) this GPU runs at once:
+// SMs x the blocks an SM's threads and shared memory hold (H100: 132 x min(2048 / 256,
+// 228 KB / 17.8 KB) = 132 x 8 = 1,056; its few registers never limit it), read once per device.
+inline long long resident_sector_blocks() {
+  constexpr int kDevices = 64;
+  static long long resident[kDevices] = {};
+  int device = 0;
+  CUDA_CHECK(cudaGetDevice(&device));
+  long long& r = resident[device % kDevices];
+  if (r == 0) {
+    cudaDeviceProp p;
+    CUDA_CHECK(cudaGetDeviceProperties(&p, device));
+    const size_t tileBytes = sizeof(typename SectorAligned<128, 32, 8>::Tile);
+    const long long perSm = std::min<long long>(p.maxThreadsPerMultiProcessor / (32 * 8),
+                                                (long long)(p.sharedMemPerMultiprocessor / tileBytes));
+    r = (long long)p.multiProcessorCount * std::max<long long>(1, perSm);
   }
-  return true;
+  return r;
 }
 
-// A wide matrix of kThinWideMin to kThinWideMax - 1 rows: the largest chunk that holds
-// kThinWideSpan columns of every row and leaves every SM kThinBlocksPerSm blocks (a longer
-// segment of each row per block, and fewer blocks); false if none does.
-inline bool launch_wide_thin(const float* in, float* out, int rows, int cols) {
-  int device = 0, sms = 0;
-  CUDA_CHECK(cudaGetDevice(&device));
-  CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
-  const long long blocks = (long long)sms * kThinBlocksPerSm;
-  return try_thin<1024, 24576>(in, out, rows, cols, kThinWideSpan, blocks) ||
-         try_thin<512, 16384>(in, out, rows, cols, kThinWideSpan, blocks) ||
-         try_thin<256, 8192>(in, out, rows, cols, kThinWideSpan, blocks);
+// Whether the sector-aligned tile should walk the bands first: a wide matrix whose band of tiles
+// (cols / 32 blocks) is longer than the blocks resident at once. In the input's order those
+// blocks then all sit in one band, each writing a 512-byte piece of a different output row,
+// thousands of rows apart; bands first, they write whole output rows.
+inline bool bands_first(int rows, int cols) {
+  return rows < cols && tutorial::ceil_div(cols, 32) > resident_sector_blocks();
 }
 
 inline void dispatch_transpose(const float* in, float* out, int rows, int cols) {
@@ -105,9 +93,8 @@ inline void dispatch_transpose(const float* in, float* out, int rows, int cols) 
     launch_thin(in, out, rows, cols);  // wide and short: a 128-row band would be mostly empty
   else if (cols < kThinTall && cols < rows)
     launch_thin(in, out, rows, cols);  // tall and narrow: most of a 32-column band is empty
-  else if (rows >= kThinWideMin && rows < kThinWideMax && rows < cols &&
-           launch_wide_thin(in, out, rows, cols))
-    return;  // wide, a few hundred rows: the tiles' bands of 128 rows fell behind
+  else if (bands_first(rows, cols))  // wide, a band longer than the resident blocks
+    launch_sector_aligned<128, 32, 8, BlockOrder::OutputRows>(in, out, rows, cols);
   else if (rows % 8 != 0 || reinterpret_cast<uintptr_t>(out) % 32 != 0 ||
            tutorial::ceil_div(rows, 64) > tutorial::kMaxGridY)  // (the padded grid has no room)
     launch_sector_aligned<128, 32, 8>(in, out, rows, cols);  // output rows off the sectors

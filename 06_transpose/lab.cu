@@ -39,6 +39,8 @@ int main(int argc, char** argv) {
   for (const tutorial::TransposeKernel& k : ch06::chapter_kernels())
     if (k.name.rfind("naive", 0) != 0 && k.name.rfind("tiled", 0) != 0) kernels.push_back(k);
   kernels.push_back({"before: dispatch", dispatch_before});
+  kernels.push_back({"sector output rows",
+                     ch06::launch_sector_aligned<128, 32, 8, ch06::BlockOrder::OutputRows>});
   kernels.push_back({"thin 256/8192", ch06::launch_thin_sized<256, 8192>});
   kernels.push_back({"thin 512/12288", ch06::launch_thin_sized<512, 12288>});
   kernels.push_back({"thin 256/12288", ch06::launch_thin_sized<256, 12288>});

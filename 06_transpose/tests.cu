@@ -382,27 +382,24 @@ TEST_CASE("the thin kernel's larger chunks: thin sides of 64 to 767", "[gpu]") {
   }
 }
 
-TEST_CASE("the chapter's best takes wide matrices of 128 to 383 rows to the thin kernel when "
-          "they are long enough", "[gpu]") {
+TEST_CASE("the chapter's best walks a wide matrix down its bands first when a band outnumbers "
+          "the resident blocks", "[gpu]") {
   REQUIRE_GPU();
-  int sms = 0;
-  REQUIRE(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0) == cudaSuccess);
-  const void* thin1024 = reinterpret_cast<const void*>(ch06::transpose_thin<1024>);
-  const void* thin512 = reinterpret_cast<const void*>(ch06::transpose_thin<512>);
-  const void* tiles = reinterpret_cast<const void*>(ch06::transpose_sector_aligned<128, 32, 8>);
-  // Odd row and column counts (no float4, output rows off the sectors). 201 rows: chunks of
-  // 24,576 floats hold 96 columns of each row, of 16,384 floats 64, of 8,192 only 32 (too few).
-  // With at least 4 chunks per SM the largest chunk runs, with fewer a smaller one of 64
-  // columns, and with too few for any the sector-aligned tiles. 101 rows (one band of the
-  // tiles) and 401 (32 columns per chunk) stay with the tiles however long.
+  const void* byOutputRows = reinterpret_cast<const void*>(
+      ch06::transpose_sector_aligned<128, 32, 8, ch06::BlockOrder::OutputRows>);
+  const void* byInputRows = reinterpret_cast<const void*>(
+      ch06::transpose_sector_aligned<128, 32, 8, ch06::BlockOrder::InputRows>);
+  const void* padded = reinterpret_cast<const void*>(ch06::transpose_padded<64, 4>);
+  // Odd column counts (no float4), both sides past the thin kernel's limits. A band of more
+  // 32-column blocks than the GPU holds at once: bands first. Otherwise the input's order, or
+  // the padded tile where the output's rows start on sectors (rows % 8 == 0); tall matrices too.
+  const int longBand = int(32 * (ch06::resident_sector_blocks() + 1) + 1);
   const struct {
     int rows, cols;
     const void* kernel;
-  } picks[] = {{201, 96 * 4 * sms + 1, thin1024},
-               {201, 64 * 4 * sms + 1, thin512},
-               {201, 151, tiles},
-               {101, 224 * 4 * sms + 1, tiles},
-               {401, 32 * 4 * sms + 1, tiles}};
+  } picks[] = {{65, longBand, byOutputRows}, {201, longBand, byOutputRows},
+               {201, longBand - 64, byInputRows}, {1000, longBand - 64, padded},
+               {1001, 1000, byInputRows}, {3001, 201, byInputRows}, {3000, 201, padded}};
   for (const auto& pick : picks) {
     CAPTURE(pick.rows, pick.cols);
     const CompareResult r = check_transpose(ch06::best_kernel().launch, pick.rows, pick.cols, 19);
@@ -417,6 +414,11 @@ template <int CAP>
 void sector_aligned_capped(const float* in, float* out, int rows, int cols) {
   ch06::launch_sector_aligned_capped<128, 32, 8>(in, out, rows, cols, CAP);
 }
+template <int CAP>
+void sector_aligned_by_output_rows_capped(const float* in, float* out, int rows, int cols) {
+  ch06::launch_sector_aligned_capped<128, 32, 8, ch06::BlockOrder::OutputRows>(in, out, rows,
+                                                                               cols, CAP);
+}
 }  // namespace
 
 TEST_CASE("the sector-aligned kernel loops over bands when the grid has fewer rows of blocks",
@@ -430,6 +432,18 @@ TEST_CASE("the sector-aligned kernel loops over bands when the grid has fewer ro
     for (const Shape& s : std::vector<Shape>{{1000, 37}, {513, 40}, {129, 9}, {1, 50}}) {
       CAPTURE(cap, s.rows, s.cols);
       const CompareResult r = check_transpose(capped[cap - 1], s.rows, s.cols, 13);
+      INFO(r.summary());
+      CHECK(r.ok());
+    }
+  }
+  // The bands-first order puts the column blocks along y: past the cap (here 2 or 3 column
+  // blocks, 33 to 96 columns) it takes the input's order, and its loop over bands where needed.
+  const TransposeLauncher byOutputRows[] = {sector_aligned_by_output_rows_capped<2>,
+                                            sector_aligned_by_output_rows_capped<3>};
+  for (int i = 0; i < 2; ++i) {
+    for (const Shape& s : std::vector<Shape>{{300, 37}, {300, 97}, {129, 64}, {7, 200}, {1, 1}}) {
+      CAPTURE(i + 2, s.rows, s.cols);
+      const CompareResult r = check_transpose(byOutputRows[i], s.rows, s.cols, 13);
       INFO(r.summary());
       CHECK(r.ok());
     }
