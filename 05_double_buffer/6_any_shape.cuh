@@ -269,9 +269,10 @@ void run_sliced_gemm(const float* A, const float* B, float* C, int M, int N, int
     // Without float4 the 8 x 8 lanes take tiles half as deep (BK / 2): a thread's next tile is
     // then 8 floats in 8 registers instead of 16, which the 128-register cap of two blocks per
     // SM leaves room for; at BK = 16 ptxas moved those loads next to their stores, where each
-    // tile waited on them. Measured (H100): 4093 x 4099 x 4097 87.4% -> 98.8% of cuBLAS, the
-    // 128 x 128 tile better at 14 of 18 mid-size shapes; the 8 x 4 lanes lost with it (9941 x
-    // 370 x 71: 94.2% -> 81.4%) and keep BK (NOTES.md, "The 4-byte path").
+    // tile waited on them. Measured (H100): 4093 x 4099 x 4097 96.0% -> 98.8% of cuBLAS (the
+    // listed sweeps); at 18 mid-size shapes the 128 x 128 tile better at 15, most by 1-3 points;
+    // the 8 x 4 lanes lost with it (9941 x 370 x 71: 94.2% -> 81.4%) and keep BK (NOTES.md, "The
+    // 4-byte path").
     constexpr bool VEC = decltype(vec)::value;
     constexpr int KT = !VEC && TM * TN == 64 ? BK / 2 : BK;
     tutorial::launch(sliced_gemm<BM, BN, KT, WM, WN, TM, TN, VEC>, grid, block,

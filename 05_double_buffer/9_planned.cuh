@@ -21,10 +21,11 @@
 // 32 x 4096 x 4096). So step 7's choice is the incumbent, and the plan departs from it only
 // where another path is estimated faster by more than the estimate's measured error for that
 // kind of departure (departure_margin).
-// What it still gets wrong: on two random draws nobody tuned on it made 92.2% and 94.1% of
-// cuBLAS as geometric means (step 7: 86.5%, 85.0%), worst 65-70%: mid-size problems of 10-30 us
-// where step 7's path is slow and no departure is estimated clearly faster; where it took
-// thin_gemm at a 16-row tile with a long K it lost up to 18% to step 7 (NOTES.md, round two).
+// The estimate knows the 4-byte path (N or K not a multiple of 4): each tile's FMA rate there,
+// measured against aligned neighbour shapes (kScalarEfficiency).
+// What it still gets wrong: on two random draws nobody tuned on it made 94.8% and 94.0% of
+// cuBLAS as geometric means (step 7: 88.5%, 87.9%), worst 70-72%: mid-size problems with N or K
+// off a multiple of 4, where no tile of this chapter measured 80% (NOTES.md, "The 4-byte path").
 #pragma once
 
 #include <algorithm>
