@@ -24,8 +24,9 @@
 // The estimate knows the 4-byte path (N or K not a multiple of 4): each tile's FMA rate there,
 // measured against aligned neighbour shapes (kScalarEfficiency).
 // What it still gets wrong: on two random draws nobody tuned on it made 94.8% and 94.0% of
-// cuBLAS as geometric means (step 7: 88.5%, 87.9%), worst 70-72%: mid-size problems with N or K
-// off a multiple of 4, where no tile of this chapter measured 80% (NOTES.md, "The 4-byte path").
+// cuBLAS as geometric means (step 7: 88.5%, 87.9%), worst 71.5% and 69.6%: mid-size problems
+// with N or K off a multiple of 4, whose 4-byte path still lags float4 (NOTES.md, "The 4-byte
+// path").
 #pragma once
 
 #include <algorithm>
@@ -91,9 +92,10 @@ constexpr TileChoice kPlanTiles[3] = {
 // Without float4 (N or K not a multiple of 4, or a pointer off 16 bytes) the tiles load and
 // store one float at a time and reach this fraction of their FMA rate with float4: measured on an
 // H100 at 18 shapes against a neighbour whose N and K are multiples of 4 (989 x 483 x 846 against
-// 988 x 484 x 848, ...), geometric means 0.78 for 128 x 128 tiles (one slice, BK / 2 deep: step
-// 6), 0.80 and 0.84 for 64 x 64 (one slice; the plan's slice count), 0.79 for 32 x 128
-// (NOTES.md, "The 4-byte path"). thin_gemm loads one float at a time either way (ratio 1.01).
+// 988 x 484 x 848, ...), geometric means at the plan's slice count: 0.78 for 128 x 128 tiles (BK
+// / 2 deep: step 6), 0.80 for 64 x 64 (0.84 at a third of the slices; 0.82 taken between), 0.79
+// for 32 x 128 (NOTES.md, "The 4-byte path"). Stream-K's 4-byte path (BK = 16) takes the 128 x
+// 128 figure unmeasured. thin_gemm loads one float at a time either way (ratio 1.01).
 constexpr double kScalarEfficiency[3] = {0.78, 0.82, 0.79};
 constexpr double kPlanBlockClocks = 2100.0;   // a round of blocks' start, beyond overheadK
 constexpr double kPlanBusyWarps = 14.0;       // warps per SM that hide the latencies

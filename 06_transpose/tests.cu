@@ -382,24 +382,30 @@ TEST_CASE("the thin kernel's larger chunks: thin sides of 64 to 767", "[gpu]") {
   }
 }
 
-TEST_CASE("the chapter's best walks a wide matrix down its bands first when a band outnumbers "
-          "the resident blocks", "[gpu]") {
+TEST_CASE("the chapter's best walks a wide matrix down its bands first", "[gpu]") {
   REQUIRE_GPU();
   const void* byOutputRows = reinterpret_cast<const void*>(
       ch06::transpose_sector_aligned<128, 32, 8, ch06::BlockOrder::OutputRows>);
   const void* byInputRows = reinterpret_cast<const void*>(
       ch06::transpose_sector_aligned<128, 32, 8, ch06::BlockOrder::InputRows>);
   const void* padded = reinterpret_cast<const void*>(ch06::transpose_padded<64, 4>);
-  // Odd column counts (no float4), both sides past the thin kernel's limits. A band of more
-  // 32-column blocks than the GPU holds at once: bands first. Otherwise the input's order, or
-  // the padded tile where the output's rows start on sectors (rows % 8 == 0); tall matrices too.
-  const int longBand = int(32 * (ch06::resident_sector_blocks() + 1) + 1);
+  // Odd column counts (no float4), both sides past the thin kernel's limits. Wide: bands first,
+  // unless the padded tile fits (rows % 8 == 0) and a band has no more 32-column blocks than the
+  // GPU holds at once. Tall: the input's order, or the padded tile.
+  const long long resident = ch06::resident_sector_blocks();
+  int sms = 0;
+  REQUIRE(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0) == cudaSuccess);
+  CHECK(resident % sms == 0);
+  CHECK(resident >= sms);
+  const int longBand = int(32 * (resident + 1) + 1);  // resident + 2 column blocks
+  const int shortBand = longBand - 64;                // resident column blocks
   const struct {
     int rows, cols;
     const void* kernel;
-  } picks[] = {{65, longBand, byOutputRows}, {201, longBand, byOutputRows},
-               {201, longBand - 64, byInputRows}, {1000, longBand - 64, padded},
-               {1001, 1000, byInputRows}, {3001, 201, byInputRows}, {3000, 201, padded}};
+  } picks[] = {{65, 1001, byOutputRows},     {201, shortBand, byOutputRows},
+               {200, longBand, byOutputRows}, {200, shortBand, padded},
+               {1001, 1000, byInputRows},     {3001, 201, byInputRows},
+               {3000, 201, padded}};
   for (const auto& pick : picks) {
     CAPTURE(pick.rows, pick.cols);
     const CompareResult r = check_transpose(ch06::best_kernel().launch, pick.rows, pick.cols, 19);
@@ -407,6 +413,13 @@ TEST_CASE("the chapter's best walks a wide matrix down its bands first when a ba
     CHECK(r.ok());
     CHECK(last_launch().kernel == pick.kernel);
   }
+}
+
+TEST_CASE("an H100 holds 1,056 blocks of the sector-aligned tile at once", "[model]") {
+  // 132 SMs of 2,048 threads and 228 KB of shared memory; a block: 256 threads, 17,820 bytes.
+  CHECK(ch06::sector_blocks_resident(132, 2048, 228 * 1024) == 1056);
+  // Shared memory the limit: 64 KB per SM holds 3 tiles.
+  CHECK(ch06::sector_blocks_resident(10, 2048, 64 * 1024) == 30);
 }
 
 namespace {
@@ -437,7 +450,8 @@ TEST_CASE("the sector-aligned kernel loops over bands when the grid has fewer ro
     }
   }
   // The bands-first order puts the column blocks along y: past the cap (here 2 or 3 column
-  // blocks, 33 to 96 columns) it takes the input's order, and its loop over bands where needed.
+  // blocks: more than 64 or 96 columns) it takes the input's order, and its loop over bands where
+  // needed.
   const TransposeLauncher byOutputRows[] = {sector_aligned_by_output_rows_capped<2>,
                                             sector_aligned_by_output_rows_capped<3>};
   for (int i = 0; i < 2; ++i) {
@@ -505,9 +519,10 @@ TEST_CASE("misaligned pointers: the float4 kernel refuses them, the dispatcher f
   const CompareResult r = compare(got.data() + 1, want.data(), cols, rows, Tolerance::exact());
   INFO(r.summary());
   CHECK(r.ok());
-  // `out` 4 bytes past a sector boundary: the sector-aligned tile.
+  // `out` 4 bytes past a sector boundary: the sector-aligned tile (a wide matrix: bands first).
   CHECK(last_launch().kernel ==
-        reinterpret_cast<const void*>(ch06::transpose_sector_aligned<128, 32, 8>));
+        reinterpret_cast<const void*>(
+            ch06::transpose_sector_aligned<128, 32, 8, ch06::BlockOrder::OutputRows>));
 }
 
 TEST_CASE("the chapter's best takes tall matrices float4 cannot to the thin kernel below 48 "
