@@ -42,7 +42,9 @@ namespace ch05 {
 // into the pointers instead (A + k0, B + k0 * N) adds 12 instructions per 2,048 FFMAs to
 // stream_k_gemm's float4 loop and 24 to sliced_gemm's, and measured 2 points slower at 4096^3
 // (NOTES.md: stream-K's fix 1, and the SASS counts).
-template <int BM, int BN, int BK, int WM, int WN, int TM, int TN, bool VEC>
+// VEC_A, VEC_B: A's and B's tiles are read 16 bytes at a time (else 4); one flag for both here,
+// each operand its own from step 6 on (tutorial::vec_operands).
+template <int BM, int BN, int BK, int WM, int WN, int TM, int TN, bool VEC_A, bool VEC_B = VEC_A>
 __device__ __forceinline__ void product_over_k(const float* __restrict__ A,
                                                const float* __restrict__ B, int M, int N,
                                                int K, int k0, int Ks, int blockRow,
@@ -76,8 +78,8 @@ __device__ __forceinline__ void product_over_k(const float* __restrict__ A,
   const int rA0 = threadIdx.x / (BK / 4), kA = threadIdx.x % (BK / 4) * 4;
   const int kB0 = threadIdx.x / (BN / 4), cB = threadIdx.x % (BN / 4) * 4;
   int offA = (blockRow + rA0) * K + k0 + kA;
-  // VEC: N % 4 == 0, so N - 4 is the last float4 column and stays 16-byte aligned.
-  int offB = (k0 + kB0) * N + (VEC ? min(blockCol + cB, N - 4) : blockCol + cB);
+  // VEC_B: N % 4 == 0, so N - 4 is the last float4 column and stays 16-byte aligned.
+  int offB = (k0 + kB0) * N + (VEC_B ? min(blockCol + cB, N - 4) : blockCol + cB);
   bool rowInA[A_LOADS];
 #pragma unroll
   for (int i = 0; i < A_LOADS; ++i) rowInA[i] = blockRow + rA0 + i * A_ROWS < M;
@@ -88,7 +90,7 @@ __device__ __forceinline__ void product_over_k(const float* __restrict__ A,
 #pragma unroll
     for (int i = 0; i < A_LOADS; ++i) {
       const float* p = A + offA + i * A_ROWS * K;
-      if (VEC) {
+      if (VEC_A) {
         nextA[i] = rowInA[i] && tileK + kA < Ks ? *reinterpret_cast<const float4*>(p)
                                             : make_float4(0.0f, 0.0f, 0.0f, 0.0f);
       } else {
@@ -101,7 +103,7 @@ __device__ __forceinline__ void product_over_k(const float* __restrict__ A,
 #pragma unroll
     for (int i = 0; i < B_LOADS; ++i) {
       const int k = tileK + kB0 + i * B_ROWS;
-      if (VEC) {
+      if (VEC_B) {
         nextB[i] = k < Ks ? *reinterpret_cast<const float4*>(B + offB + i * B_ROWS * N)
                          : make_float4(0.0f, 0.0f, 0.0f, 0.0f);
       } else {

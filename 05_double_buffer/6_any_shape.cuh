@@ -83,10 +83,55 @@ void sum_partials(const T* partials, T* C, int count, int slices, int many) {
   }
 }
 
+// Where C's rows do not start on 16 bytes (N % 4 != 0), store_lane_tile writes 4 bytes at a time,
+// and one store of a warp puts 32 floats 16 bytes apart into 4 rows: 16-20 sectors touched for
+// 128 useful bytes. Here each warp passes its lanes' 4 x 4 blocks through shared memory instead,
+// a piece of WSUB_M rows x 32 columns at a time, and then stores 32 consecutive floats of one row
+// per instruction: 4-5 sectors for the same 128 bytes, what a float4 store gets. The caller's
+// shared tiles are free by then (the barrier below), and hold a piece per warp (static_assert).
+template <int BM, int BN, int BK, int WM, int WN, int TM, int TN>
+__device__ __forceinline__ void store_lane_tile_by_rows(float* __restrict__ C, int M, int N,
+                                                        int blockRow, int blockCol,
+                                                        const float (&regC)[TM][TN]) {
+  using Layout = WarpLayout<BM, BN, WM, WN, TM, TN>;
+  constexpr int ROWS = Layout::WSUB_M, PIECE = Layout::WSUB_M * Layout::WSUB_N;
+  static_assert(Layout::WSUB_N == 32, "a piece's row is one float per lane");
+  static_assert(Layout::THREADS / 32 * PIECE * sizeof(float) <=
+                    warp_tiles_smem_bytes<BM, BN, BK, 2>(),
+                "the shared tiles hold one piece per warp");
+  extern __shared__ float4 smem[];
+  float* piece = reinterpret_cast<float*>(smem) + threadIdx.x / 32 * PIECE;  // (ROWS, 32)
+  const int lane = threadIdx.x % 32;
+  const Layout w;
+  __syncthreads();  // every warp is done reading the last tile's fragments
+#pragma unroll
+  for (int i = 0; i < TM / 4; ++i)
+#pragma unroll
+    for (int j = 0; j < TN / 4; ++j) {
+      // The lane's 4 x 4 block of sub-tile (i, j); 8 consecutive lanes write one row of the
+      // piece, 128 contiguous bytes: no bank conflicts.
+#pragma unroll
+      for (int r = 0; r < 4; ++r)
+        *reinterpret_cast<float4*>(&piece[(w.laneRow * 4 + r) * 32 + w.laneCol * 4]) =
+            make_float4(regC[4 * i + r][4 * j + 0], regC[4 * i + r][4 * j + 1],
+                        regC[4 * i + r][4 * j + 2], regC[4 * i + r][4 * j + 3]);
+      // Block-wide barriers where a warp's would do: every warp passes them the same number of
+      // times, and the CPU backend has no __syncwarp.
+      __syncthreads();
+      const int row0 = blockRow + w.warpRow + i * ROWS;
+      const int col = blockCol + w.warpCol + j * 32 + lane;
+#pragma unroll
+      for (int q = 0; q < ROWS; ++q)
+        if (row0 + q < M && col < N) C[(row0 + q) * N + col] = piece[q * 32 + lane];
+      __syncthreads();  // the piece is read before the next one overwrites it
+    }
+}
+
 // pipelined_gemm over one slice of K: k in [k0, k0 + Ks), k0 = blockIdx.z * sliceK, with
 // Ks = min(sliceK, K - k0) (the last slice may be shorter). Its partial product goes to
-// C + blockIdx.z * M * N.
-template <int BM, int BN, int BK, int WM, int WN, int TM, int TN, bool VEC>
+// C + blockIdx.z * M * N. VEC_A: A's rows (K floats) are read 16 bytes at a time; VEC_BC: B's
+// and C's rows (N floats) are: each operand as wide as its own rows allow.
+template <int BM, int BN, int BK, int WM, int WN, int TM, int TN, bool VEC_A, bool VEC_BC>
 __global__ void __launch_bounds__(WarpLayout<BM, BN, WM, WN, TM, TN>::THREADS,
                                   WarpLayout<BM, BN, WM, WN, TM, TN>::MIN_BLOCKS)
     sliced_gemm(const float* __restrict__ A, const float* __restrict__ B, float* __restrict__ C,
@@ -96,11 +141,15 @@ __global__ void __launch_bounds__(WarpLayout<BM, BN, WM, WN, TM, TN>::THREADS,
   const int blockRow = blockIdx.y * BM, blockCol = blockIdx.x * BN;
   float regC[TM][TN] = {};
   // A (M, K): columns k0 .. k0 + Ks; B (K, N): rows k0 .. k0 + Ks (K * N <= INT_MAX).
-  product_over_k<BM, BN, BK, WM, WN, TM, TN, VEC>(A, B, M, N, K, k0, Ks, blockRow, blockCol,
-                                                  regC);
+  product_over_k<BM, BN, BK, WM, WN, TM, TN, VEC_A, VEC_BC>(A, B, M, N, K, k0, Ks, blockRow,
+                                                            blockCol, regC);
   // (S, M, N): this slice's partial product.
-  store_lane_tile<TM, TN, VEC>(C + size_t(blockIdx.z) * M * N, M, N, blockRow, blockCol,
-                               WarpLayout<BM, BN, WM, WN, TM, TN>(), regC);
+  float* out = C + size_t(blockIdx.z) * M * N;
+  if (VEC_BC)
+    store_lane_tile<TM, TN, true>(out, M, N, blockRow, blockCol,
+                                  WarpLayout<BM, BN, WM, WN, TM, TN>(), regC);
+  else
+    store_lane_tile_by_rows<BM, BN, BK, WM, WN, TM, TN>(out, M, N, blockRow, blockCol, regC);
 }
 
 // ---------------------------------------------------------------------------------------
@@ -265,7 +314,7 @@ void run_sliced_gemm(const float* A, const float* B, float* C, int M, int N, int
   float* out = slices == 1 ? C : slice_workspace(count * slices, slices, M, N);
   const dim3 block(WarpLayout<BM, BN, WM, WN, TM, TN>::THREADS);
   const dim3 grid(tutorial::ceil_div(N, BN), tutorial::ceil_div(M, BM), slices);
-  tutorial::dispatch_vec(A, B, out, N, K, [&](auto vec) {
+  tutorial::dispatch_vec_operands(A, B, out, N, K, [&](auto vecA, auto vecBC) {
     // Without float4 the 8 x 8 lanes take tiles half as deep (BK / 2): a thread's next tile is
     // then 8 floats in 8 registers instead of 16, at the 128-register cap of two blocks per SM
     // (our reading of why it pays: Nsight Compute saw 11% more instructions and 26% more cycles
@@ -273,9 +322,9 @@ void run_sliced_gemm(const float* A, const float* B, float* C, int M, int N, int
     // listed sweeps); at 18 mid-size shapes the 128 x 128 tile better at 15, most by 1-3 points;
     // the 8 x 4 lanes lost with it (9941 x 370 x 71: 94.2% -> 81.4%) and keep BK (NOTES.md, "The
     // 4-byte path").
-    constexpr bool VEC = decltype(vec)::value;
-    constexpr int KT = !VEC && TM * TN == 64 ? BK / 2 : BK;
-    tutorial::launch(sliced_gemm<BM, BN, KT, WM, WN, TM, TN, VEC>, grid, block,
+    constexpr bool VEC_A = decltype(vecA)::value, VEC_BC = decltype(vecBC)::value;
+    constexpr int KT = (!VEC_A || !VEC_BC) && TM * TN == 64 ? BK / 2 : BK;
+    tutorial::launch(sliced_gemm<BM, BN, KT, WM, WN, TM, TN, VEC_A, VEC_BC>, grid, block,
                      warp_tiles_smem_bytes<BM, BN, KT, 2>(), A, B, out, M, N, K, sliceK);
   });
   if (slices == 1) return;

@@ -49,7 +49,7 @@ struct StreamKPlan {
   }
 };
 
-template <int BM, int BN, int BK, int WM, int WN, int TM, int TN, bool VEC>
+template <int BM, int BN, int BK, int WM, int WN, int TM, int TN, bool VEC_A, bool VEC_BC>
 __global__ void __launch_bounds__(WarpLayout<BM, BN, WM, WN, TM, TN>::THREADS,
                                   WarpLayout<BM, BN, WM, WN, TM, TN>::MIN_BLOCKS)
     stream_k_gemm(const float* __restrict__ A, const float* __restrict__ B, float* __restrict__ C,
@@ -73,10 +73,13 @@ __global__ void __launch_bounds__(WarpLayout<BM, BN, WM, WN, TM, TN>::THREADS,
     const int blockRow = tile / plan.tilesN * BM, blockCol = tile % plan.tilesN * BN;
     const int k0 = kb * BK, Ks = min(K, ke * BK) - k0;
     float regC[TM][TN] = {};
-    product_over_k<BM, BN, BK, WM, WN, TM, TN, VEC>(A, B, M, N, K, k0, Ks, blockRow, blockCol,
-                                                    regC);
+    product_over_k<BM, BN, BK, WM, WN, TM, TN, VEC_A, VEC_BC>(A, B, M, N, K, k0, Ks, blockRow,
+                                                              blockCol, regC);
     if (kb == 0 && ke == plan.kIters) {  // a whole tile: nothing to add up
-      store_lane_tile<TM, TN, VEC>(C, M, N, blockRow, blockCol, Layout(), regC);
+      if (VEC_BC)
+        store_lane_tile<TM, TN, true>(C, M, N, blockRow, blockCol, Layout(), regC);
+      else
+        store_lane_tile_by_rows<BM, BN, BK, WM, WN, TM, TN>(C, M, N, blockRow, blockCol, regC);
     } else {  // a partial segment (b >= 0): the block's first (slot 2b) or last (2b + 1)
       float* slot = partials + (2 * size_t(b) + (firstSegment ? 0 : 1)) * BM * BN;
       store_lane_tile<TM, TN, true>(slot, BM, BN, 0, 0, Layout(), regC);
@@ -169,8 +172,9 @@ void run_stream_k_gemm(const float* A, const float* B, float* C, int M, int N, i
   constexpr size_t SMEM = warp_tiles_smem_bytes<BM, BN, BK, 2>();
   // A slot: one of the blocks __launch_bounds__ promises each SM (2 for 128 x 128 tiles; the
   // shared memory of two fits every GPU the chapter runs on).
-  tutorial::dispatch_vec(A, B, C, N, K, [&](auto vec) {
-    const auto kernel = stream_k_gemm<BM, BN, BK, WM, WN, TM, TN, decltype(vec)::value>;
+  tutorial::dispatch_vec_operands(A, B, C, N, K, [&](auto vecA, auto vecBC) {
+    constexpr bool VEC_A = decltype(vecA)::value, VEC_BC = decltype(vecBC)::value;
+    const auto kernel = stream_k_gemm<BM, BN, BK, WM, WN, TM, TN, VEC_A, VEC_BC>;
     const StreamKPlan plan =
         plan_stream_k(M, N, K, BM, BN, BK, slots > 0 ? slots : sm_count() * Layout::MIN_BLOCKS,
                       share);
@@ -183,7 +187,7 @@ void run_stream_k_gemm(const float* A, const float* B, float* C, int M, int N, i
     tutorial::launch(kernel, dim3(grid), dim3(Layout::THREADS), SMEM, A, B, C, partials, M, N, K,
                      plan);
     if (plan.skTiles > 0)
-      tutorial::launch(stream_k_fixup<BM, BN, 256, decltype(vec)::value>, dim3(plan.skTiles),
+      tutorial::launch(stream_k_fixup<BM, BN, 256, VEC_BC>, dim3(plan.skTiles),
                        dim3(256), 0, partials, C, M, N, plan);
   });
 }

@@ -22,7 +22,7 @@
 // where another path is estimated faster by more than the estimate's measured error for that
 // kind of departure (departure_margin).
 // The estimate knows the 4-byte path (N or K not a multiple of 4): each tile's FMA rate there,
-// measured against aligned neighbour shapes (kScalarEfficiency).
+// per operand, measured against aligned neighbour shapes (kScalarA, kScalarBC).
 // What it still gets wrong: on two random draws nobody tuned on it made 94.8% and 94.0% of
 // cuBLAS as geometric means (step 7: 88.5%, 87.9%), worst 71.5% and 69.6%: mid-size problems
 // with N or K off a multiple of 4, whose 4-byte path still lags float4 (NOTES.md, "The 4-byte
@@ -89,14 +89,17 @@ constexpr TileChoice kPlanTiles[3] = {
     {128, 128, BigTile::THREADS / 32, BigTile::MIN_BLOCKS, 1.0, 24.0},
     {64, 64, SmallTile::THREADS / 32, SmallTile::MIN_BLOCKS, 0.84, 0.0},
     {32, 128, SkinnyTile::THREADS / 32, SkinnyTile::MIN_BLOCKS, 0.84, 0.0}};
-// Without float4 (N or K not a multiple of 4, or a pointer off 16 bytes) the tiles load and
-// store one float at a time and reach this fraction of their FMA rate with float4: measured on an
-// H100 at 18 shapes against a neighbour whose N and K are multiples of 4 (989 x 483 x 846 against
-// 988 x 484 x 848, ...), geometric means at the plan's slice count: 0.78 for 128 x 128 tiles (BK
-// / 2 deep: step 6), 0.80 for 64 x 64 (0.84 at a third of the slices; 0.82 taken between), 0.79
-// for 32 x 128 (NOTES.md, "The 4-byte path"). Stream-K's 4-byte path (BK = 16) takes the 128 x
-// 128 figure unmeasured. thin_gemm loads one float at a time either way (ratio 1.01).
-constexpr double kScalarEfficiency[3] = {0.78, 0.82, 0.79};
+// Without float4 the tiles load one float at a time and reach a fraction of their FMA rate with
+// float4. Each operand counts on its own (step 6: A is read 4 bytes at a time where K % 4 != 0,
+// B where N % 4 != 0, and then C is stored by rows through shared memory), and where both are,
+// the two fractions multiply. Measured on an H100 at 21 shapes whose N and K are multiples of 4
+// against the same shapes with K + 1, N + 1 and both (NOTES.md, "Each operand its own width"):
+// geometric means of the time ratios in one slice, at the shapes where the tile with float4
+// reached 85% of cuBLAS or more (7 for 128 x 128, 16 for the others). The products match the
+// ratios measured with both 4 bytes wide (0.90, 0.87, 0.84) within 0.02. thin_gemm loads one
+// float at a time either way.
+constexpr double kScalarA[3] = {0.97, 0.94, 0.95};
+constexpr double kScalarBC[3] = {0.95, 0.92, 0.87};
 constexpr double kPlanBlockClocks = 2100.0;   // a round of blocks' start, beyond overheadK
 constexpr double kPlanBusyWarps = 14.0;       // warps per SM that hide the latencies
 constexpr double kPlanLaunchClocks = 10000.0; // the sum's launch and the partials' round trip
@@ -137,9 +140,10 @@ inline double compulsory_bytes(int M, int N, int K) {
 }
 
 // Tile t of kPlanTiles as the plan sees it: its FMA rate with float4 (vec) or without.
-inline TileChoice plan_tile(int t, bool vec) {
+inline TileChoice plan_tile(int t, tutorial::VecOperands vec) {
   TileChoice c = kPlanTiles[t];
-  if (!vec) c.efficiency *= kScalarEfficiency[t];
+  if (!vec.a) c.efficiency *= kScalarA[t];
+  if (!vec.bc) c.efficiency *= kScalarBC[t];
   return c;
 }
 
@@ -165,7 +169,7 @@ inline double tiles_clocks(int M, int N, int K, const GpuModel& g, const TileCho
 // Stream-K with 128 x 128 tiles (plan_stream_k): the full waves of whole tiles, each tile
 // K + overheadK long, then each stream-K block's share of the rest, plus a tile's overhead per
 // segment it works on; then the split tiles' partial sums written, read back and added.
-inline double stream_k_clocks(int M, int N, int K, const GpuModel& g, bool vec) {
+inline double stream_k_clocks(int M, int N, int K, const GpuModel& g, tutorial::VecOperands vec) {
   const TileChoice c = plan_tile(0, vec);
   const int slots = g.sms * c.blocks_per_sm;
   const StreamKPlan p = plan_stream_k(M, N, K, c.bm, c.bn, kSliceAlign, slots);
@@ -207,7 +211,7 @@ double thin_clocks(int M, int N, int K, const GpuModel& g, int slices, int slice
 // tiles lost to step 7's choice at 11 of 13 shapes, NOTES.md). Plans whose partials would
 // outgrow the workspace limit are left out.
 template <typename Visit>
-void for_each_plan(int M, int N, int K, const GpuModel& g, bool vec, Visit visit) {
+void for_each_plan(int M, int N, int K, const GpuModel& g, tutorial::VecOperands vec, Visit visit) {
   auto consider = [&](GemmPlan p) {
     if (p.slices > 1 && 4.0 * p.slices * double(M) * N > kMaxWorkspaceBytes) return;
     visit(p);
@@ -244,7 +248,8 @@ void for_each_plan(int M, int N, int K, const GpuModel& g, bool vec, Visit visit
 // The plan with the cheapest estimate among those `allowed` (ties: the earlier one), with no
 // regard for step 7's choice: the lab forces one path with it (NOTES.md). clocks < 0: none.
 template <typename Allowed>
-GemmPlan cheapest_plan(int M, int N, int K, const GpuModel& g, bool vec, Allowed allowed) {
+GemmPlan cheapest_plan(int M, int N, int K, const GpuModel& g, tutorial::VecOperands vec,
+                       Allowed allowed) {
   GemmPlan best;
   best.clocks = -1;
   for_each_plan(M, N, K, g, vec, [&](const GemmPlan& p) {
@@ -255,7 +260,7 @@ GemmPlan cheapest_plan(int M, int N, int K, const GpuModel& g, bool vec, Allowed
 
 // Step 7's choice for this shape (launch_stream_k_gemm: stream-K where stream_k_pays, else step
 // 6's plan_any_shape), as a plan of this step, with this step's estimate of it.
-inline GemmPlan step7_plan(int M, int N, int K, const GpuModel& g, bool vec) {
+inline GemmPlan step7_plan(int M, int N, int K, const GpuModel& g, tutorial::VecOperands vec) {
   if (stream_k_pays(M, N, K, g.sms))
     return {GemmPath::StreamK, 0, ThinShape::ShortK, 1, stream_k_clocks(M, N, K, g, vec)};
   const AnyShapePlan a = plan_any_shape(M, N, K, g.sms, kAnyShapeTiles);
@@ -305,7 +310,7 @@ inline double departure_margin(const GemmPlan& p, const GemmPlan& step7) {
 
 // The plan for M x N x K on GPU g: step 7's choice, unless another plan's estimate beats it by
 // more than departure_margin (then the one that beats it by most, margins counted).
-inline GemmPlan plan_gemm(int M, int N, int K, const GpuModel& g, bool vec) {
+inline GemmPlan plan_gemm(int M, int N, int K, const GpuModel& g, tutorial::VecOperands vec) {
   const GemmPlan step7 = step7_plan(M, N, K, g, vec);
   GemmPlan best = step7;
   double bestCost = step7.clocks;
@@ -345,10 +350,10 @@ inline void run_gemm_plan(const GemmPlan& p, const float* A, const float* B, flo
 // The plans of the last few shapes, per device: planning weighs a few hundred candidates, some
 // microseconds of host time that a program calling the same shape again need not pay twice.
 // (One host thread, as everywhere in this tutorial.)
-inline GemmPlan cached_plan(int M, int N, int K, bool vec) {
+inline GemmPlan cached_plan(int M, int N, int K, tutorial::VecOperands vec) {
   struct Entry {
     int M = 0, N = 0, K = 0, device = -1;
-    bool vec = true;
+    tutorial::VecOperands vec;
     GemmPlan plan;
   };
   static Entry entries[16];
@@ -356,7 +361,8 @@ inline GemmPlan cached_plan(int M, int N, int K, bool vec) {
   int device = 0;
   CUDA_CHECK(cudaGetDevice(&device));
   for (const Entry& e : entries)
-    if (e.M == M && e.N == N && e.K == K && e.device == device && e.vec == vec) return e.plan;
+    if (e.M == M && e.N == N && e.K == K && e.device == device && e.vec.a == vec.a &&
+        e.vec.bc == vec.bc) return e.plan;
   Entry& e = entries[next];
   next = (next + 1) % 16;
   e = {M, N, K, device, vec, plan_gemm(M, N, K, current_gpu_model(), vec)};
@@ -366,7 +372,7 @@ inline GemmPlan cached_plan(int M, int N, int K, bool vec) {
 // The chapter's final GEMM: the plan for this shape on this GPU.
 inline void launch_planned_gemm(const float* A, const float* B, float* C, int M, int N, int K) {
   tutorial::check_gemm_shape("planned_gemm", M, N, K);
-  const bool vec = tutorial::rows_are_16_byte_aligned(A, B, C, N, K);  // as the kernels decide
+  const tutorial::VecOperands vec = tutorial::vec_operands(A, B, C, N, K);  // as the kernels decide
   run_gemm_plan(cached_plan(M, N, K, vec), A, B, C, M, N, K);
 }
 

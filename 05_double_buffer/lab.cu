@@ -32,7 +32,7 @@ void forced(const float* A, const float* B, float* C, int M, int N, int K) {
     if (PATH == GemmPath::Thin) return int(p.thin) == WHICH;
     return true;
   };
-  const bool vec = tutorial::rows_are_16_byte_aligned(A, B, C, N, K);
+  const tutorial::VecOperands vec = tutorial::vec_operands(A, B, C, N, K);
   GemmPlan p = ch05::cheapest_plan(M, N, K, ch05::current_gpu_model(), vec, allowed);
   if (p.clocks < 0) throw tutorial::UnsupportedShape("lab: the plan does not consider this path here");
   p.slices = std::max(1, std::min(ch05::kMaxPlanSlices, p.slices * NUM / DEN));
@@ -50,7 +50,7 @@ void planned(const float* A, const float* B, float* C, int M, int N, int K) {
   if (!told) {
     std::fprintf(stderr, "lab-plan %d %d %d planned: %s\n", M, N, K,
                  describe(ch05::plan_gemm(M, N, K, ch05::current_gpu_model(),
-                                          tutorial::rows_are_16_byte_aligned(A, B, C, N, K)))
+                                          tutorial::vec_operands(A, B, C, N, K)))
                      .c_str());
     told = true;
   }

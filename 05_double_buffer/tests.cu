@@ -49,6 +49,9 @@ const std::vector<TestShape> kSliceShapes = {
     {1, 1, 1},   {3, 5, 7},    {5, 7, 100},  {1, 37, 1000}, {33, 1, 517},
     {8, 8, 2051}, {130, 68, 300}, {65, 129, 160}, {300, 260, 97}, {257, 385, 1000},
     {100, 100, 80},
+    // One operand 4 bytes wide, the other 16 (N % 4 != 0 with K % 4 == 0, and the reverse),
+    // several tiles each way: C's rows stored through shared memory (store_lane_tile_by_rows).
+    {200, 262, 96}, {131, 196, 67}, {257, 130, 2048},
     {1, 257, 2048}, {5, 300, 2051}};  // three tiles: stream-K on the CPU backend (two slots)
 
 const std::vector<GemmKernel> kSlicedKernels = {
@@ -169,7 +172,7 @@ TEST_CASE("thin_gemm's slices are summed the same way on every run", "[gpu][smal
 
 // Small shapes of steps 8 and 9 only, so that compute-sanitizer (memcheck, racecheck) finishes
 // quickly: every thin tile whole and sliced (sum_slices and sum_many_slices), the tiles with
-// more than 64 slices, the planned launcher.
+// more than 64 slices, the planned launcher, one operand 4 bytes wide.
 //   compute-sanitizer --tool racecheck build/bin/05_double_buffer_tests "[sanitize]"
 TEST_CASE("small shapes of the thin and planned paths for the sanitizers", "[gpu][sanitize]") {
   REQUIRE_GPU();
@@ -178,6 +181,13 @@ TEST_CASE("small shapes of the thin and planned paths for the sanitizers", "[gpu
   check_kernels_at({{"sliced 64x64 S=100", ch05::launch_sliced_gemm<64, 64, 16, 32, 32, 8, 4, 100>},
                     {"planned", ch05::launch_planned_gemm}},
                    {{3, 5, 1700}, {70, 33, 2000}, {130, 9, 300}});
+  // Each operand its own width (N or K alone off a multiple of 4; C by rows through shared
+  // memory), whole tiles, slices and stream-K.
+  check_kernels_at({{"sliced 128x128 S=2", ch05::launch_sliced_gemm<128, 128, 16, 32, 64, 8, 8, 2>},
+                    {"sliced 32x128 S=1", ch05::launch_sliced_gemm<32, 128, 16, 32, 32, 8, 4, 1>},
+                    {"stream-K 128x128 3 blocks",
+                     ch05::launch_stream_k_slots<128, 128, 16, 32, 64, 8, 8, 3>}},
+                   {{37, 66, 40}, {70, 36, 33}, {130, 258, 300}});
 }
 
 namespace {
@@ -450,7 +460,7 @@ TEST_CASE("the plan of step 9 leaves step 7's choice only for a gain beyond its 
   using ch05::GemmPath;
   for (const TestShape& s : random_shapes(300, 41, 16384, 6.9e10)) {
     INFO(s.M << "x" << s.N << "x" << s.K);
-    const bool vec = s.N % 4 == 0 && s.K % 4 == 0;
+    const tutorial::VecOperands vec{s.K % 4 == 0, s.N % 4 == 0};
     const ch05::GemmPlan p = ch05::plan_gemm(s.M, s.N, s.K, g, vec);
     const ch05::GemmPlan step7 = ch05::step7_plan(s.M, s.N, s.K, g, vec);
     REQUIRE(p.clocks > 0);
@@ -483,7 +493,7 @@ TEST_CASE("the plan of step 9 keeps step 7's choice where step 7 measured better
   for (const TestShape s : {TestShape{64, 64, 64}, {1000, 1000, 1000}, {1024, 1024, 1024},
                             {32, 4096, 4096}, {211, 819, 13043}, {42, 7022, 94}}) {
     INFO(s.M << "x" << s.N << "x" << s.K);
-    const bool vec = s.N % 4 == 0 && s.K % 4 == 0;  // as the launcher decides
+    const tutorial::VecOperands vec{s.K % 4 == 0, s.N % 4 == 0};  // as the launcher decides
     CHECK(ch05::same_plan(ch05::plan_gemm(s.M, s.N, s.K, g, vec),
                           ch05::step7_plan(s.M, s.N, s.K, g, vec)));
   }
@@ -494,18 +504,28 @@ TEST_CASE("the plan of step 9 keeps step 7's choice where step 7 measured better
   CHECK(p.tile == 0);
 }
 
-TEST_CASE("the plan of step 9 counts the 4-byte path's cost per tile", "[model]") {
-  // Measured on an H100 (NOTES.md, "The 4-byte path"): at 9941 x 370 x 71 and 3749 x 5934 x 105
-  // (N or K not a multiple of 4) 64 x 64 tiles made 94.2% and 87.9% of cuBLAS, step 7's 128 x
-  // 128 tiles 71.5% and 77.8%; at the aligned neighbours the 128 x 128 tiles were ahead.
+TEST_CASE("the plan of step 9 counts the 4-byte path's cost per operand", "[model]") {
+  // Measured on an H100 (NOTES.md, "Each operand its own width"): at 9940 x 369 x 73 (N and K
+  // both off a multiple of 4) step 7's 128 x 128 tiles made 113% of cuBLAS and 64 x 64 tiles
+  // about 84%; before A, B and C took their widths one by one and C was stored by rows, the 128 x
+  // 128 tile made 71.5% there (9941 x 370 x 71) and the plan moved it to 64 x 64 tiles.
   const ch05::GpuModel g{132, 128.0, 1524.0};
-  for (const TestShape s : {TestShape{9941, 370, 71}, {3749, 5934, 105}}) {
+  const ch05::GemmPlan both = ch05::plan_gemm(9940, 369, 73, g, tutorial::VecOperands(false));
+  CHECK((both.path == ch05::GemmPath::Tiles && both.tile == 0));
+  // No plan is estimated faster with an operand 4 bytes wide than with it 16, and one operand
+  // costs less than two.
+  for (const TestShape& s : random_shapes(100, 43, 16384, 6.9e10)) {
     INFO(s.M << "x" << s.N << "x" << s.K);
-    const ch05::GemmPlan scalar = ch05::plan_gemm(s.M, s.N, s.K, g, false);
-    CHECK(scalar.path == ch05::GemmPath::Tiles);
-    CHECK(scalar.tile == 1);
-    const ch05::GemmPlan vec = ch05::plan_gemm(s.M, s.N, s.K, g, true);
-    CHECK((vec.path == ch05::GemmPath::Tiles && vec.tile == 0));
+    const auto cheapest = [&](tutorial::VecOperands v) {
+      return ch05::cheapest_plan(s.M, s.N, s.K, g, v, [](const ch05::GemmPlan&) { return true; })
+          .clocks;
+    };
+    const double wide = cheapest({true, true}), aOnly = cheapest({false, true}),
+                 bcOnly = cheapest({true, false}), narrow = cheapest({false, false});
+    CHECK(wide <= aOnly);
+    CHECK(wide <= bcOnly);
+    CHECK(aOnly <= narrow);
+    CHECK(bcOnly <= narrow);
   }
   // thin_gemm loads 4 bytes either way: its estimate does not change.
   const auto thinOnly = [](const ch05::GemmPlan& p) { return p.path == ch05::GemmPath::Thin; };

@@ -61,4 +61,35 @@ void dispatch_vec(const float* A, const float* B, const float* C, int N, int K,
     launch_vec(std::false_type{});
 }
 
+// Each operand's own choice (chapter 05, step 6 on): A's rows are K floats long, B's and C's N.
+// With K % 4 == 0 A can be read 16 bytes at a time even when N % 4 != 0 (B and C 4 bytes at a
+// time), and the other way round: one odd dimension costs float4 to one side only.
+struct VecOperands {
+  bool a = true;   // A's loads
+  bool bc = true;  // B's loads and C's stores
+  constexpr VecOperands(bool both = true) : a(both), bc(both) {}
+  constexpr VecOperands(bool a_, bool bc_) : a(a_), bc(bc_) {}
+  constexpr bool both() const { return a && bc; }
+};
+
+inline VecOperands vec_operands(const float* A, const float* B, const float* C, int N, int K) {
+  auto aligned = [](const void* p) { return reinterpret_cast<uintptr_t>(p) % 16 == 0; };
+  return {K % 4 == 0 && aligned(A), N % 4 == 0 && aligned(B) && aligned(C)};
+}
+
+// dispatch_vec with one choice per operand: launch_vec(vecA, vecBC) with std::true_type or
+// std::false_type for each, from vec_operands().
+template <typename LaunchVec>
+void dispatch_vec_operands(const float* A, const float* B, const float* C, int N, int K,
+                           LaunchVec launch_vec) {
+  const VecOperands v = vec_operands(A, B, C, N, K);
+  if (v.a) {
+    if (v.bc) launch_vec(std::true_type{}, std::true_type{});
+    else      launch_vec(std::true_type{}, std::false_type{});
+  } else {
+    if (v.bc) launch_vec(std::false_type{}, std::true_type{});
+    else      launch_vec(std::false_type{}, std::false_type{});
+  }
+}
+
 }  // namespace tutorial
