@@ -10,7 +10,11 @@
 //     element: no atomics, so the result is the same bit for bit run after run;
 //   - launch_any_shape_gemm: picks the tile (128 x 128; 64 x 64 or 32 x 128 where the estimate
 //     says it is faster: small M or N, tiny problems) and the slice count S from M, N, K and the
-//     GPU's SM count, with the wave arithmetic of plan_any_shape below (README, part 4).
+//     GPU's SM count, with the wave arithmetic of plan_any_shape below (README, part 4);
+//   - each operand as wide as its rows allow: A's rows are K floats long, B's and C's N, so an
+//     odd K costs A its float4 loads and an odd N costs B and C theirs, not all three at once
+//     (tutorial::vec_operands); C's 4-byte stores go by rows through shared memory
+//     (store_lane_tile_by_rows). Measured: NOTES.md, "Each operand its own width".
 // Why it is faster: pipelined_gemm makes ceil(M/128) * ceil(N/128) blocks. The GPU runs
 // SMs x 2 of them at once (one wave: 264 on an H100); at 256 x 256 x 65536 that is 4 blocks,
 // each walking all of K, and 128 of the 132 SMs idle. Slicing K gives the idle SMs work.

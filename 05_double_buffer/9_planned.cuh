@@ -23,10 +23,10 @@
 // kind of departure (departure_margin).
 // The estimate knows the 4-byte path (N or K not a multiple of 4): each tile's FMA rate there,
 // per operand, measured against aligned neighbour shapes (kScalarA, kScalarBC).
-// What it still gets wrong: on two random draws nobody tuned on it made 94.8% and 94.0% of
-// cuBLAS as geometric means (step 7: 88.5%, 87.9%), worst 71.5% and 69.6%: mid-size problems
-// with N or K off a multiple of 4, whose 4-byte path still lags float4 (NOTES.md, "The 4-byte
-// path").
+// What it still gets wrong: on two random draws nobody tuned on it made 98.6% and 102.3% of
+// cuBLAS as geometric means (step 7: 96.6%, 98.6%), worst 79.1% and 75.8%: a few shapes with
+// N between 12 and 130, where a 64- or 128-wide tile computes mostly columns of nothing or
+// the estimate departs from step 7's choice and loses (NOTES.md, "Each operand its own width").
 #pragma once
 
 #include <algorithm>
