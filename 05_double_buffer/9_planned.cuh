@@ -147,6 +147,20 @@ inline TileChoice plan_tile(int t, tutorial::VecOperands vec) {
   return c;
 }
 
+// Step 6's 128 x 128 tile with an operand 4 bytes wide runs half-deep tiles (BK = 8), and its
+// fixed costs are smaller than the float4 tile's overheadK: in the lab it beat its own float4 run
+// 1.4-1.7x at small grids. 6 k's, a quarter, fitted among 24, 12, 6 and 0 on the lab's forced
+// runs and on the departures of three random draws (NOTES.md, "Each operand its own width").
+// Stream-K keeps BK = 16 on that path, and the float4 figure.
+constexpr double kHalfDeepOverheadK = 6.0;
+
+// Tile t as step 6's sliced_gemm runs it.
+inline TileChoice plan_sliced_tile(int t, tutorial::VecOperands vec) {
+  TileChoice c = plan_tile(t, vec);
+  if (t == 0 && !vec.both()) c.overheadK = kHalfDeepOverheadK;
+  return c;
+}
+
 // The part of the tiles' stores of C that other blocks' FMAs do not hide.
 inline double tile_store_clocks(int M, int N, const GpuModel& g) {
   return kTileStoreExposed * 4.0 * double(M) * N / g.dramBytesPerClock;
@@ -219,7 +233,7 @@ void for_each_plan(int M, int N, int K, const GpuModel& g, tutorial::VecOperands
   for (int t = 0; t < 3; ++t) {
     for_each_slice_count(K, kMaxPlanSlices, [&](int slices, int sliceK) {
       consider({GemmPath::Tiles, t, ThinShape::ShortK, slices,
-                tiles_clocks(M, N, K, g, plan_tile(t, vec), slices, sliceK)});
+                tiles_clocks(M, N, K, g, plan_sliced_tile(t, vec), slices, sliceK)});
     });
   }
   const long long tiles128 = (long long)tutorial::ceil_div(M, 128) * tutorial::ceil_div(N, 128);
@@ -265,7 +279,7 @@ inline GemmPlan step7_plan(int M, int N, int K, const GpuModel& g, tutorial::Vec
     return {GemmPath::StreamK, 0, ThinShape::ShortK, 1, stream_k_clocks(M, N, K, g, vec)};
   const AnyShapePlan a = plan_any_shape(M, N, K, g.sms, kAnyShapeTiles);
   return {GemmPath::Tiles, a.tile, ThinShape::ShortK, a.slices,
-          tiles_clocks(M, N, K, g, plan_tile(a.tile, vec), a.slices, a.sliceK)};
+          tiles_clocks(M, N, K, g, plan_sliced_tile(a.tile, vec), a.slices, a.sliceK)};
 }
 
 // How much faster than step 7's choice another plan must be estimated before plan_gemm takes
