@@ -23,10 +23,11 @@
 // kind of departure (departure_margin).
 // The estimate knows the 4-byte path (N or K not a multiple of 4): each tile's FMA rate there,
 // per operand, measured against aligned neighbour shapes (kScalarA, kScalarBC).
-// What it still gets wrong: on two random draws nobody tuned on it made 98.6% and 102.3% of
-// cuBLAS as geometric means (step 7: 96.6%, 98.6%), worst 79.1% and 75.8%: a few shapes with
-// N between 12 and 130, where a 64- or 128-wide tile computes mostly columns of nothing or
-// the estimate departs from step 7's choice and loses (NOTES.md, "Each operand its own width").
+// What it still gets wrong: on two random draws nobody tuned on it made 98.9% and 97.2% of
+// cuBLAS as geometric means (step 7: 98.2%, 96.7%), worst 71.9% and 72.3%: shapes whose N is a
+// little above a multiple of the tile's width (135, 141: two 128-wide tiles or three 64-wide
+// ones for 141 columns), and a few where the estimate departs from step 7's choice and loses
+// (NOTES.md, "Each operand its own width").
 #pragma once
 
 #include <algorithm>
