@@ -13,8 +13,9 @@
 //     GPU's SM count, with the wave arithmetic of plan_any_shape below (README, part 4);
 //   - each operand as wide as its rows allow: A's rows are K floats long, B's and C's N, so an
 //     odd K costs A its float4 loads and an odd N costs B and C theirs, not all three at once
-//     (tutorial::vec_operands); C's 4-byte stores go by rows through shared memory
-//     (store_lane_tile_by_rows). Measured: NOTES.md, "Each operand its own width".
+//     (tutorial::vec_operands); the tiles' 4-byte stores of C go by rows through shared memory
+//     (store_lane_tile_by_rows; step 7's fixup of split tiles still stores 4 bytes at a time).
+//     Measured: NOTES.md, "Each operand its own width".
 // Why it is faster: pipelined_gemm makes ceil(M/128) * ceil(N/128) blocks. The GPU runs
 // SMs x 2 of them at once (one wave: 264 on an H100); at 256 x 256 x 65536 that is 4 blocks,
 // each walking all of K, and 128 of the 132 SMs idle. Slicing K gives the idle SMs work.
@@ -192,7 +193,7 @@ struct AnyShapePlan {
 };
 
 constexpr int kMaxSlices = 64;
-constexpr int kSliceAlign = 16;  // BK of every float4 tile (the 4-byte 128 x 128 tile: BK / 2)
+constexpr int kSliceAlign = 16;  // BK of every tile (128 x 128 with a 4-byte operand: BK / 2)
 
 // The model's constants (step 9 measures its own set of the same quantities).
 struct SliceCosts {
@@ -319,13 +320,15 @@ void run_sliced_gemm(const float* A, const float* B, float* C, int M, int N, int
   const dim3 block(WarpLayout<BM, BN, WM, WN, TM, TN>::THREADS);
   const dim3 grid(tutorial::ceil_div(N, BN), tutorial::ceil_div(M, BM), slices);
   tutorial::dispatch_vec_operands(A, B, out, N, K, [&](auto vecA, auto vecBC) {
-    // Without float4 the 8 x 8 lanes take tiles half as deep (BK / 2): a thread's next tile is
-    // then 8 floats in 8 registers instead of 16, at the 128-register cap of two blocks per SM
-    // (our reading of why it pays: Nsight Compute saw 11% more instructions and 26% more cycles
-    // between a warp's instructions at BK = 16 than with float4). Measured (H100): 4093 x 4099 x 4097 96.0% -> 98.8% of cuBLAS (the
-    // listed sweeps); at 18 mid-size shapes the 128 x 128 tile better at 15, most by 1-3 points;
-    // the 8 x 4 lanes lost with it (9941 x 370 x 71: 94.2% -> 81.4%) and keep BK (NOTES.md, "The
-    // 4-byte path").
+    // With either operand 4 bytes wide the 8 x 8 lanes take tiles half as deep (BK / 2): a
+    // thread's next tile is then 8 floats in 8 registers instead of 16, at the 128-register cap
+    // of two blocks per SM (our reading of why it pays: Nsight Compute saw 11% more instructions
+    // and 26% more cycles between a warp's instructions at BK = 16 than with float4). Measured
+    // (H100), both operands 4 bytes wide: 4093 x 4099 x 4097 96.0% -> 98.8% of cuBLAS (the listed
+    // sweeps), the 128 x 128 tile better at 15 of 18 mid-size shapes; one operand: time ratios
+    // against float4 0.88 instead of 0.75 (N odd), 1.16 instead of 0.93 (K odd) at 20 shapes.
+    // The 8 x 4 lanes lost with it (9941 x 370 x 71: 94.2% -> 81.4%) and keep BK (NOTES.md, "The
+    // 4-byte path" and "Each operand its own width").
     constexpr bool VEC_A = decltype(vecA)::value, VEC_BC = decltype(vecBC)::value;
     constexpr int KT = (!VEC_A || !VEC_BC) && TM * TN == 64 ? BK / 2 : BK;
     tutorial::launch(sliced_gemm<BM, BN, KT, WM, WN, TM, TN, VEC_A, VEC_BC>, grid, block,

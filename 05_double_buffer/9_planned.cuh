@@ -95,10 +95,10 @@ constexpr TileChoice kPlanTiles[3] = {
 // B where N % 4 != 0, and then C is stored by rows through shared memory), and where both are,
 // the two fractions multiply. Measured on an H100 at 21 shapes whose N and K are multiples of 4
 // against the same shapes with K + 1, N + 1 and both (NOTES.md, "Each operand its own width"):
-// geometric means of the time ratios in one slice, at the shapes where the tile with float4
-// reached 85% of cuBLAS or more (7 for 128 x 128, 16 for the others). The products match the
-// ratios measured with both 4 bytes wide (0.90, 0.87, 0.84) within 0.02. thin_gemm loads one
-// float at a time either way.
+// geometric means of the time ratios, each tile at the plan's slice count for it, at the shapes
+// where the tile with float4 reached 85% of cuBLAS or more (7 for 128 x 128, 16 for the others).
+// The products match the ratios measured with both 4 bytes wide (0.90, 0.87, 0.84) within
+// 0.025. thin_gemm loads one float at a time either way.
 constexpr double kScalarA[3] = {0.97, 0.94, 0.95};
 constexpr double kScalarBC[3] = {0.95, 0.92, 0.87};
 constexpr double kPlanBlockClocks = 2100.0;   // a round of blocks' start, beyond overheadK
@@ -150,9 +150,9 @@ inline TileChoice plan_tile(int t, tutorial::VecOperands vec) {
 
 // Step 6's 128 x 128 tile with an operand 4 bytes wide runs half-deep tiles (BK = 8), and its
 // fixed costs are smaller than the float4 tile's overheadK: in the lab it beat its own float4 run
-// 1.4-1.7x at small grids. 6 k's, a quarter, fitted among 24, 12, 6 and 0 on the lab's forced
-// runs and on the departures of three random draws (NOTES.md, "Each operand its own width").
-// Stream-K keeps BK = 16 on that path, and the float4 figure.
+// 1.4-1.75x at small grids. 6 k's, a quarter, chosen among 24, 12, 6 and 0 on the departures of
+// two random draws (the lab's forced runs favoured 0, which gave back a measured gain of those
+// draws; NOTES.md, "Each operand its own width"). Stream-K keeps BK = 16 there, and 24.
 constexpr double kHalfDeepOverheadK = 6.0;
 
 // Tile t as step 6's sliced_gemm runs it.
@@ -387,7 +387,9 @@ inline GemmPlan cached_plan(int M, int N, int K, tutorial::VecOperands vec) {
 // The chapter's final GEMM: the plan for this shape on this GPU.
 inline void launch_planned_gemm(const float* A, const float* B, float* C, int M, int N, int K) {
   tutorial::check_gemm_shape("planned_gemm", M, N, K);
-  const tutorial::VecOperands vec = tutorial::vec_operands(A, B, C, N, K);  // as the kernels decide
+  // As the kernels decide, but for one case: with C alone off 16 bytes, a plan with slices stores
+  // float4 partials, while the estimate charged B and C's 4-byte cost.
+  const tutorial::VecOperands vec = tutorial::vec_operands(A, B, C, N, K);
   run_gemm_plan(cached_plan(M, N, K, vec), A, B, C, M, N, K);
 }
 

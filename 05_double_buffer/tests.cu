@@ -39,6 +39,22 @@ TEST_CASE("launchers fall back to 4-byte accesses for unaligned pointers", "[gpu
   check_unaligned_pointers(ch05::chapter_kernels());
 }
 
+TEST_CASE("each operand falls back to 4-byte accesses on its own", "[gpu]") {
+  REQUIRE_GPU();
+  // One pointer off 16 bytes at a time (A alone: A 4 bytes wide; B or C alone: B and C), whole
+  // tiles, slices (C alone: the partials stay float4) and stream-K with whole and split tiles.
+  const std::vector<GemmKernel> kernels = {
+      {"sliced 128x128 S=1", ch05::launch_sliced_gemm<128, 128, 16, 32, 64, 8, 8, 1>},
+      {"sliced 64x64 S=3", ch05::launch_sliced_gemm<64, 64, 16, 32, 32, 8, 4, 3>},
+      {"sliced 32x128 S=1", ch05::launch_sliced_gemm<32, 128, 16, 32, 32, 8, 4, 1>},
+      {"stream-K 128x128 3 blocks", ch05::launch_stream_k_slots<128, 128, 16, 32, 64, 8, 8, 3>},
+      {"planned", ch05::launch_planned_gemm}};
+  for (const int which : {0, 1, 2}) {
+    INFO("offset operand " << "ABC"[which]);
+    check_unaligned_pointers(kernels, which == 0, which == 1, which == 2, 260, 136, 48);
+  }
+}
+
 // Split-K (6_any_shape.cuh): fixed slice counts on both tiles, at shapes that make the slices
 // uneven (K = 100 in 3 slices: 48 + 48 + 4), ask for more slices than K has (K = 7), put
 // one row or column in C, and a long K with a tiny C; plus the dispatcher at long K; and
@@ -408,8 +424,11 @@ TEST_CASE("the plan of step 9 on a 132-SM GPU (H100): a path for each family", "
   CHECK(g.dramBytesPerClock == Approx(1524.0).epsilon(0.01));
   using ch05::GemmPath;
   using ch05::ThinShape;
-  // (cudaMalloc'd pointers: float4 wherever N and K are multiples of 4, as the launcher decides.)
-  auto plan = [&](int M, int N, int K) { return ch05::plan_gemm(M, N, K, g, N % 4 == 0 && K % 4 == 0); };
+  // (cudaMalloc'd pointers: A float4 where K is a multiple of 4, B and C where N is, as the
+  // launcher decides.)
+  auto plan = [&](int M, int N, int K) {
+    return ch05::plan_gemm(M, N, K, g, tutorial::VecOperands{K % 4 == 0, N % 4 == 0});
+  };
   // Large problems with a partial last wave: stream-K (the final launcher of step 7 there).
   for (const TestShape s : {TestShape{4096, 4096, 4096}, {8192, 8192, 8192}, {3072, 3072, 3072},
                             {2048, 11008, 4096}}) {
@@ -507,8 +526,8 @@ TEST_CASE("the plan of step 9 keeps step 7's choice where step 7 measured better
 TEST_CASE("the plan of step 9 counts the 4-byte path's cost per operand", "[model]") {
   // Measured on an H100 (NOTES.md, "Each operand its own width"): at 9940 x 369 x 73 (N and K
   // both off a multiple of 4) step 7's 128 x 128 tiles made 113% of cuBLAS and 64 x 64 tiles
-  // about 84%; before A, B and C took their widths one by one and C was stored by rows, the 128 x
-  // 128 tile made 71.5% there (9941 x 370 x 71) and the plan moved it to 64 x 64 tiles.
+  // 105%; before A, B and C took their widths one by one and C was stored by rows, the 128 x 128
+  // tile made 71.5% at 9941 x 370 x 71 and the plan moved that shape to 64 x 64 tiles.
   const ch05::GpuModel g{132, 128.0, 1524.0};
   const ch05::GemmPlan both = ch05::plan_gemm(9940, 369, 73, g, tutorial::VecOperands(false));
   CHECK((both.path == ch05::GemmPath::Tiles && both.tile == 0));

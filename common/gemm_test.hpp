@@ -154,26 +154,31 @@ inline void check_kernels_at(const std::vector<GemmKernel>& kernels,
 // Rows whose lengths are multiples of 16 bytes but base pointers one float past a 16-byte
 // boundary: a launcher must fall back to 4-byte accesses rather than issue misaligned float4
 // loads (which fault). Each kernel is compared with cuBLAS on the same offset operands.
-inline void check_unaligned_pointers(const std::vector<GemmKernel>& kernels) {
-  const int M = 70, N = 68, K = 36;
+// offA, offB, offC: each operand's offset in floats (0 or 1: one operand at a time checks
+// launchers that choose each operand's width on its own, chapter 05 from step 6 on).
+inline void check_unaligned_pointers(const std::vector<GemmKernel>& kernels, int offA = 1,
+                                     int offB = 1, int offC = 1, int M = 70, int N = 68,
+                                     int K = 36) {
   GemmProblem p(M, N, K, 11);
   DeviceBuffer<float> A(size_t(M) * K + 1), B(size_t(K) * N + 1), C(size_t(M) * N + 1),
       ref(size_t(M) * N + 1);
-  copy_to_device(A.data() + 1, p.A.data(), size_t(M) * K * sizeof(float));
-  copy_to_device(B.data() + 1, p.B.data(), size_t(K) * N * sizeof(float));
+  copy_to_device(A.data() + offA, p.A.data(), size_t(M) * K * sizeof(float));
+  copy_to_device(B.data() + offB, p.B.data(), size_t(K) * N * sizeof(float));
   CublasHandle handle;
-  cublas_sgemm(handle.get(), A.data() + 1, B.data() + 1, ref.data() + 1, M, N, K);
+  cublas_sgemm(handle.get(), A.data() + offA, B.data() + offB, ref.data() + 1, M, N, K);
   const std::vector<float> want = ref.download();
   KernelsThatDoNotFit unfit;
   for (const GemmKernel& kernel : kernels) {
     INFO(kernel.name);
     C.poison();
     const bool fits = unfit.run(
-        kernel.name, [&] { kernel.launch(A.data() + 1, B.data() + 1, C.data() + 1, M, N, K); });
+        kernel.name,
+        [&] { kernel.launch(A.data() + offA, B.data() + offB, C.data() + offC, M, N, K); });
     if (!fits) continue;
     device_synchronize();
     const std::vector<float> got = C.download();
-    const CompareResult r = compare(got.data() + 1, want.data() + 1, M, N, Tolerance::for_gemm(K));
+    const CompareResult r =
+        compare(got.data() + offC, want.data() + 1, M, N, Tolerance::for_gemm(K));
     INFO(r.summary());
     CHECK(r.ok());
   }

@@ -2,6 +2,7 @@
 // (chapter 04's vectorized_gemm and everything after it). A kernel takes VEC as a template
 // parameter and its launcher picks VEC = true only when rows_are_16_byte_aligned(): the
 // same kernel source then serves every shape, with 4-byte accesses where 16 are not allowed.
+// From chapter 05's step 6 on, A's width and B's and C's are chosen apart (vec_operands).
 #pragma once
 
 #include <cstdint>
