@@ -1,11 +1,12 @@
 // Chapter 05, step 9: planned_gemm, one plan for every shape.
 //
-// What changed since step 8: nothing in the kernels. Steps 6 and 7 chose between their own
+// What changed since step 8: one tile more, and no other kernel. Steps 6 and 7 chose between their own
 // paths with rules drawn from a list of 24 shapes (split-K below one wave of 128 x 128 tiles,
 // stream-K from K = 1536 on); step 8 added a kernel for the shapes whose time is memory. Here
 // one model estimates, for every path the chapter has, how long the busiest SM works, in its
 // clock cycles:
-//   - tiles (step 6): 128 x 128, 64 x 64 or 32 x 128 tiles, K in 1 to 1,024 slices;
+//   - tiles (step 6): 128 x 128, 64 x 64 or 32 x 128 tiles, and this step's 128 x 32 (step 6's
+//     32 x 128 on its side, for N a little above a multiple of 64 or 128), K in 1 to 1,024 slices;
 //   - stream-K (step 7): whole 128 x 128 tiles, the last partial wave shared by k-iterations,
 //     at any K where the estimate says it pays (step 7: from K = 1536 on);
 //   - thin (step 8): its five tiles where the thin side fits one tile, K in 1 to 1,024 slices.
@@ -76,7 +77,7 @@ enum class GemmPath { Tiles, StreamK, Thin };
 
 struct GemmPlan {
   GemmPath path = GemmPath::Tiles;
-  int tile = 0;                        // Tiles: index into kPlanTiles
+  int tile = 0;                        // Tiles: index into kPlanTiles (3: 128 x 32)
   ThinShape thin = ThinShape::ShortK;  // Thin: the tile
   int slices = 1;                      // Tiles and Thin: S (1: straight to C)
   double clocks = 0;                   // the estimate: clocks of the busiest SM
@@ -85,11 +86,21 @@ struct GemmPlan {
 // Step 6's tiles with measured rates: the 64 x 64 and 32 x 128 lanes' 8 x 4 outputs reach 0.84
 // of the 128 x 128 tile's FMA rate on large problems; a 128 x 128 block's first loads cost
 // about 24 k's worth of its FMAs (the 64 x 64 blocks, five to an SM, hide theirs behind each
-// other's).
-constexpr TileChoice kPlanTiles[3] = {
+// other's). The 128 x 32 tile reached 0.76 of the 128 x 128 tile's rate at the three large
+// aligned shapes of its lab run (4092 x 4100 x 4096, 8192 x 1024 x 1024, 8192 x 256 x 2048;
+// NOTES.md, "A tile for N just above a multiple"): its 128-row A tile is stored transposed into
+// shared memory, four times the 32 x 128 tile's.
+// The fourth is this step's own: step 6's 32 x 128 tile turned on its side, 128 x 32 (the same
+// 4 warps of 32 x 32, stacked), for N a little above a multiple of 64 or 128, where the wider
+// tiles compute mostly nothing in their last column of blocks (N = 135: 256 columns computed
+// with 128 x 128 tiles, 192 with 64 x 64, 160 with 128 x 32).
+using TallTile = WarpLayout<128, 32, 32, 32, 8, 4>;
+constexpr int kPlanTileCount = 4;
+constexpr TileChoice kPlanTiles[kPlanTileCount] = {
     {128, 128, BigTile::THREADS / 32, BigTile::MIN_BLOCKS, 1.0, 24.0},
     {64, 64, SmallTile::THREADS / 32, SmallTile::MIN_BLOCKS, 0.84, 0.0},
-    {32, 128, SkinnyTile::THREADS / 32, SkinnyTile::MIN_BLOCKS, 0.84, 0.0}};
+    {32, 128, SkinnyTile::THREADS / 32, SkinnyTile::MIN_BLOCKS, 0.84, 0.0},
+    {128, 32, TallTile::THREADS / 32, TallTile::MIN_BLOCKS, 0.76, 0.0}};
 // Without float4 the tiles load one float at a time and reach a fraction of their FMA rate with
 // float4. Each operand counts on its own (step 6: A is read 4 bytes at a time where K % 4 != 0,
 // B where N % 4 != 0, and then C is stored by rows through shared memory), and where both are,
@@ -98,9 +109,11 @@ constexpr TileChoice kPlanTiles[3] = {
 // geometric means of the time ratios, each tile at the plan's slice count for it, at the shapes
 // where the tile with float4 reached 85% of cuBLAS or more (7 for 128 x 128, 16 for the others).
 // The products match the ratios measured with both 4 bytes wide (0.90, 0.87, 0.84) within
-// 0.025. thin_gemm loads one float at a time either way.
-constexpr double kScalarA[3] = {0.97, 0.94, 0.95};
-constexpr double kScalarBC[3] = {0.95, 0.92, 0.87};
+// 0.025. The 128 x 32 tile's pair was measured the same way in its own lab run (22 shapes where
+// it reached 85%), and mirrors the 32 x 128 tile's: its big operand tile is A's.
+// thin_gemm loads one float at a time either way.
+constexpr double kScalarA[kPlanTileCount] = {0.97, 0.94, 0.95, 0.91};
+constexpr double kScalarBC[kPlanTileCount] = {0.95, 0.92, 0.87, 0.96};
 constexpr double kPlanBlockClocks = 2100.0;   // a round of blocks' start, beyond overheadK
 constexpr double kPlanBusyWarps = 14.0;       // warps per SM that hide the latencies
 constexpr double kPlanLaunchClocks = 10000.0; // the sum's launch and the partials' round trip
@@ -231,7 +244,11 @@ void for_each_plan(int M, int N, int K, const GpuModel& g, tutorial::VecOperands
     if (p.slices > 1 && 4.0 * p.slices * double(M) * N > kMaxWorkspaceBytes) return;
     visit(p);
   };
-  for (int t = 0; t < 3; ++t) {
+  for (int t = 0; t < kPlanTileCount; ++t) {
+    // The 128 x 32 tile where M fills at least one of its rows of blocks: below, the estimate's
+    // DRAM term (which counts blocks, not the bytes each loads) favours its twice as many blocks
+    // over the 64 x 64 tile's, though they compute twice as many rows of nothing.
+    if (t == 3 && M < kPlanTiles[3].bm) continue;
     for_each_slice_count(K, kMaxPlanSlices, [&](int slices, int sliceK) {
       consider({GemmPath::Tiles, t, ThinShape::ShortK, slices,
                 tiles_clocks(M, N, K, g, plan_sliced_tile(t, vec), slices, sliceK)});
@@ -356,8 +373,11 @@ inline void run_gemm_plan(const GemmPlan& p, const float* A, const float* B, flo
         case ThinShape::SmallN16: run_thin_gemm<ThinShape::SmallN16>(A, B, C, M, N, K, p.slices); return;
       }
       return;
-    case GemmPath::Tiles:  // kPlanTiles are kAnyShapeTiles, measured
-      run_sliced_tile(p.tile, A, B, C, M, N, K, p.slices);
+    case GemmPath::Tiles:  // kPlanTiles: kAnyShapeTiles, measured, and the 128 x 32 tile
+      if (p.tile == 3)
+        run_sliced_gemm<128, 32, 16, 32, 32, 8, 4>(A, B, C, M, N, K, p.slices);
+      else
+        run_sliced_tile(p.tile, A, B, C, M, N, K, p.slices);
       return;
   }
 }
