@@ -175,20 +175,30 @@ inline TileChoice plan_sliced_tile(int t, tutorial::VecOperands vec) {
   return c;
 }
 
+// How long a load waits on DRAM under load, in SM clocks (about 1 us on an H100): by Little's
+// law the whole GPU needs DRAM bytes per clock x this many bytes in flight for the full rate.
+constexpr double kDramLatencyClocks = 2000.0;
+
 // The part of the tiles' stores of C that other blocks' FMAs do not hide.
 inline double tile_store_clocks(int M, int N, const GpuModel& g) {
   return kTileStoreExposed * 4.0 * double(M) * N / g.dramBytesPerClock;
 }
 
-// The tiles path: step 6's estimate with the costs above, or the tiles' DRAM roof (less while
-// the blocks cannot fill every SM), plus their stores.
+// The tiles path: step 6's estimate with the costs above, or the tiles' DRAM roof, plus their
+// stores. The roof is lower while the resident blocks keep too few bytes in flight: each has one
+// stage of its tiles loading, BK x (BM + BN) floats, fewer where M or N is smaller than the tile
+// (the rows and columns past them are not loaded). Round four counted blocks against the tile's
+// own slots instead, which called a 64 x 64 grid slower than a 128 x 32 grid of the same bytes
+// (NOTES.md, "A tile for N just above a multiple").
 inline double tiles_clocks(int M, int N, int K, const GpuModel& g, const TileChoice& c,
                            int slices, int sliceK) {
   const SliceCosts costs = {kPlanBlockClocks, kPlanBusyWarps, g.dramBytesPerClock,
                             kPlanLaunchClocks};
   const double blocks =
       double(tutorial::ceil_div(M, c.bm)) * tutorial::ceil_div(N, c.bn) * slices;
-  const double fill = std::min(1.0, blocks / (double(g.sms) * c.blocks_per_sm));
+  const double resident = std::min(blocks, double(g.sms) * c.blocks_per_sm);
+  const double stage = kSliceAlign * 4.0 * (std::min(c.bn, N) + std::min(c.bm, M));
+  const double fill = std::min(1.0, resident * stage / (g.dramBytesPerClock * kDramLatencyClocks));
   return std::max(sliced_clocks(M, N, g.sms, c, slices, sliceK, costs),
                   compulsory_bytes(M, N, K) / (g.dramBytesPerClock * kTileDramEfficiency * fill)) +
          tile_store_clocks(M, N, g);
