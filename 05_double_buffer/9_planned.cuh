@@ -24,11 +24,14 @@
 // kind of departure (departure_margin).
 // The estimate knows the 4-byte path (N or K not a multiple of 4): each tile's FMA rate there,
 // per operand, measured against aligned neighbour shapes (kScalarA, kScalarBC).
-// What it still gets wrong: on two random draws nobody tuned on it made 98.9% and 97.2% of
-// cuBLAS as geometric means (step 7: 98.2%, 96.7%), worst 71.9% and 72.3%: shapes whose N is a
-// little above a multiple of the tile's width (135, 141: two 128-wide tiles or three 64-wide
-// ones for 141 columns), and a few where the estimate departs from step 7's choice and loses
-// (NOTES.md, "Each operand its own width").
+// What it still gets wrong: on two random draws nobody tuned on it made 102.2% and 100.1% of
+// cuBLAS as geometric means (step 7: 99.3%, 97.6%), worst 64.0% and 74.8%. At 166 x 15608 x 3501
+// it leaves step 7's 128 x 128 tiles (76.9%) for 32 x 128 tiles and loses: 732 blocks, 6 on the
+// busiest SM where 5 fit at once (our reading: the sixth runs alone; an estimate that charged
+// such a last round at its own warps' rate lost on 26 tuning shapes). At 1485 x 690 x 494 both
+// operands are 4 bytes wide and step 7's 64 x 64 tiles make 76.0%. The 128 x 32 tile is taken
+// at few shapes (10 of 600 random ones): near the margins its estimate errs both ways (NOTES.md,
+// "A tile for N just above a multiple").
 #pragma once
 
 #include <algorithm>
