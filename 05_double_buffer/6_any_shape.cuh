@@ -28,6 +28,7 @@
 #pragma once
 
 #include <algorithm>
+#include <stdexcept>
 #include <string>
 
 // Step 5 and what it includes: product_over_k, the warp tile, the launch and shape checks.
@@ -132,6 +133,18 @@ __device__ __forceinline__ void store_lane_tile_by_rows(float* __restrict__ C, i
     }
 }
 
+// A block's tile of C from its lanes' registers: float4 stores where C's rows start on 16 bytes
+// (VEC_BC), else by rows through shared memory (above). Steps 6 and 7 store C this way.
+template <int BM, int BN, int BK, int WM, int WN, int TM, int TN, bool VEC_BC>
+__device__ __forceinline__ void store_c_tile(float* __restrict__ C, int M, int N, int blockRow,
+                                             int blockCol, const float (&regC)[TM][TN]) {
+  if (VEC_BC)
+    store_lane_tile<TM, TN, true>(C, M, N, blockRow, blockCol,
+                                  WarpLayout<BM, BN, WM, WN, TM, TN>(), regC);
+  else
+    store_lane_tile_by_rows<BM, BN, BK, WM, WN, TM, TN>(C, M, N, blockRow, blockCol, regC);
+}
+
 // pipelined_gemm over one slice of K: k in [k0, k0 + Ks), k0 = blockIdx.z * sliceK, with
 // Ks = min(sliceK, K - k0) (the last slice may be shorter). Its partial product goes to
 // C + blockIdx.z * M * N. VEC_A: A's rows (K floats) are read 16 bytes at a time; VEC_BC: B's
@@ -149,12 +162,8 @@ __global__ void __launch_bounds__(WarpLayout<BM, BN, WM, WN, TM, TN>::THREADS,
   product_over_k<BM, BN, BK, WM, WN, TM, TN, VEC_A, VEC_BC>(A, B, M, N, K, k0, Ks, blockRow,
                                                             blockCol, regC);
   // (S, M, N): this slice's partial product.
-  float* out = C + size_t(blockIdx.z) * M * N;
-  if (VEC_BC)
-    store_lane_tile<TM, TN, true>(out, M, N, blockRow, blockCol,
-                                  WarpLayout<BM, BN, WM, WN, TM, TN>(), regC);
-  else
-    store_lane_tile_by_rows<BM, BN, BK, WM, WN, TM, TN>(out, M, N, blockRow, blockCol, regC);
+  store_c_tile<BM, BN, BK, WM, WN, TM, TN, VEC_BC>(C + size_t(blockIdx.z) * M * N, M, N,
+                                                   blockRow, blockCol, regC);
 }
 
 // ---------------------------------------------------------------------------------------
@@ -351,8 +360,11 @@ inline void run_sliced_tile(int tile, const float* A, const float* B, float* C, 
     run_sliced_gemm<128, 128, 16, 32, 64, 8, 8>(A, B, C, M, N, K, slices);
   else if (tile == 1)
     run_sliced_gemm<64, 64, 16, 32, 32, 8, 4>(A, B, C, M, N, K, slices);
-  else
+  else if (tile == 2)
     run_sliced_gemm<32, 128, 16, 32, 32, 8, 4>(A, B, C, M, N, K, slices);
+  else
+    throw std::invalid_argument("run_sliced_tile: tile " + std::to_string(tile) +
+                                " is not one of kAnyShapeTiles (0, 1, 2)");
 }
 
 inline int sm_count() {

@@ -76,10 +76,7 @@ __global__ void __launch_bounds__(WarpLayout<BM, BN, WM, WN, TM, TN>::THREADS,
     product_over_k<BM, BN, BK, WM, WN, TM, TN, VEC_A, VEC_BC>(A, B, M, N, K, k0, Ks, blockRow,
                                                               blockCol, regC);
     if (kb == 0 && ke == plan.kIters) {  // a whole tile: nothing to add up
-      if (VEC_BC)
-        store_lane_tile<TM, TN, true>(C, M, N, blockRow, blockCol, Layout(), regC);
-      else
-        store_lane_tile_by_rows<BM, BN, BK, WM, WN, TM, TN>(C, M, N, blockRow, blockCol, regC);
+      store_c_tile<BM, BN, BK, WM, WN, TM, TN, VEC_BC>(C, M, N, blockRow, blockCol, regC);
     } else {  // a partial segment (b >= 0): the block's first (slot 2b) or last (2b + 1)
       float* slot = partials + (2 * size_t(b) + (firstSegment ? 0 : 1)) * BM * BN;
       store_lane_tile<TM, TN, true>(slot, BM, BN, 0, 0, Layout(), regC);

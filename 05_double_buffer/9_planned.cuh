@@ -1,12 +1,12 @@
 // Chapter 05, step 9: planned_gemm, one plan for every shape.
 //
-// What changed since step 8: one tile more, and no other kernel. Steps 6 and 7 chose between their own
-// paths with rules drawn from a list of 24 shapes (split-K below one wave of 128 x 128 tiles,
-// stream-K from K = 1536 on); step 8 added a kernel for the shapes whose time is memory. Here
-// one model estimates, for every path the chapter has, how long the busiest SM works, in its
-// clock cycles:
+// What changed since step 8: no new kernel, one more tile for step 6's. Steps 6 and 7 chose
+// between their own paths with rules drawn from a list of 24 shapes (split-K below one wave of
+// 128 x 128 tiles, stream-K from K = 1536 on); step 8 added a kernel for the shapes whose time
+// is memory. Here one model estimates, for every path the chapter has, how long the busiest SM
+// works, in its clock cycles:
 //   - tiles (step 6): 128 x 128, 64 x 64 or 32 x 128 tiles, and this step's 128 x 32 (step 6's
-//     32 x 128 on its side, for N a little above a multiple of 64 or 128), K in 1 to 1,024 slices;
+//     32 x 128 on its side, for a small N), K in 1 to 1,024 slices;
 //   - stream-K (step 7): whole 128 x 128 tiles, the last partial wave shared by k-iterations,
 //     at any K where the estimate says it pays (step 7: from K = 1536 on);
 //   - thin (step 8): its five tiles where the thin side fits one tile, K in 1 to 1,024 slices.
@@ -25,13 +25,15 @@
 // The estimate knows the 4-byte path (N or K not a multiple of 4): each tile's FMA rate there,
 // per operand, measured against aligned neighbour shapes (kScalarA, kScalarBC).
 // What it still gets wrong: on two random draws nobody tuned on it made 102.2% and 100.1% of
-// cuBLAS as geometric means (step 7: 99.3%, 97.6%), worst 64.0% and 74.8%. At 166 x 15608 x 3501
+// cuBLAS as geometric means (step 7: 99.3%, 97.6%; round four's plan 100.2% and 100.2%, and
+// 100.6% on the first draw without 11118 x 371 x 8, where cuBLAS ran 42% slower than beside round
+// four's), worst 64.0% and 74.8%. At 166 x 15608 x 3501
 // it leaves step 7's 128 x 128 tiles (76.9%) for 32 x 128 tiles and loses: 732 blocks, 6 on the
 // busiest SM where 5 fit at once (our reading: the sixth runs alone; an estimate that charged
 // such a last round at its own warps' rate lost on 26 tuning shapes). At 1485 x 690 x 494 both
 // operands are 4 bytes wide and step 7's 64 x 64 tiles make 76.0%. The 128 x 32 tile is taken
-// at few shapes (10 of 600 random ones): near the margins its estimate errs both ways (NOTES.md,
-// "A tile for N just above a multiple").
+// at few shapes (41 of 600 random ones, all but 2 with N <= 32): near the margins its estimate
+// errs both ways (NOTES.md, "A tile for N just above a multiple").
 #pragma once
 
 #include <algorithm>
@@ -91,12 +93,15 @@ struct GemmPlan {
 // about 24 k's worth of its FMAs (the 64 x 64 blocks, five to an SM, hide theirs behind each
 // other's). The 128 x 32 tile reached 0.76 of the 128 x 128 tile's rate at the three large
 // aligned shapes of its lab run (4092 x 4100 x 4096, 8192 x 1024 x 1024, 8192 x 256 x 2048;
-// NOTES.md, "A tile for N just above a multiple"): its 128-row A tile is stored transposed into
-// shared memory, four times the 32 x 128 tile's.
+// NOTES.md, "A tile for N just above a multiple"). Why it trails the 32 x 128 tile (0.80-0.83
+// there) was not profiled; its 128-row A tile, stored transposed into shared memory, is our
+// guess.
 // The fourth is this step's own: step 6's 32 x 128 tile turned on its side, 128 x 32 (the same
-// 4 warps of 32 x 32, stacked), for N a little above a multiple of 64 or 128, where the wider
-// tiles compute mostly nothing in their last column of blocks (N = 135: 256 columns computed
-// with 128 x 128 tiles, 192 with 64 x 64, 160 with 128 x 32).
+// 4 warps of 32 x 32, stacked), for an N the wider tiles fill badly: N = 12 computes 64 columns
+// with 64 x 64 tiles and 32 with 128 x 32; N = 135 256 with 128 x 128 tiles, 192 with 64 x 64,
+// 160 with 128 x 32. The plan takes it mostly at N <= 32 (39 of the 41 of 600 random shapes where
+// it does); at N = 81 to 141 it measured faster than the plan's choice at mid K, by less than
+// its estimate's error (NOTES.md). run_gemm_plan launches it with these numbers.
 using TallTile = WarpLayout<128, 32, 32, 32, 8, 4>;
 constexpr int kPlanTileCount = 4;
 constexpr TileChoice kPlanTiles[kPlanTileCount] = {
@@ -113,15 +118,16 @@ constexpr TileChoice kPlanTiles[kPlanTileCount] = {
 // where the tile with float4 reached 85% of cuBLAS or more (7 for 128 x 128, 16 for the others).
 // The products match the ratios measured with both 4 bytes wide (0.90, 0.87, 0.84) within
 // 0.025. The 128 x 32 tile's pair was measured the same way in its own lab run (22 shapes where
-// it reached 85%), and mirrors the 32 x 128 tile's: its big operand tile is A's.
+// it reached 85%), and mirrors the 32 x 128 tile's: its big operand tile is A's (product 0.874,
+// both measured 0.848).
 // thin_gemm loads one float at a time either way.
 constexpr double kScalarA[kPlanTileCount] = {0.97, 0.94, 0.95, 0.91};
 constexpr double kScalarBC[kPlanTileCount] = {0.95, 0.92, 0.87, 0.96};
 constexpr double kPlanBlockClocks = 2100.0;   // a round of blocks' start, beyond overheadK
 constexpr double kPlanBusyWarps = 14.0;       // warps per SM that hide the latencies
 constexpr double kPlanLaunchClocks = 10000.0; // the sum's launch and the partials' round trip
-// Fractions of the DRAM rate the tiles reach where their compulsory bytes bind (with every SM's
-// blocks resident; fewer blocks, proportionally less), and thin_gemm streaming its big matrix;
+// Fractions of the DRAM rate the tiles reach where their compulsory bytes bind (with enough bytes
+// in flight; fewer, proportionally less: tiles_clocks), and thin_gemm streaming its big matrix;
 // of the FMA rate thin_gemm reaches, per tile (its 16-wide tiles spend a shared-memory load on
 // every 2 or 4 FMAs).
 constexpr double kTileDramEfficiency = 0.6;
@@ -191,7 +197,8 @@ inline double tile_store_clocks(int M, int N, const GpuModel& g) {
 // stores. The roof is lower while the resident blocks keep too few bytes in flight: each has one
 // stage of its tiles loading, BK x (BM + BN) floats, fewer where M or N is smaller than the tile
 // (the rows and columns past them are not loaded). Round four counted blocks against the tile's
-// own slots instead, which called a 64 x 64 grid slower than a 128 x 32 grid of the same bytes
+// own slots instead: at 14321 x 81 x 169, 336 blocks of 128 x 32 counted 0.51 full and 448 of
+// 64 x 64 0.68, though each 128 x 32 block loads 160 floats per k and a 64 x 64 one 128
 // (NOTES.md, "A tile for N just above a multiple").
 inline double tiles_clocks(int M, int N, int K, const GpuModel& g, const TileChoice& c,
                            int slices, int sliceK) {
@@ -247,7 +254,7 @@ double thin_clocks(int M, int N, int K, const GpuModel& g, int slices, int slice
 }
 
 // Every plan the chapter has for M x N x K on GPU g, with its estimate, one call of visit each:
-// the three tiles and stream-K, then the thin tiles where the thin side fits one tile (K <= 64
+// the four tiles and stream-K, then the thin tiles where the thin side fits one tile (K <= 64
 // for the short-K tile; M or N <= 4 or <= 16: forced at a thin side of 17 to 64, the 16-wide
 // tiles lost to step 7's choice at 11 of 13 shapes, NOTES.md). Plans whose partials would
 // outgrow the workspace limit are left out.
@@ -258,9 +265,9 @@ void for_each_plan(int M, int N, int K, const GpuModel& g, tutorial::VecOperands
     visit(p);
   };
   for (int t = 0; t < kPlanTileCount; ++t) {
-    // The 128 x 32 tile where M fills at least one of its rows of blocks: below, the estimate's
-    // DRAM term (which counts blocks, not the bytes each loads) favours its twice as many blocks
-    // over the 64 x 64 tile's, though they compute twice as many rows of nothing.
+    // The 128 x 32 tile only where M fills at least one of its blocks' 128 rows: below, every
+    // block computes rows of nothing, and at 40 x 15808 x 2880 it measured 42% of cuBLAS against
+    // 82% for 64 x 64 tiles (NOTES.md, "A tile for N just above a multiple").
     if (t == 3 && M < kPlanTiles[3].bm) continue;
     for_each_slice_count(K, kMaxPlanSlices, [&](int slices, int sliceK) {
       consider({GemmPath::Tiles, t, ThinShape::ShortK, slices,

@@ -69,6 +69,8 @@ const std::vector<TestShape> kSliceShapes = {
     // One operand 4 bytes wide, the other 16 (N % 4 != 0 with K % 4 == 0, and the reverse),
     // several tiles each way: C's rows stored through shared memory (store_lane_tile_by_rows).
     {200, 262, 96}, {131, 196, 67}, {257, 130, 2048},
+    // Both 4 bytes wide on several blocks each way (3 x 3 of the 128 x 32 tile).
+    {259, 70, 43},
     {1, 257, 2048}, {5, 300, 2051}};  // three tiles: stream-K on the CPU backend (two slots)
 
 const std::vector<GemmKernel> kSlicedKernels = {
@@ -201,14 +203,14 @@ TEST_CASE("small shapes of the thin and planned paths for the sanitizers", "[gpu
   check_kernels_at({{"sliced 64x64 S=100", ch05::launch_sliced_gemm<64, 64, 16, 32, 32, 8, 4, 100>},
                     {"planned", ch05::launch_planned_gemm}},
                    {{3, 5, 1700}, {70, 33, 2000}, {130, 9, 300}});
-  // Each operand its own width (N or K alone off a multiple of 4; C by rows through shared
-  // memory), whole tiles, slices and stream-K.
+  // Each operand its own width (N or K alone off a multiple of 4, and both at 259 x 70 x 43; C by
+  // rows through shared memory), whole tiles, slices and stream-K.
   check_kernels_at({{"sliced 128x128 S=2", ch05::launch_sliced_gemm<128, 128, 16, 32, 64, 8, 8, 2>},
                     {"sliced 32x128 S=1", ch05::launch_sliced_gemm<32, 128, 16, 32, 32, 8, 4, 1>},
                     {"sliced 128x32 S=3", ch05::launch_sliced_gemm<128, 32, 16, 32, 32, 8, 4, 3>},
                     {"stream-K 128x128 3 blocks",
                      ch05::launch_stream_k_slots<128, 128, 16, 32, 64, 8, 8, 3>}},
-                   {{37, 66, 40}, {70, 36, 33}, {130, 258, 300}});
+                   {{37, 66, 40}, {70, 36, 33}, {130, 258, 300}, {259, 70, 43}});
 }
 
 namespace {
@@ -467,9 +469,9 @@ TEST_CASE("the plan of step 9 on a 132-SM GPU (H100): a path for each family", "
   const ch05::GemmPlan nearlyOneWave = plan(6899, 528, 195);
   CHECK_FALSE((nearlyOneWave.path == GemmPath::Tiles && nearlyOneWave.tile == 0 &&
                nearlyOneWave.slices == 1));
-  // N a little above a multiple of 4 floats but far below 64 (12 of 64 columns computed by
-  // 64 x 64 tiles): the 128 x 32 tile. Measured (H100): 100.5% of cuBLAS against 88.7% for
-  // step 7's 64 x 64 tiles (NOTES.md, "A tile for N just above a multiple").
+  // N far below 64 (12 of the 64 columns a 64 x 64 tile computes; 12 of 32 with 128 x 32): the
+  // 128 x 32 tile, in 6 slices. Measured (H100, in one process): 106.9% of cuBLAS against 88.7%
+  // for step 7's 64 x 64 tiles (NOTES.md, "A tile for N just above a multiple").
   const ch05::GemmPlan narrowN = plan(9858, 12, 901);
   CHECK((narrowN.path == GemmPath::Tiles && narrowN.tile == 3));
   // A GPU with twice the SMs cuts 4 tiles and a long K into more blocks.

@@ -42,11 +42,14 @@ __device__ __forceinline__ void store_float4(float* __restrict__ M, int row, int
   if (col + 3 < cols) p[3] = v.w;
 }
 
+// Where float4 loads and stores may start.
+inline bool starts_on_16_bytes(const void* p) { return reinterpret_cast<uintptr_t>(p) % 16 == 0; }
+
 // 16-byte accesses need every row of A, B and C to start on a 16-byte boundary.
 inline bool rows_are_16_byte_aligned(const float* A, const float* B, const float* C, int N,
                                      int K) {
-  auto aligned = [](const void* p) { return reinterpret_cast<uintptr_t>(p) % 16 == 0; };
-  return K % 4 == 0 && N % 4 == 0 && aligned(A) && aligned(B) && aligned(C);
+  return K % 4 == 0 && N % 4 == 0 && starts_on_16_bytes(A) && starts_on_16_bytes(B) &&
+         starts_on_16_bytes(C);
 }
 
 // The launchers' choice between a kernel's two variants, written once:
@@ -74,8 +77,8 @@ struct VecOperands {
 };
 
 inline VecOperands vec_operands(const float* A, const float* B, const float* C, int N, int K) {
-  auto aligned = [](const void* p) { return reinterpret_cast<uintptr_t>(p) % 16 == 0; };
-  return {K % 4 == 0 && aligned(A), N % 4 == 0 && aligned(B) && aligned(C)};
+  return {K % 4 == 0 && starts_on_16_bytes(A),
+          N % 4 == 0 && starts_on_16_bytes(B) && starts_on_16_bytes(C)};
 }
 
 // dispatch_vec with one choice per operand: launch_vec(vecA, vecBC) with std::true_type or
