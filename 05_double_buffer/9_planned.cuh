@@ -82,7 +82,7 @@ enum class GemmPath { Tiles, StreamK, Thin };
 
 struct GemmPlan {
   GemmPath path = GemmPath::Tiles;
-  int tile = 0;                        // Tiles: index into kPlanTiles (3: 128 x 32)
+  int tile = 0;                        // Tiles: index into kPlanTiles
   ThinShape thin = ThinShape::ShortK;  // Thin: the tile
   int slices = 1;                      // Tiles and Thin: S (1: straight to C)
   double clocks = 0;                   // the estimate: clocks of the busiest SM
@@ -104,6 +104,7 @@ struct GemmPlan {
 // its estimate's error (NOTES.md). run_gemm_plan launches it with these numbers.
 using TallTile = WarpLayout<128, 32, 32, 32, 8, 4>;
 constexpr int kPlanTileCount = 4;
+constexpr int kTallTile = 3;  // TallTile's index in kPlanTiles
 constexpr TileChoice kPlanTiles[kPlanTileCount] = {
     {128, 128, BigTile::THREADS / 32, BigTile::MIN_BLOCKS, 1.0, 24.0},
     {64, 64, SmallTile::THREADS / 32, SmallTile::MIN_BLOCKS, 0.84, 0.0},
@@ -268,7 +269,7 @@ void for_each_plan(int M, int N, int K, const GpuModel& g, tutorial::VecOperands
     // The 128 x 32 tile only where M fills at least one of its blocks' 128 rows: below, every
     // block computes rows of nothing, and at 40 x 15808 x 2880 it measured 42% of cuBLAS against
     // 82% for 64 x 64 tiles (NOTES.md, "A tile for N just above a multiple").
-    if (t == 3 && M < kPlanTiles[3].bm) continue;
+    if (t == kTallTile && M < kPlanTiles[kTallTile].bm) continue;
     for_each_slice_count(K, kMaxPlanSlices, [&](int slices, int sliceK) {
       consider({GemmPath::Tiles, t, ThinShape::ShortK, slices,
                 tiles_clocks(M, N, K, g, plan_sliced_tile(t, vec), slices, sliceK)});
@@ -394,7 +395,7 @@ inline void run_gemm_plan(const GemmPlan& p, const float* A, const float* B, flo
       }
       return;
     case GemmPath::Tiles:  // kPlanTiles: kAnyShapeTiles, measured, and the 128 x 32 tile
-      if (p.tile == 3)
+      if (p.tile == kTallTile)
         run_sliced_gemm<128, 32, 16, 32, 32, 8, 4>(A, B, C, M, N, K, p.slices);
       else
         run_sliced_tile(p.tile, A, B, C, M, N, K, p.slices);

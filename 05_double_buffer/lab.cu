@@ -75,7 +75,7 @@ std::vector<tutorial::GemmKernel> lab_kernels() {
   add_three<GemmPath::Tiles, 0>(k, "T128");
   add_three<GemmPath::Tiles, 1>(k, "T64");
   add_three<GemmPath::Tiles, 2>(k, "T32x128");
-  add_three<GemmPath::Tiles, 3>(k, "T128x32");
+  add_three<GemmPath::Tiles, ch05::kTallTile>(k, "T128x32");
   add_three<GemmPath::Thin, int(ch05::ThinShape::ShortK)>(k, "thinK");
   add_three<GemmPath::Thin, int(ch05::ThinShape::SmallM4)>(k, "thinM4");
   add_three<GemmPath::Thin, int(ch05::ThinShape::SmallM16)>(k, "thinM16");
