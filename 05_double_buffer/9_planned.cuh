@@ -22,18 +22,17 @@
 // 32 x 4096 x 4096). So step 7's choice is the incumbent, and the plan departs from it only
 // where another path is estimated faster by more than the estimate's measured error for that
 // kind of departure (departure_margin).
-// The estimate knows the 4-byte path (N or K not a multiple of 4): each tile's FMA rate there,
-// per operand, measured against aligned neighbour shapes (kScalarA, kScalarBC).
-// What it still gets wrong: on two random draws nobody tuned on it made 102.2% and 100.1% of
-// cuBLAS as geometric means (step 7: 99.3%, 97.6%; round four's plan 100.2% and 100.2%, and
-// 100.6% on the first draw without 11118 x 371 x 8, where cuBLAS ran 42% slower than beside round
-// four's), worst 64.0% and 74.8%. At 166 x 15608 x 3501
-// it leaves step 7's 128 x 128 tiles (76.9%) for 32 x 128 tiles and loses: 732 blocks, 6 on the
-// busiest SM where 5 fit at once (our reading: the sixth runs alone; an estimate that charged
-// such a last round at its own warps' rate lost on 26 tuning shapes). At 1485 x 690 x 494 both
-// operands are 4 bytes wide and step 7's 64 x 64 tiles make 76.0%. The 128 x 32 tile is taken
-// at few shapes (41 of 600 random ones, all but 2 with N <= 32): near the margins its estimate
-// errs both ways (NOTES.md, "A tile for N just above a multiple").
+// The estimate knows the narrow paths (N or K not a multiple of 4): each tile's FMA rate with
+// 4-byte loads and with 8-byte pairs, per operand, measured against aligned neighbour shapes
+// (kScalarA, kScalarBC, kPairsA, kPairsBC).
+// What it still gets wrong: on two random draws nobody tuned on it made 101.2% and 102.2% of
+// cuBLAS as geometric means (step 7: 97.6%, 99.0%; without pairs 100.0%, 101.2%), worst 77.0%
+// (7540 x 82 x 333: K odd) and 67.7% (10654 x 16 x 3727: a small N and an odd K, where the thin
+// tiles and step 7's 64 x 64 tiles both reach about 35% of the DRAM roof and cuBLAS 52%). Small M
+// with a long, odd K stays near 80% (166 x 6100 x 8905: 79.6%; earlier, 166 x 15608 x 3501
+// lost to step 7: the plan took 32 x 128 tiles, 732 blocks, 6 on the busiest SM where 5 fit at
+// once). The 128 x 32 tile is taken at few shapes (41 of 600 random ones, all but 2 with N <= 32):
+// near the margins its estimate errs both ways (NOTES.md, "A tile for N just above a multiple").
 #pragma once
 
 #include <algorithm>
@@ -111,7 +110,8 @@ constexpr TileChoice kPlanTiles[kPlanTileCount] = {
     {32, 128, SkinnyTile::THREADS / 32, SkinnyTile::MIN_BLOCKS, 0.84, 0.0},
     {128, 32, TallTile::THREADS / 32, TallTile::MIN_BLOCKS, 0.76, 0.0}};
 // Without float4 the tiles load one float at a time and reach a fraction of their FMA rate with
-// float4. Each operand counts on its own (step 6: A is read 4 bytes at a time where K % 4 != 0,
+// float4 (kPairsA, kPairsBC below: two at a time). Each operand counts on its own (step 6: A is
+// read 4 bytes at a time where K % 4 != 0,
 // B where N % 4 != 0, and then C is stored by rows through shared memory), and where both are,
 // the two fractions multiply. Measured on an H100 at 21 shapes whose N and K are multiples of 4
 // against the same shapes with K + 1, N + 1 and both (NOTES.md, "Each operand its own width"):
@@ -124,6 +124,12 @@ constexpr TileChoice kPlanTiles[kPlanTileCount] = {
 // thin_gemm loads one float at a time either way.
 constexpr double kScalarA[kPlanTileCount] = {0.97, 0.94, 0.95, 0.91};
 constexpr double kScalarBC[kPlanTileCount] = {0.95, 0.92, 0.87, 0.96};
+// The same fractions where the operand's rows start on 8 bytes and its loads go in 8-byte pairs
+// (N or K even; tutorial::load_4_floats): each of the above times the gain of pairs over 4-byte
+// loads, measured in one lab run (an H200, 31 shapes, each with N and K + 1 and + 2; NOTES.md,
+// "8-byte pairs"): A 1.019, 1.019, 1.004, 1.052; B and C 1.026, 1.036, 1.072, 1.008.
+constexpr double kPairsA[kPlanTileCount] = {0.99, 0.96, 0.95, 0.96};
+constexpr double kPairsBC[kPlanTileCount] = {0.97, 0.95, 0.93, 0.97};
 constexpr double kPlanBlockClocks = 2100.0;   // a round of blocks' start, beyond overheadK
 constexpr double kPlanBusyWarps = 14.0;       // warps per SM that hide the latencies
 constexpr double kPlanLaunchClocks = 10000.0; // the sum's launch and the partials' round trip
@@ -166,8 +172,8 @@ inline double compulsory_bytes(int M, int N, int K) {
 // Tile t of kPlanTiles as the plan sees it: its FMA rate with float4 (vec) or without.
 inline TileChoice plan_tile(int t, tutorial::VecOperands vec) {
   TileChoice c = kPlanTiles[t];
-  if (!vec.a) c.efficiency *= kScalarA[t];
-  if (!vec.bc) c.efficiency *= kScalarBC[t];
+  if (!vec.a) c.efficiency *= vec.pairsA ? kPairsA[t] : kScalarA[t];
+  if (!vec.bc) c.efficiency *= vec.pairsB ? kPairsBC[t] : kScalarBC[t];
   return c;
 }
 
@@ -417,8 +423,7 @@ inline GemmPlan cached_plan(int M, int N, int K, tutorial::VecOperands vec) {
   int device = 0;
   CUDA_CHECK(cudaGetDevice(&device));
   for (const Entry& e : entries)
-    if (e.M == M && e.N == N && e.K == K && e.device == device && e.vec.a == vec.a &&
-        e.vec.bc == vec.bc) return e.plan;
+    if (e.M == M && e.N == N && e.K == K && e.device == device && e.vec == vec) return e.plan;
   Entry& e = entries[next];
   next = (next + 1) % 16;
   e = {M, N, K, device, vec, plan_gemm(M, N, K, current_gpu_model(), vec)};

@@ -56,6 +56,27 @@ TEST_CASE("each operand falls back to 4-byte accesses on its own", "[gpu]") {
   }
 }
 
+TEST_CASE("rows that start on 8 bytes but not 16 are read in pairs", "[gpu]") {
+  REQUIRE_GPU();
+  // N and K of 2 more than a multiple of 4 (every row of A and B on 8 bytes, none on 16: both
+  // operands in pairs, in every kernel from step 4 on); then one pointer 8 bytes off 16 at a time
+  // with N and K multiples of 4 (that operand in pairs, or, with C's, B in pairs and C 4 bytes).
+  check_unaligned_pointers(ch05::chapter_kernels(), 0, 0, 0, 262, 138, 94);
+  const std::vector<GemmKernel> kernels = {
+      {"lean 128x128x16", ch05::launch_lean_gemm<128, 128, 16, 64, 32, 8, 8>},
+      {"sliced 128x128 S=1", ch05::launch_sliced_gemm<128, 128, 16, 32, 64, 8, 8, 1>},
+      {"sliced 64x64 S=3", ch05::launch_sliced_gemm<64, 64, 16, 32, 32, 8, 4, 3>},
+      {"sliced 32x128 S=1", ch05::launch_sliced_gemm<32, 128, 16, 32, 32, 8, 4, 1>},
+      {"sliced 128x32 S=2", ch05::launch_sliced_gemm<128, 32, 16, 32, 32, 8, 4, 2>},
+      {"stream-K 128x128 3 blocks", ch05::launch_stream_k_slots<128, 128, 16, 32, 64, 8, 8, 3>},
+      {"planned", ch05::launch_planned_gemm}};
+  for (const int which : {0, 1, 2}) {
+    INFO("operand 8 bytes off 16: " << "ABC"[which]);
+    check_unaligned_pointers(kernels, which == 0 ? 2 : 0, which == 1 ? 2 : 0, which == 2 ? 2 : 0,
+                             260, 136, 48);
+  }
+}
+
 // Split-K (6_any_shape.cuh): fixed slice counts on both tiles, at shapes that make the slices
 // uneven (K = 100 in 3 slices: 48 + 48 + 4), ask for more slices than K has (K = 7), put
 // one row or column in C, and a long K with a tiny C; plus the dispatcher at long K; and
@@ -69,8 +90,9 @@ const std::vector<TestShape> kSliceShapes = {
     // One operand 4 bytes wide, the other 16 (N % 4 != 0 with K % 4 == 0, and the reverse),
     // several tiles each way: C's rows stored through shared memory (store_lane_tile_by_rows).
     {200, 262, 96}, {131, 196, 67}, {257, 130, 2048},
-    // Both 4 bytes wide on several blocks each way (3 x 3 of the 128 x 32 tile).
-    {259, 70, 43},
+    // Both 4 bytes wide on several blocks each way (3 x 3 of the 128 x 32 tile); both in 8-byte
+    // pairs (N and K 2 more than a multiple of 4).
+    {259, 70, 43}, {262, 138, 94},
     {1, 257, 2048}, {5, 300, 2051}};  // three tiles: stream-K on the CPU backend (two slots)
 
 const std::vector<GemmKernel> kSlicedKernels = {
@@ -204,16 +226,22 @@ TEST_CASE("small shapes of the thin and planned paths for the sanitizers", "[gpu
                     {"planned", ch05::launch_planned_gemm}},
                    {{3, 5, 1700}, {70, 33, 2000}, {130, 9, 300}});
   // Each operand its own width (N or K alone off a multiple of 4, and both at 259 x 70 x 43; C by
-  // rows through shared memory), whole tiles, slices and stream-K.
+  // rows through shared memory; B in 8-byte pairs where N is even, both at 66 x 70 x 42), whole
+  // tiles, slices and stream-K.
   check_kernels_at({{"sliced 128x128 S=2", ch05::launch_sliced_gemm<128, 128, 16, 32, 64, 8, 8, 2>},
                     {"sliced 32x128 S=1", ch05::launch_sliced_gemm<32, 128, 16, 32, 32, 8, 4, 1>},
                     {"sliced 128x32 S=3", ch05::launch_sliced_gemm<128, 32, 16, 32, 32, 8, 4, 3>},
                     {"stream-K 128x128 3 blocks",
                      ch05::launch_stream_k_slots<128, 128, 16, 32, 64, 8, 8, 3>}},
-                   {{37, 66, 40}, {70, 36, 33}, {130, 258, 300}, {259, 70, 43}});
+                   {{37, 66, 40}, {70, 36, 33}, {130, 258, 300}, {259, 70, 43}, {66, 70, 42}});
 }
 
 namespace {
+
+// The widths the launchers choose for cudaMalloc'd (256-byte aligned) A, B and C.
+tutorial::VecOperands aligned_vec(int N, int K) {
+  return {K % 4 == 0, N % 4 == 0, K % 2 == 0, N % 2 == 0};
+}
 
 // Shapes log-uniform in [1, most] per side with M * N * K <= volume, from a fixed seed.
 std::vector<TestShape> random_shapes(int count, uint64_t seed, int most, double volume) {
@@ -431,11 +459,9 @@ TEST_CASE("the plan of step 9 on a 132-SM GPU (H100): a path for each family", "
   CHECK(g.dramBytesPerClock == Approx(1524.0).epsilon(0.01));
   using ch05::GemmPath;
   using ch05::ThinShape;
-  // (cudaMalloc'd pointers: A float4 where K is a multiple of 4, B and C where N is, as the
-  // launcher decides.)
-  auto plan = [&](int M, int N, int K) {
-    return ch05::plan_gemm(M, N, K, g, tutorial::VecOperands{K % 4 == 0, N % 4 == 0});
-  };
+  // (cudaMalloc'd pointers: A float4 where K is a multiple of 4, in pairs where it is even; B
+  // and C likewise with N: as the launcher decides.)
+  auto plan = [&](int M, int N, int K) { return ch05::plan_gemm(M, N, K, g, aligned_vec(N, K)); };
   // Large problems with a partial last wave: stream-K (the final launcher of step 7 there).
   for (const TestShape s : {TestShape{4096, 4096, 4096}, {8192, 8192, 8192}, {3072, 3072, 3072},
                             {2048, 11008, 4096}}) {
@@ -491,7 +517,7 @@ TEST_CASE("the plan of step 9 leaves step 7's choice only for a gain beyond its 
   using ch05::GemmPath;
   for (const TestShape& s : random_shapes(300, 41, 16384, 6.9e10)) {
     INFO(s.M << "x" << s.N << "x" << s.K);
-    const tutorial::VecOperands vec{s.K % 4 == 0, s.N % 4 == 0};
+    const tutorial::VecOperands vec = aligned_vec(s.N, s.K);
     const ch05::GemmPlan p = ch05::plan_gemm(s.M, s.N, s.K, g, vec);
     const ch05::GemmPlan step7 = ch05::step7_plan(s.M, s.N, s.K, g, vec);
     REQUIRE(p.clocks > 0);
@@ -524,7 +550,7 @@ TEST_CASE("the plan of step 9 keeps step 7's choice where step 7 measured better
   for (const TestShape s : {TestShape{64, 64, 64}, {1000, 1000, 1000}, {1024, 1024, 1024},
                             {32, 4096, 4096}, {211, 819, 13043}, {42, 7022, 94}}) {
     INFO(s.M << "x" << s.N << "x" << s.K);
-    const tutorial::VecOperands vec{s.K % 4 == 0, s.N % 4 == 0};  // as the launcher decides
+    const tutorial::VecOperands vec = aligned_vec(s.N, s.K);  // as the launcher decides
     CHECK(ch05::same_plan(ch05::plan_gemm(s.M, s.N, s.K, g, vec),
                           ch05::step7_plan(s.M, s.N, s.K, g, vec)));
   }
@@ -559,6 +585,16 @@ TEST_CASE("the plan of step 9 counts the 4-byte path's cost per operand", "[mode
     CHECK(wide <= bcOnly);
     CHECK(aOnly <= narrow);
     CHECK(bcOnly <= narrow);
+    // 8-byte pairs sit between the two: never slower than 4 bytes, never faster than 16.
+    const double aPairs = cheapest({false, true, true, false}),
+                 bcPairs = cheapest({true, false, false, true}),
+                 bothPairs = cheapest({false, false, true, true});
+    CHECK(wide <= aPairs);
+    CHECK(aPairs <= aOnly);
+    CHECK(wide <= bcPairs);
+    CHECK(bcPairs <= bcOnly);
+    CHECK(aPairs <= bothPairs);
+    CHECK(bothPairs <= narrow);
   }
   // thin_gemm loads 4 bytes either way: its estimate does not change.
   const auto thinOnly = [](const ch05::GemmPlan& p) { return p.path == ch05::GemmPath::Thin; };

@@ -10,6 +10,8 @@ namespace ch05 {
 
 using tutorial::load_float4;
 using tutorial::store_float4;
+using tutorial::load_4_floats;
+using tutorial::starts_on_8_bytes;
 
 // Shared memory of STAGES pairs of tiles, dynamic (so that more than 48 KB is possible): A
 // transposed, BK x (BM + PAD_A) floats, and B, BK x BN floats.

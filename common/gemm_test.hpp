@@ -160,7 +160,7 @@ inline void check_unaligned_pointers(const std::vector<GemmKernel>& kernels, int
                                      int offB = 1, int offC = 1, int M = 70, int N = 68,
                                      int K = 36) {
   GemmProblem p(M, N, K, 11);
-  DeviceBuffer<float> A(size_t(M) * K + 1), B(size_t(K) * N + 1), C(size_t(M) * N + 1),
+  DeviceBuffer<float> A(size_t(M) * K + offA), B(size_t(K) * N + offB), C(size_t(M) * N + offC),
       ref(size_t(M) * N + 1);
   copy_to_device(A.data() + offA, p.A.data(), size_t(M) * K * sizeof(float));
   copy_to_device(B.data() + offB, p.B.data(), size_t(K) * N * sizeof(float));

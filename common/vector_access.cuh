@@ -26,6 +26,28 @@ __device__ __forceinline__ float4 load_float4(const float* __restrict__ M, int r
                      col + 2 < cols ? p[2] : 0.0f, col + 3 < cols ? p[3] : 0.0f);
 }
 
+// Four consecutive floats of a row, p[0 .. 3], zero from index `inside` on (inside <= 0: none):
+// the load of kernels whose rows do not start on 16 bytes. PAIRS: they start on 8 (p is 8-byte
+// aligned and `inside` is even or >= 4, so each pair is wholly inside or outside), and two 8-byte
+// loads read the four floats where four 4-byte loads would (half the load instructions, and a
+// warp's requests half as many; chapter 05, "Each operand its own width").
+__device__ __forceinline__ float4 load_4_floats(const float* __restrict__ p, int inside,
+                                                bool pairs) {
+  if (pairs) {
+    const float2 lo = 0 < inside ? *reinterpret_cast<const float2*>(p) : make_float2(0.0f, 0.0f);
+    const float2 hi =
+        2 < inside ? *reinterpret_cast<const float2*>(p + 2) : make_float2(0.0f, 0.0f);
+    return make_float4(lo.x, lo.y, hi.x, hi.y);
+  }
+  return make_float4(0 < inside ? p[0] : 0.0f, 1 < inside ? p[1] : 0.0f,
+                     2 < inside ? p[2] : 0.0f, 3 < inside ? p[3] : 0.0f);
+}
+
+// Whether 8-byte accesses may start at p (a kernel asks this of its own arguments).
+__host__ __device__ inline bool starts_on_8_bytes(const void* p) {
+  return reinterpret_cast<uintptr_t>(p) % 8 == 0;
+}
+
 // Writes v to M[row][col .. col+3], skipping what lies outside the matrix (same VEC contract).
 template <bool VEC>
 __device__ __forceinline__ void store_float4(float* __restrict__ M, int row, int col, int rows,
@@ -68,17 +90,27 @@ void dispatch_vec(const float* A, const float* B, const float* C, int N, int K,
 // Each operand's own choice (chapter 05, step 6 on): A's rows are K floats long, B's and C's N.
 // With K % 4 == 0 A can be read 16 bytes at a time even when N % 4 != 0 (B and C 4 bytes at a
 // time), and the other way round: one odd dimension costs float4 to one side only.
+// Where an operand is not 16 bytes wide, its loads may still go in 8-byte pairs (load_4_floats):
+// the kernels decide that themselves, and pairsA / pairsB say what they will decide (a plan's
+// estimate needs it; dispatch_vec_operands does not).
 struct VecOperands {
-  bool a = true;   // A's loads
-  bool bc = true;  // B's loads and C's stores
+  bool a = true;         // A's loads
+  bool bc = true;        // B's loads and C's stores
+  bool pairsA = false;   // !a, and A's loads go in 8-byte pairs (K even, A on 8 bytes)
+  bool pairsB = false;   // !bc, and B's loads go in 8-byte pairs (N even, B on 8 bytes)
   constexpr VecOperands(bool both = true) : a(both), bc(both) {}
-  constexpr VecOperands(bool a_, bool bc_) : a(a_), bc(bc_) {}
+  constexpr VecOperands(bool a_, bool bc_, bool pairsA_ = false, bool pairsB_ = false)
+      : a(a_), bc(bc_), pairsA(!a_ && pairsA_), pairsB(!bc_ && pairsB_) {}
   constexpr bool both() const { return a && bc; }
+  constexpr bool operator==(const VecOperands& o) const {
+    return a == o.a && bc == o.bc && pairsA == o.pairsA && pairsB == o.pairsB;
+  }
 };
 
 inline VecOperands vec_operands(const float* A, const float* B, const float* C, int N, int K) {
   return {K % 4 == 0 && starts_on_16_bytes(A),
-          N % 4 == 0 && starts_on_16_bytes(B) && starts_on_16_bytes(C)};
+          N % 4 == 0 && starts_on_16_bytes(B) && starts_on_16_bytes(C),
+          K % 2 == 0 && starts_on_8_bytes(A), N % 2 == 0 && starts_on_8_bytes(B)};
 }
 
 // dispatch_vec with one choice per operand: launch_vec(vecA, vecBC) with std::true_type or

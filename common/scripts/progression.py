@@ -49,6 +49,30 @@ def parse_schedule(only, sizes):
     return list(schedule.items())
 
 
+def keep_other_chapters(doc, stored_path):
+    """--keep-others: the new document with the stored one's runs of every chapter not measured
+    now, in the schedule's order. Each run keeps its own date, GPU and ceilings; the stored runs
+    must come from the same GPU model, or the tables and charts would mix two GPUs."""
+    if not stored_path.is_file():
+        return doc
+    stored = load_results(stored_path)
+    if stored.get("gpu") != doc["gpu"]:
+        raise Failure(f"--keep-others: {stored_path} was measured on {stored.get('gpu')}, this run "
+                      f"on {doc['gpu']}; run every chapter (no --only) instead", 2)
+    measured = {r["executable"] for r in doc["runs"]}
+    order = {chapter: i for i, (chapter, _) in enumerate(SCHEDULE)}
+    runs = [r for r in stored["runs"] if r.get("executable") not in measured] + doc["runs"]
+    doc["runs"] = sorted(runs, key=lambda r: order.get(r.get("executable"), len(order)))
+    bandwidths = [r["copy_bandwidth_gbs"] for r in doc["runs"] if r.get("copy_bandwidth_gbs")]
+    doc["copy_bandwidth_gbs"] = max(bandwidths) if bandwidths else None
+    if doc.get("l2_bandwidth_gbs") is None:
+        doc["l2_bandwidth_gbs"] = stored.get("l2_bandwidth_gbs")
+    doc["about"] += (" Chapters " + ", ".join(sorted(measured)) + " were measured on "
+                     + doc["date"] + "; the other runs come from earlier ones (--keep-others), "
+                     "each with its own date.")
+    return doc
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     sub = parser.add_subparsers(dest="command", required=True)
@@ -59,6 +83,9 @@ def main(argv=None):
     run.add_argument("--only", help="comma-separated chapters, e.g. 02_tiled,03_bounds")
     run.add_argument("--sizes", action="append", metavar="CHAPTER=N[,N]",
                      help="sizes of one chapter instead of the schedule's")
+    run.add_argument("--keep-others", action="store_true",
+                     help="keep the stored runs of the chapters not measured now (with --only: "
+                          "re-measure one chapter after changing it)")
     run.add_argument("extra", nargs="*",
                      help="after --: more flags for every executable (e.g. --iters 20)")
     for name, text in [("table", "print the table from the stored JSON"),
@@ -79,6 +106,8 @@ def main(argv=None):
     try:
         if args.command == "run":
             doc = measure(args.build_dir, parse_schedule(args.only, args.sizes), args.extra)
+            if args.keep_others:
+                doc = keep_other_chapters(doc, Path(args.results) / "progression.json")
             json_path, csv_path = write_results(doc, args.results)
             sys.stdout.write(text_table(doc))
             say(f"wrote {json_path} and {csv_path}\n"

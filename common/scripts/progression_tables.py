@@ -96,10 +96,23 @@ def md_table(titles, rows, right=()):
     return "\n".join(out)
 
 
+def run_dates(doc):
+    """The document's date when every chapter was measured on one day; else (`run
+    --keep-others` on a later day) each day with its chapters:
+    '2026-11-26 (01_naive, 02_tiled), 2026-11-27 (05_double_buffer)'."""
+    chapters = {}  # day of a chapter's first run -> chapters, in the document's order
+    for run in doc["runs"]:
+        if run.get("date") and not any(run["executable"] in c for c in chapters.values()):
+            chapters.setdefault(run["date"][:10], []).append(run["executable"])
+    if len(chapters) <= 1:
+        return doc["date"]
+    return ", ".join(f"{date} ({', '.join(names)})" for date, names in sorted(chapters.items()))
+
+
 def measured_on(doc, run=None):
     source = run or doc
     text = (f"Measured by `make run` on **{md_cell(source['gpu'])}** (driver {source['driver']}, "
-            f"CUDA runtime {source['runtime']}), {source['date']}")
+            f"CUDA runtime {source['runtime']}), {source['date'] if run else run_dates(doc)}")
     if run:
         text += (f", {run.get('shape') or run['size']}; copy bandwidth "
                  f"{num(run.get('copy_bandwidth_gbs'), 0)} GB/s, FP32 peak "

@@ -264,6 +264,40 @@ class Run(unittest.TestCase):
         self.assertTrue((results / "progression.csv").is_file())
         self.assertIn("tiled_gemm<16>", out)
 
+    def test_keep_others_replaces_only_the_chapters_measured(self):
+        build = self.fake_build(["02_tiled"])
+        results = Path(tempfile.mkdtemp(dir=OUT))
+        stored = sample()
+        for run in stored["runs"]:  # mark the stored runs, to tell them from the new ones
+            run["date"] = "1999-01-01T00:00:00Z"
+        (results / "progression.json").write_text(json.dumps(stored))
+        code, _, err = quiet(progression.main, ["run", "--build-dir", str(build), "--results",
+                                                str(results), "--only", "02_tiled",
+                                                "--keep-others"])
+        self.assertEqual(code, 0, err)
+        doc = json.loads((results / "progression.json").read_text())
+        # The same chapters and sizes, in the same order; only 02_tiled's runs are new.
+        self.assertEqual([(r["executable"], r["size"]) for r in doc["runs"]],
+                         [(r["executable"], r["size"]) for r in stored["runs"]])
+        for run in doc["runs"]:
+            new = run["executable"] == "02_tiled"
+            self.assertEqual(run["date"] == "1999-01-01T00:00:00Z", not new, run["executable"])
+        self.assertIn("--keep-others", doc["about"])
+        # The landing page's line names each date with its chapters.
+        headline = progression.headline_markdown(doc)
+        self.assertIn("1999-01-01 (", headline)
+        self.assertIn("2000-01-01 (02_tiled)", headline)
+        # Stored runs of another GPU are refused, and nothing is written.
+        stored["gpu"] = "Another GPU"
+        (results / "progression.json").write_text(json.dumps(stored))
+        code, _, err = quiet(progression.main, ["run", "--build-dir", str(build), "--results",
+                                                str(results), "--only", "02_tiled",
+                                                "--keep-others"])
+        self.assertEqual(code, 2)
+        self.assertIn("was measured on Another GPU", err)
+        self.assertEqual(json.loads((results / "progression.json").read_text())["gpu"],
+                         "Another GPU")
+
     def test_the_l2_roof_comes_from_06_memory_system(self):
         build = self.fake_build(["02_tiled"])
         results = Path(tempfile.mkdtemp(dir=OUT))
