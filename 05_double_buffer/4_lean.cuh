@@ -5,10 +5,7 @@
 //     of a row * cols + col per load per tile;
 //   - whether a row of A lies inside M is decided once (a predicate per load); columns of B
 //     past N read the last valid float4 column instead (they only feed columns of C that are
-//     never stored), so k is the only coordinate tested per tile;
-//   - without float4 (N or K off a multiple of 4), rows that start on 8 bytes (N or K even) are
-//     read in 8-byte pairs, not a float at a time (tutorial::load_4_floats; NOTES.md, "8-byte
-//     pairs").
+//     never stored), so k is the only coordinate tested per tile.
 // Why it is faster: fewer integer instructions between the FFMAs (about half a point of
 // cuBLAS at BK = 16, README). The tiles are dynamic shared memory, so tiles over 48 KB could
 // be tried (BK = 32 spills at the 128-register cap of 2 blocks/SM: NOTES.md).
@@ -65,10 +62,6 @@ __global__ void __launch_bounds__(WarpLayout<BM, BN, WM, WN, TM, TN>::THREADS,
   bool rowInA[A_LOADS];
 #pragma unroll
   for (int i = 0; i < A_LOADS; ++i) rowInA[i] = blockRow + rA0 + i * A_ROWS < M;
-  // Without float4, a row that starts on 8 bytes is still read in pairs (tutorial::load_4_floats):
-  // A's with K even, B's with N even.
-  const bool pairsA = !VEC && K % 2 == 0 && starts_on_8_bytes(A);
-  const bool pairsB = !VEC && N % 2 == 0 && starts_on_8_bytes(B);
 
   float4 nextA[A_LOADS];
   float4 nextB[B_LOADS];
@@ -81,7 +74,8 @@ __global__ void __launch_bounds__(WarpLayout<BM, BN, WM, WN, TM, TN>::THREADS,
                                             : make_float4(0.0f, 0.0f, 0.0f, 0.0f);
       } else {
         const int lim = rowInA[i] ? K - tileK - kA : 0;  // elements of this float4 inside A
-        nextA[i] = load_4_floats(p, lim, pairsA);
+        nextA[i] = make_float4(0 < lim ? p[0] : 0.0f, 1 < lim ? p[1] : 0.0f,
+                               2 < lim ? p[2] : 0.0f, 3 < lim ? p[3] : 0.0f);
       }
     }
     offA += BK;
@@ -92,8 +86,7 @@ __global__ void __launch_bounds__(WarpLayout<BM, BN, WM, WN, TM, TN>::THREADS,
         nextB[i] = k < K ? *reinterpret_cast<const float4*>(B + offB + i * B_ROWS * N)
                          : make_float4(0.0f, 0.0f, 0.0f, 0.0f);
       } else {
-        const int lim = k < K ? N - blockCol - cB : 0;  // elements of this float4 inside B
-        nextB[i] = load_4_floats(B + k * N + blockCol + cB, lim, pairsB);
+        nextB[i] = load_float4<false>(B, k, blockCol + cB, K, N);
       }
     }
     offB += BK * N;

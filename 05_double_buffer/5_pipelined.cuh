@@ -42,9 +42,9 @@ namespace ch05 {
 // into the pointers instead (A + k0, B + k0 * N) adds 12 instructions per 2,048 FFMAs to
 // stream_k_gemm's float4 loop and 24 to sliced_gemm's, and measured 2 points slower at 4096^3
 // (NOTES.md: stream-K's fix 1, and the SASS counts).
-// VEC_A, VEC_B: A's and B's tiles are read 16 bytes at a time (else in 8-byte pairs where the
-// rows start on 8 bytes, else 4: pairsA, pairsB below); one flag for both here, each operand its
-// own from step 6 on (tutorial::vec_operands).
+// VEC_A, VEC_B: A's and B's tiles are read 16 bytes at a time; else, in the 8 x 4-lane tiles, in
+// 8-byte pairs where the rows start on 8 bytes (pairsA, pairsB below), else 4 bytes at a time. One
+// flag for both here, each operand its own from step 6 on (tutorial::vec_operands).
 template <int BM, int BN, int BK, int WM, int WN, int TM, int TN, bool VEC_A, bool VEC_B = VEC_A>
 __device__ __forceinline__ void product_over_k(const float* __restrict__ A,
                                                const float* __restrict__ B, int M, int N,
@@ -84,10 +84,14 @@ __device__ __forceinline__ void product_over_k(const float* __restrict__ A,
   bool rowInA[A_LOADS];
 #pragma unroll
   for (int i = 0; i < A_LOADS; ++i) rowInA[i] = blockRow + rA0 + i * A_ROWS < M;
-  // Without float4, a row that starts on 8 bytes is still read in pairs (tutorial::load_4_floats):
-  // A's with K, k0 and Ks even, B's with N even.
-  const bool pairsA = !VEC_A && (K | k0 | Ks) % 2 == 0 && starts_on_8_bytes(A);
-  const bool pairsB = !VEC_B && N % 2 == 0 && starts_on_8_bytes(B);
+  // Without float4, a row that starts on 8 bytes can still be read in pairs (tutorial::
+  // load_4_floats): A's with K, k0 and Ks even, B's with N even. The 8 x 4-lane tiles (steps 6 and
+  // 9) do; the 8 x 8 lanes (this step's kernel, step 6's 128 x 128 tile, stream-K) keep 4-byte
+  // loads: there pairs measured no gain and, at some large shapes with a short K, losses of up to
+  // 13% (NOTES.md, "8-byte pairs").
+  constexpr bool PAIRS = TM * TN == 32;
+  const bool pairsA = PAIRS && !VEC_A && (K | k0 | Ks) % 2 == 0 && starts_on_8_bytes(A);
+  const bool pairsB = PAIRS && !VEC_B && N % 2 == 0 && starts_on_8_bytes(B);
 
   float4 nextA[A_LOADS];
   float4 nextB[B_LOADS];
@@ -110,9 +114,11 @@ __device__ __forceinline__ void product_over_k(const float* __restrict__ A,
       if (VEC_B) {
         nextB[i] = k < Ks ? *reinterpret_cast<const float4*>(B + offB + i * B_ROWS * N)
                          : make_float4(0.0f, 0.0f, 0.0f, 0.0f);
-      } else {
+      } else if (pairsB) {
         const int lim = k < Ks ? N - blockCol - cB : 0;  // elements of this float4 inside B
-        nextB[i] = load_4_floats(B + (k0 + k) * N + blockCol + cB, lim, pairsB);
+        nextB[i] = load_4_floats(B + (k0 + k) * N + blockCol + cB, lim, true);
+      } else {
+        nextB[i] = load_float4<false>(B, k0 + k, blockCol + cB, k0 + Ks, N);
       }
     }
     offB += BK * N;

@@ -14,8 +14,10 @@
 //   - each operand as wide as its rows allow: A's rows are K floats long, B's and C's N, so an
 //     odd K costs A its float4 loads and an odd N costs B and C theirs, not all three at once
 //     (tutorial::vec_operands); the tiles' 4-byte stores of C go by rows through shared memory
-//     (store_lane_tile_by_rows; step 7's fixup of split tiles still stores 4 bytes at a time).
-//     Measured: NOTES.md, "Each operand its own width".
+//     (store_lane_tile_by_rows; step 7's fixup of split tiles still stores 4 bytes at a time),
+//     and the 64 x 64 and 32 x 128 tiles read rows that start on 8 bytes (N or K even) in 8-byte
+//     pairs (step 5's product_over_k). Measured: NOTES.md, "Each operand its own width" and
+//     "8-byte pairs".
 // Why it is faster: pipelined_gemm makes ceil(M/128) * ceil(N/128) blocks. The GPU runs
 // SMs x 2 of them at once (one wave: 264 on an H100); at 256 x 256 x 65536 that is 4 blocks,
 // each walking all of K, and 128 of the 132 SMs idle. Slicing K gives the idle SMs work.

@@ -25,13 +25,16 @@
 // The estimate knows the narrow paths (N or K not a multiple of 4): each tile's FMA rate with
 // 4-byte loads and with 8-byte pairs, per operand, measured against aligned neighbour shapes
 // (kScalarA, kScalarBC, kPairsA, kPairsBC).
-// What it still gets wrong: on two random draws nobody tuned on it made 101.2% and 102.2% of
-// cuBLAS as geometric means (step 7: 97.6%, 99.0%; without pairs 100.0%, 101.2%), worst 77.0%
-// (7540 x 82 x 333: K odd) and 67.7% (10654 x 16 x 3727: a small N and an odd K, where the thin
-// tiles and step 7's 64 x 64 tiles both reach about 35% of the DRAM roof and cuBLAS 52%). Small M
-// with a long, odd K stays near 80% (166 x 6100 x 8905: 79.6%; earlier, 166 x 15608 x 3501
-// lost to step 7: the plan took 32 x 128 tiles, 732 blocks, 6 on the busiest SM where 5 fit at
-// once). The 128 x 32 tile is taken at few shapes (41 of 600 random ones, all but 2 with N <= 32):
+// What it still gets wrong: on two random draws nobody tuned on it made 103.7% and 100.2% of
+// cuBLAS as geometric means (step 7: 102.6%, 98.1%; without pairs 103.6%, 99.5%), worst 81.9% and
+// 82.3%; but four earlier draws of the same round each left a shape or two at 68-79%: 10654 x 16
+// x 3727 (67.7%: a small N and an odd K, where the thin tiles and step 7's 64 x 64 tiles both reach
+// about 35% of the DRAM roof and cuBLAS 52%), 7540 x 82 x 333 (77.0%, K odd), and N and K odd at
+// mid size (3400 x 273 x 577, 401 x 3063 x 9171: 78.8%). Small M with a long, odd K stays near 80%
+// (166 x 6100 x 8905: 79.6%; earlier, 166 x 15608 x 3501 lost to step 7: the plan took 32 x 128
+// tiles, 732 blocks, 6 on the busiest SM where 5 fit at once). And near its margins the estimate
+// errs both ways: 694 x 4362 x 166 takes 64 x 64 tiles in pairs (81.8%) over the 128 x 128 tile
+// (87.5%). The 128 x 32 tile is taken at few shapes (41 of 600 random ones, all but 2 with N <= 32):
 // near the margins its estimate errs both ways (NOTES.md, "A tile for N just above a multiple").
 #pragma once
 
@@ -124,12 +127,13 @@ constexpr TileChoice kPlanTiles[kPlanTileCount] = {
 // thin_gemm loads one float at a time either way.
 constexpr double kScalarA[kPlanTileCount] = {0.97, 0.94, 0.95, 0.91};
 constexpr double kScalarBC[kPlanTileCount] = {0.95, 0.92, 0.87, 0.96};
-// The same fractions where the operand's rows start on 8 bytes and its loads go in 8-byte pairs
-// (N or K even; tutorial::load_4_floats): each of the above times the gain of pairs over 4-byte
-// loads, measured in one lab run (an H200, 31 shapes, each with N and K + 1 and + 2; NOTES.md,
-// "8-byte pairs"): A 1.019, 1.019, 1.004, 1.052; B and C 1.026, 1.036, 1.072, 1.008.
-constexpr double kPairsA[kPlanTileCount] = {0.99, 0.96, 0.95, 0.96};
-constexpr double kPairsBC[kPlanTileCount] = {0.97, 0.95, 0.93, 0.97};
+// The same fractions where the operand's rows start on 8 bytes and the 8 x 4-lane tiles load them
+// in 8-byte pairs (N or K even; tutorial::load_4_floats): each of the above times the gain of pairs
+// over 4-byte loads, measured in one lab run (an H200, 31 shapes, each with N and K + 1 and + 2;
+// NOTES.md, "8-byte pairs"): A 1.019, 1.004, 1.052; B and C 1.036, 1.072, 1.008. The 128 x 128
+// tile (8 x 8 lanes) keeps 4-byte loads, and its fractions.
+constexpr double kPairsA[kPlanTileCount] = {kScalarA[0], 0.96, 0.95, 0.96};
+constexpr double kPairsBC[kPlanTileCount] = {kScalarBC[0], 0.95, 0.93, 0.97};
 constexpr double kPlanBlockClocks = 2100.0;   // a round of blocks' start, beyond overheadK
 constexpr double kPlanBusyWarps = 14.0;       // warps per SM that hide the latencies
 constexpr double kPlanLaunchClocks = 10000.0; // the sum's launch and the partials' round trip

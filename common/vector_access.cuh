@@ -30,7 +30,7 @@ __device__ __forceinline__ float4 load_float4(const float* __restrict__ M, int r
 // the load of kernels whose rows do not start on 16 bytes. PAIRS: they start on 8 (p is 8-byte
 // aligned and `inside` is even or >= 4, so each pair is wholly inside or outside), and two 8-byte
 // loads read the four floats where four 4-byte loads would (half the load instructions, and a
-// warp's requests half as many; chapter 05, "Each operand its own width").
+// warp's requests half as many; chapter 05's NOTES.md, "8-byte pairs").
 __device__ __forceinline__ float4 load_4_floats(const float* __restrict__ p, int inside,
                                                 bool pairs) {
   if (pairs) {
@@ -90,9 +90,9 @@ void dispatch_vec(const float* A, const float* B, const float* C, int N, int K,
 // Each operand's own choice (chapter 05, step 6 on): A's rows are K floats long, B's and C's N.
 // With K % 4 == 0 A can be read 16 bytes at a time even when N % 4 != 0 (B and C 4 bytes at a
 // time), and the other way round: one odd dimension costs float4 to one side only.
-// Where an operand is not 16 bytes wide, its loads may still go in 8-byte pairs (load_4_floats):
-// the kernels decide that themselves, and pairsA / pairsB say what they will decide (a plan's
-// estimate needs it; dispatch_vec_operands does not).
+// Where an operand is not 16 bytes wide, its rows may still start on 8 bytes: pairsA / pairsB say
+// so, for a plan's estimate (chapter 05's 8 x 4-lane tiles then load them in 8-byte pairs,
+// load_4_floats, deciding that in the kernel; dispatch_vec_operands does not need it).
 struct VecOperands {
   bool a = true;         // A's loads
   bool bc = true;        // B's loads and C's stores
