@@ -27,14 +27,14 @@
 // (kScalarA, kScalarBC, kPairsA, kPairsBC).
 // What it still gets wrong: on two random draws nobody tuned on it made 103.7% and 100.2% of
 // cuBLAS as geometric means (step 7: 102.6%, 98.1%; without pairs 103.6%, 99.5%), worst 81.9% and
-// 82.3%; but four earlier draws of the same round each left a shape or two at 68-79%: 10654 x 16
-// x 3727 (67.7%: a small N and an odd K, where the thin tiles and step 7's 64 x 64 tiles both reach
-// about 35% of the DRAM roof and cuBLAS 52%), 7540 x 82 x 333 (77.0%, K odd), and N and K odd at
-// mid size (3400 x 273 x 577, 401 x 3063 x 9171: 78.8%). Small M with a long, odd K stays near 80%
-// (166 x 6100 x 8905: 79.6%; earlier, 166 x 15608 x 3501 lost to step 7: the plan took 32 x 128
-// tiles, 732 blocks, 6 on the busiest SM where 5 fit at once). And near its margins the estimate
-// errs both ways: 694 x 4362 x 166 takes 64 x 64 tiles in pairs (81.8%) over the 128 x 128 tile
-// (87.5%). The 128 x 32 tile is taken at few shapes (41 of 600 random ones, all but 2 with N <= 32):
+// 82.3%; but four earlier draws of the same round left shapes below 80% that the final code runs
+// as they were measured there: 10654 x 16 x 3727 (67.7%: a small N and an odd K, where the thin
+// tiles and step 7's 64 x 64 tiles both reach about 35% of the DRAM roof and cuBLAS 52%), and on
+// the 128 x 128 tile, whose loads are round five's, 7540 x 82 x 333 (76.0%) and 3400 x 273 x 577
+// (78.5%, N and K odd). Earlier, 166 x 15608 x 3501 lost to step 7: the plan took 32 x 128 tiles,
+// 732 blocks, 6 on the busiest SM where 5 fit at once. And near its margins the estimate errs
+// both ways: 694 x 4362 x 166 takes 64 x 64 tiles in pairs (81.8%) over the 128 x 128 tile
+// (87.5%). The 128 x 32 tile is taken at few shapes (43 of 600 random ones, all but 4 with N <= 32):
 // near the margins its estimate errs both ways (NOTES.md, "A tile for N just above a multiple").
 #pragma once
 
@@ -101,7 +101,7 @@ struct GemmPlan {
 // The fourth is this step's own: step 6's 32 x 128 tile turned on its side, 128 x 32 (the same
 // 4 warps of 32 x 32, stacked), for an N the wider tiles fill badly: N = 12 computes 64 columns
 // with 64 x 64 tiles and 32 with 128 x 32; N = 135 256 with 128 x 128 tiles, 192 with 64 x 64,
-// 160 with 128 x 32. The plan takes it mostly at N <= 32 (39 of the 41 of 600 random shapes where
+// 160 with 128 x 32. The plan takes it mostly at N <= 32 (39 of the 43 of 600 random shapes where
 // it does); at N = 81 to 141 it measured faster than the plan's choice at mid K, by less than
 // its estimate's error (NOTES.md). run_gemm_plan launches it with these numbers.
 using TallTile = WarpLayout<128, 32, 32, 32, 8, 4>;
@@ -438,7 +438,7 @@ inline GemmPlan cached_plan(int M, int N, int K, tutorial::VecOperands vec) {
 inline void launch_planned_gemm(const float* A, const float* B, float* C, int M, int N, int K) {
   tutorial::check_gemm_shape("planned_gemm", M, N, K);
   // As the kernels decide, but for one case: with C alone off 16 bytes, a plan with slices stores
-  // float4 partials, while the estimate charged B and C's 4-byte cost.
+  // float4 partials and reads B 16 bytes wide, while the estimate charged B and C's narrow cost.
   const tutorial::VecOperands vec = tutorial::vec_operands(A, B, C, N, K);
   run_gemm_plan(cached_plan(M, N, K, vec), A, B, C, M, N, K);
 }

@@ -60,8 +60,9 @@ TEST_CASE("rows that start on 8 bytes but not 16 are read in pairs", "[gpu]") {
   REQUIRE_GPU();
   // N and K of 2 more than a multiple of 4 (every row of A and B on 8 bytes, none on 16: both
   // operands in pairs in the 8 x 4-lane tiles, 4 bytes wide elsewhere); then one pointer 8 bytes
-  // off 16 at a time with N and K multiples of 4 (that operand in pairs, or, with C's, B in pairs
-  // and C stored by rows).
+  // off 16 at a time with N and K multiples of 4 (that operand in pairs; with C's, a tile that
+  // stores straight to C reads B in pairs and stores C by rows, one with slices writes an aligned
+  // workspace and reads B 16 bytes wide).
   check_unaligned_pointers(ch05::chapter_kernels(), 0, 0, 0, 262, 138, 94);
   const std::vector<GemmKernel> kernels = {
       {"sliced 128x128 S=1", ch05::launch_sliced_gemm<128, 128, 16, 32, 64, 8, 8, 1>},
@@ -91,8 +92,8 @@ const std::vector<TestShape> kSliceShapes = {
     // several tiles each way: C's rows stored through shared memory (store_lane_tile_by_rows).
     {200, 262, 96}, {131, 196, 67}, {257, 130, 2048},
     // Both 4 bytes wide on several blocks each way (3 x 3 of the 128 x 32 tile); both in 8-byte
-    // pairs (N and K 2 more than a multiple of 4).
-    {259, 70, 43}, {262, 138, 94},
+    // pairs (N and K 2 more than a multiple of 4); A in pairs with B 4 bytes wide, and the reverse.
+    {259, 70, 43}, {262, 138, 94}, {131, 197, 94}, {131, 198, 67},
     {1, 257, 2048}, {5, 300, 2051}};  // three tiles: stream-K on the CPU backend (two slots)
 
 const std::vector<GemmKernel> kSlicedKernels = {

@@ -151,11 +151,12 @@ inline void check_kernels_at(const std::vector<GemmKernel>& kernels,
     ::tutorial::check_kernels_at(KERNELS, TILE_MULTIPLES);                                      \
   }
 
-// Rows whose lengths are multiples of 16 bytes but base pointers one float past a 16-byte
-// boundary: a launcher must fall back to 4-byte accesses rather than issue misaligned float4
-// loads (which fault). Each kernel is compared with cuBLAS on the same offset operands.
-// offA, offB, offC: each operand's offset in floats (0 or 1: one operand at a time checks
-// launchers that choose each operand's width on its own, chapter 05 from step 6 on).
+// Rows whose lengths are multiples of 16 bytes but base pointers off a 16-byte boundary: a
+// launcher must fall back to narrower accesses rather than issue misaligned float4 loads (which
+// fault). Each kernel is compared with cuBLAS on the same offset operands.
+// offA, offB, offC: each operand's offset in floats (1: 4-byte accesses only; 2: 8-byte ones
+// allowed, chapter 05's pairs; 0: aligned. One operand at a time checks launchers that choose
+// each operand's width on its own, chapter 05 from step 6 on).
 inline void check_unaligned_pointers(const std::vector<GemmKernel>& kernels, int offA = 1,
                                      int offB = 1, int offC = 1, int M = 70, int N = 68,
                                      int K = 36) {

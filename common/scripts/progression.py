@@ -18,6 +18,7 @@ progression_measure.py (run), progression_tables.py (the console table, the READ
 progression_plots.py (the pictures); this file is the command line.
 """
 import argparse
+import json
 import sys
 from pathlib import Path
 
@@ -49,16 +50,17 @@ def parse_schedule(only, sizes):
     return list(schedule.items())
 
 
-def keep_other_chapters(doc, stored_path):
+def keep_other_chapters(doc, stored, results_dir):
     """--keep-others: the new document with the stored one's runs of every chapter not measured
     now, in the schedule's order. Each run keeps its own date, GPU and ceilings; the stored runs
-    must come from the same GPU model, or the tables and charts would mix two GPUs."""
-    if not stored_path.is_file():
-        return doc
-    stored = load_results(stored_path)
+    must come from the same GPU model, or the tables and charts would mix two GPUs (then the new
+    runs are saved beside, in progression.rejected.json, and the stored file is left as it is)."""
     if stored.get("gpu") != doc["gpu"]:
-        raise Failure(f"--keep-others: {stored_path} was measured on {stored.get('gpu')}, this run "
-                      f"on {doc['gpu']}; run every chapter (no --only) instead", 2)
+        rejected = Path(results_dir) / "progression.rejected.json"
+        rejected.write_text(json.dumps(doc, indent=1) + "\n")
+        raise Failure(f"--keep-others: the stored runs were measured on {stored.get('gpu')}, this "
+                      f"run on {doc['gpu']}; nothing was merged (this run: {rejected}); run every "
+                      "chapter (no --only) instead", 2)
     measured = {r["executable"] for r in doc["runs"]}
     order = {chapter: i for i, (chapter, _) in enumerate(SCHEDULE)}
     runs = [r for r in stored["runs"] if r.get("executable") not in measured] + doc["runs"]
@@ -67,9 +69,9 @@ def keep_other_chapters(doc, stored_path):
     doc["copy_bandwidth_gbs"] = max(bandwidths) if bandwidths else None
     if doc.get("l2_bandwidth_gbs") is None:
         doc["l2_bandwidth_gbs"] = stored.get("l2_bandwidth_gbs")
-    doc["about"] += (" Chapters " + ", ".join(sorted(measured)) + " were measured on "
-                     + doc["date"] + "; the other runs come from earlier ones (--keep-others), "
-                     "each with its own date.")
+    doc["about"] += (" Measured on " + doc["date"] + ": " + ", ".join(sorted(measured))
+                     + "; the other runs come from earlier ones (--keep-others), each with its "
+                     "own date.")
     return doc
 
 
@@ -105,9 +107,13 @@ def main(argv=None):
 
     try:
         if args.command == "run":
+            stored_path = Path(args.results) / "progression.json"
+            # Read the stored runs first: a file that cannot be kept fails before minutes of runs.
+            stored = (load_results(stored_path) if args.keep_others and stored_path.is_file()
+                      else None)
             doc = measure(args.build_dir, parse_schedule(args.only, args.sizes), args.extra)
-            if args.keep_others:
-                doc = keep_other_chapters(doc, Path(args.results) / "progression.json")
+            if stored is not None:
+                doc = keep_other_chapters(doc, stored, Path(args.results))
             json_path, csv_path = write_results(doc, args.results)
             sys.stdout.write(text_table(doc))
             say(f"wrote {json_path} and {csv_path}\n"

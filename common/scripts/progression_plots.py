@@ -5,7 +5,8 @@ import subprocess
 from pathlib import Path
 
 from progression_digests import measured_intensities
-from progression_results import REPO, SCHEDULE, Failure, flat_rows, is_ceiling, is_gemm
+from progression_results import (REPO, SCHEDULE, Failure, flat_rows, is_ceiling, is_gemm,
+                                 run_dates)
 
 DEFAULT_INSPECT = REPO / "common" / "results" / "inspect"
 
@@ -51,7 +52,7 @@ def render(script_body, datablocks, stem, width, height):
 
 def plot_title(doc, first_line):
     """A gnuplot string expression: first_line, then where and when it was measured."""
-    second = f"driver {doc['driver']}, CUDA runtime {doc['runtime']}, {doc['date']}"
+    second = f"driver {doc['driver']}, CUDA runtime {doc['runtime']}, {run_dates(doc)}"
     return f'{gp_string(first_line)} . "\\n" . {gp_string(second)}'
 
 

@@ -87,3 +87,15 @@ def write_results(doc, results_dir):
             writer.writerow({k: "" if v is None else v for k, v in row.items()})
     return json_path, csv_path
 
+
+def run_dates(doc):
+    """The document's date when every chapter's runs began on one day (one `make run`, as a rule);
+    else each day with its chapters (`run --keep-others` on a later day, or a run across
+    midnight UTC): '2026-11-26 (01_naive, 02_tiled), 2026-11-27 (05_double_buffer)'."""
+    chapters = {}  # day of a chapter's first run -> chapters, in the document's order
+    for run in doc["runs"]:
+        if run.get("date") and not any(run["executable"] in c for c in chapters.values()):
+            chapters.setdefault(run["date"][:10], []).append(run["executable"])
+    if len(chapters) <= 1:
+        return doc["date"]
+    return ", ".join(f"{date} ({', '.join(names)})" for date, names in sorted(chapters.items()))

@@ -5,7 +5,7 @@ from pathlib import Path
 
 from generated_blocks import BlockError, fill_blocks
 from progression_digests import measured_intensities
-from progression_results import Failure, is_ceiling, is_gemm
+from progression_results import Failure, is_ceiling, is_gemm, run_dates
 
 NOT_MEASURED = "_Not measured yet._"
 
@@ -35,7 +35,7 @@ def size_groups(doc):
 
 def text_table(doc):
     """One aligned table of every row: grouped by problem size, each ceiling shown once."""
-    lines = [f"GPU: {doc['gpu']} (driver {doc['driver']}, runtime {doc['runtime']})  {doc['date']}",
+    lines = [f"GPU: {doc['gpu']} (driver {doc['driver']}, runtime {doc['runtime']})  {run_dates(doc)}",
              f"copy bandwidth {num(doc.get('copy_bandwidth_gbs'), 0)} GB/s (best of the runs), "
              f"FP32 peak {num(doc.get('fp32_peak_gflops'), 0)} GFLOP/s",
              "% ceiling: against the ceiling timed in the same process; the ceiling row shown "
@@ -94,19 +94,6 @@ def md_table(titles, rows, right=()):
            "|" + "|".join("--:" if i in right else "---" for i in range(len(titles))) + "|"]
     out += ["| " + " | ".join(md_cell(c) for c in row) + " |" for row in rows]
     return "\n".join(out)
-
-
-def run_dates(doc):
-    """The document's date when every chapter was measured on one day; else (`run
-    --keep-others` on a later day) each day with its chapters:
-    '2026-11-26 (01_naive, 02_tiled), 2026-11-27 (05_double_buffer)'."""
-    chapters = {}  # day of a chapter's first run -> chapters, in the document's order
-    for run in doc["runs"]:
-        if run.get("date") and not any(run["executable"] in c for c in chapters.values()):
-            chapters.setdefault(run["date"][:10], []).append(run["executable"])
-    if len(chapters) <= 1:
-        return doc["date"]
-    return ", ".join(f"{date} ({', '.join(names)})" for date, names in sorted(chapters.items()))
 
 
 def measured_on(doc, run=None):

@@ -294,9 +294,12 @@ class Run(unittest.TestCase):
                                                 str(results), "--only", "02_tiled",
                                                 "--keep-others"])
         self.assertEqual(code, 2)
-        self.assertIn("was measured on Another GPU", err)
+        self.assertIn("measured on Another GPU", err)
         self.assertEqual(json.loads((results / "progression.json").read_text())["gpu"],
                          "Another GPU")
+        # ... but the new runs are not lost.
+        self.assertEqual(json.loads((results / "progression.rejected.json").read_text())["gpu"],
+                         GPU)
 
     def test_the_l2_roof_comes_from_06_memory_system(self):
         build = self.fake_build(["02_tiled"])
