@@ -39,43 +39,45 @@ TEST_CASE("launchers fall back to 4-byte accesses for unaligned pointers", "[gpu
   check_unaligned_pointers(ch05::chapter_kernels());
 }
 
+namespace {
+
+// Launchers that choose each operand's width on its own: whole tiles, slices (with C alone off:
+// the partials stay float4) and stream-K with whole and split tiles.
+const std::vector<GemmKernel> kPerOperandKernels = {
+    {"sliced 128x128 S=1", ch05::launch_sliced_gemm<128, 128, 16, 32, 64, 8, 8, 1>},
+    {"sliced 64x64 S=3", ch05::launch_sliced_gemm<64, 64, 16, 32, 32, 8, 4, 3>},
+    {"sliced 32x128 S=1", ch05::launch_sliced_gemm<32, 128, 16, 32, 32, 8, 4, 1>},
+    {"sliced 128x32 S=2", ch05::launch_sliced_gemm<128, 32, 16, 32, 32, 8, 4, 2>},
+    {"stream-K 128x128 3 blocks", ch05::launch_stream_k_slots<128, 128, 16, 32, 64, 8, 8, 3>},
+    {"planned", ch05::launch_planned_gemm}};
+
+// kPerOperandKernels with one pointer `floats` floats off 16 bytes at a time (A, then B, then C),
+// N and K multiples of 4.
+void check_each_operand_off(int floats) {
+  for (const int which : {0, 1, 2}) {
+    INFO("operand " << floats * 4 << " bytes off 16: " << "ABC"[which]);
+    check_unaligned_pointers(kPerOperandKernels, which == 0 ? floats : 0,
+                             which == 1 ? floats : 0, which == 2 ? floats : 0, 260, 136, 48);
+  }
+}
+
+}  // namespace
+
 TEST_CASE("each operand falls back to 4-byte accesses on its own", "[gpu]") {
   REQUIRE_GPU();
-  // One pointer off 16 bytes at a time (A alone: A 4 bytes wide; B or C alone: B and C), whole
-  // tiles, slices (C alone: the partials stay float4) and stream-K with whole and split tiles.
-  const std::vector<GemmKernel> kernels = {
-      {"sliced 128x128 S=1", ch05::launch_sliced_gemm<128, 128, 16, 32, 64, 8, 8, 1>},
-      {"sliced 64x64 S=3", ch05::launch_sliced_gemm<64, 64, 16, 32, 32, 8, 4, 3>},
-      {"sliced 32x128 S=1", ch05::launch_sliced_gemm<32, 128, 16, 32, 32, 8, 4, 1>},
-      {"sliced 128x32 S=2", ch05::launch_sliced_gemm<128, 32, 16, 32, 32, 8, 4, 2>},
-      {"stream-K 128x128 3 blocks", ch05::launch_stream_k_slots<128, 128, 16, 32, 64, 8, 8, 3>},
-      {"planned", ch05::launch_planned_gemm}};
-  for (const int which : {0, 1, 2}) {
-    INFO("offset operand " << "ABC"[which]);
-    check_unaligned_pointers(kernels, which == 0, which == 1, which == 2, 260, 136, 48);
-  }
+  // A alone off: A 4 bytes wide; B or C alone: B and C.
+  check_each_operand_off(1);
 }
 
 TEST_CASE("rows that start on 8 bytes but not 16 are read in pairs", "[gpu]") {
   REQUIRE_GPU();
   // N and K of 2 more than a multiple of 4 (every row of A and B on 8 bytes, none on 16: both
   // operands in pairs in the 8 x 4-lane tiles, 4 bytes wide elsewhere); then one pointer 8 bytes
-  // off 16 at a time with N and K multiples of 4 (that operand in pairs; with C's, a tile that
-  // stores straight to C reads B in pairs and stores C by rows, one with slices writes an aligned
-  // workspace and reads B 16 bytes wide).
+  // off 16 at a time (that operand in pairs; with C's, a tile that stores straight to C reads B in
+  // pairs and stores C by rows, one with slices writes an aligned workspace and reads B 16 bytes
+  // wide).
   check_unaligned_pointers(ch05::chapter_kernels(), 0, 0, 0, 262, 138, 94);
-  const std::vector<GemmKernel> kernels = {
-      {"sliced 128x128 S=1", ch05::launch_sliced_gemm<128, 128, 16, 32, 64, 8, 8, 1>},
-      {"sliced 64x64 S=3", ch05::launch_sliced_gemm<64, 64, 16, 32, 32, 8, 4, 3>},
-      {"sliced 32x128 S=1", ch05::launch_sliced_gemm<32, 128, 16, 32, 32, 8, 4, 1>},
-      {"sliced 128x32 S=2", ch05::launch_sliced_gemm<128, 32, 16, 32, 32, 8, 4, 2>},
-      {"stream-K 128x128 3 blocks", ch05::launch_stream_k_slots<128, 128, 16, 32, 64, 8, 8, 3>},
-      {"planned", ch05::launch_planned_gemm}};
-  for (const int which : {0, 1, 2}) {
-    INFO("operand 8 bytes off 16: " << "ABC"[which]);
-    check_unaligned_pointers(kernels, which == 0 ? 2 : 0, which == 1 ? 2 : 0, which == 2 ? 2 : 0,
-                             260, 136, 48);
-  }
+  check_each_operand_off(2);
 }
 
 // Split-K (6_any_shape.cuh): fixed slice counts on both tiles, at shapes that make the slices
