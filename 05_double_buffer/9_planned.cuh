@@ -25,17 +25,16 @@
 // The estimate knows the narrow paths (N or K not a multiple of 4): each tile's FMA rate with
 // 4-byte loads and with 8-byte pairs, per operand, measured against aligned neighbour shapes
 // (kScalarA, kScalarBC, kPairsA, kPairsBC).
-// What it still gets wrong: on two random draws nobody tuned on it made 103.7% and 100.2% of
-// cuBLAS as geometric means (step 7: 102.6%, 98.1%; without pairs 103.6%, 99.5%), worst 81.9% and
-// 82.3%; but four earlier draws of the same round left shapes below 80% that the final code runs
-// as they were measured there: 10654 x 16 x 3727 (67.7%: a small N and an odd K, where the thin
-// tiles and step 7's 64 x 64 tiles both reach about 35% of the DRAM roof and cuBLAS 52%), and on
-// the 128 x 128 tile, whose loads are round five's, 7540 x 82 x 333 (76.0%) and 3400 x 273 x 577
-// (78.5%, N and K odd). Earlier, 166 x 15608 x 3501 lost to step 7: the plan took 32 x 128 tiles,
-// 732 blocks, 6 on the busiest SM where 5 fit at once. And near its margins the estimate errs
-// both ways: 694 x 4362 x 166 takes 64 x 64 tiles in pairs (81.8%) over the 128 x 128 tile
-// (87.5%). The 128 x 32 tile is taken at few shapes (43 of 600 random ones, all but 4 with N <= 32):
-// near the margins its estimate errs both ways (NOTES.md, "A tile for N just above a multiple").
+// What it still gets wrong: on two random draws nobody tuned on it made 106.0% and 106.2% of
+// cuBLAS as geometric means (round six's plan, same processes: 106.1%, 105.8%), worst 77.4% and
+// 76.7%. Below 80% remain, where an operand is 4 bytes wide: 178 x 8058 x 2819 (77.4%), 9586 x 176 x
+// 1625 (76.7%), 9984 x 19 x 108 (78.1%), 2980 x 266 x 3701 (77.7%, the 128 x 32 tile where the
+// 128 x 128 one measured 81.3%), and one thin shape, 13805 x 8 x 3332 (75.1%: 64 x 64 tiles since
+// the thin tile's 19 slices would take a second round; with them it measured 94.2%). No change to
+// the 4-byte loads has beaten round six's yet (NOTES.md, "Round seven"). Earlier, 166 x 15608 x 3501
+// lost to step 7: the plan took 32 x 128 tiles, 732 blocks, 6 on the busiest SM where 5 fit at
+// once. And near its margins the estimate errs both ways: 694 x 4362 x 166 takes 64 x 64 tiles in
+// pairs (81.8%) over the 128 x 128 tile (87.5%).
 #pragma once
 
 #include <algorithm>
@@ -101,9 +100,10 @@ struct GemmPlan {
 // The fourth is this step's own: step 6's 32 x 128 tile turned on its side, 128 x 32 (the same
 // 4 warps of 32 x 32, stacked), for an N the wider tiles fill badly: N = 12 computes 64 columns
 // with 64 x 64 tiles and 32 with 128 x 32; N = 135 256 with 128 x 128 tiles, 192 with 64 x 64,
-// 160 with 128 x 32. The plan takes it mostly at N <= 32 (39 of the 43 of 600 random shapes where
-// it does); at N = 81 to 141 it measured faster than the plan's choice at mid K, by less than
-// its estimate's error (NOTES.md). run_gemm_plan launches it with these numbers.
+// 160 with 128 x 32. The plan takes it at 69 of 600 random shapes (sweep.py's draws, seeds 1000
+// to 1014), 55 of them with N <= 32; at N = 81 to 141 it also measured faster than the plan's
+// other choices at mid K, hence its own margin (kMarginTallTile; NOTES.md). run_gemm_plan
+// launches it with these numbers.
 using TallTile = WarpLayout<128, 32, 32, 32, 8, 4>;
 constexpr int kPlanTileCount = 4;
 constexpr int kTallTile = 3;  // TallTile's index in kPlanTiles
@@ -154,6 +154,13 @@ constexpr double kTileStoreExposed = 0.5;
 // rate (Little's law: ~23 KB per SM on an H100, ~32 KB per block), and each round's start.
 constexpr double kThinBlocksForBandwidth = 2.0;
 constexpr double kThinBlockClocks = 2000.0;
+// Blocks of thin_gemm an SM holds at once (its __launch_bounds__ asks for 2, and the times measured
+// jump past 2 per SM). Slices that take the blocks past one round of them lost at 10 of 12 shapes
+// with N <= 16, by 10-25% (10654 x 16 x 3727: 80% of cuBLAS at 12 slices, 252 blocks; 64% at 16,
+// 336), where the estimate saw no cost beyond a block's start. The plan cuts K no further: on two
+// fresh draws that changed 9 plans, 8 of them 2-17% faster, 13805 x 8 x 3332 20% slower (NOTES.md,
+// "Round seven, final").
+constexpr int kThinBlocksPerSm = 2;
 // At most this many slices (either path), and no plan whose partial sums would need more than
 // kMaxWorkspaceBytes of workspace.
 constexpr int kMaxPlanSlices = 1024;
@@ -295,7 +302,13 @@ void for_each_plan(int M, int N, int K, const GpuModel& g, tutorial::VecOperands
   auto thin = [&](auto shape, bool fits) {
     constexpr ThinShape S = decltype(shape)::value;
     if (!fits) return;
+    using Layout = ThinLayoutOf<S>;
+    const double tiles =
+        double(tutorial::ceil_div(M, Layout::BM)) * tutorial::ceil_div(N, Layout::BN);
     for_each_slice_count(K, kMaxPlanSlices, [&](int slices, int sliceK) {
+      // Cut K only as far as the blocks fit one round of the SMs (kThinBlocksPerSm each); more
+      // slices lost though estimated level (kThinBlocksPerSm above).
+      if (slices > 1 && tiles * slices > double(g.sms) * kThinBlocksPerSm) return;
       consider({GemmPath::Thin, 0, S, slices, thin_clocks<S>(M, N, K, g, slices, sliceK)});
     });
   };
@@ -356,6 +369,13 @@ constexpr double kMarginFewerSlices = 0.0;
 constexpr double kMarginWholeTiles = 0.05;
 constexpr double kMarginThin = 0.10;
 constexpr double kMarginOtherTile = 0.20;
+// The 128 x 32 tile where it computes at least kTallSavesColumns fewer columns than the 64-wide
+// tiles and a quarter of its 32 are real (N > 8): measured on round six's kernels, departures to it
+// from a cut or smaller step-7 plan had q = 0.93 (38 pairs), so 5%. Chosen on lab shapes and one
+// fresh draw, then measured on another: the plans it changed ran 8% faster as a geometric mean
+// (33 shapes), with 2 of them more than 5% slower (NOTES.md, "Round seven, final").
+constexpr double kMarginTallTile = 0.05;
+constexpr double kTallSavesColumns = 1.1;
 constexpr double kMarginMoreSlices = 0.45;
 
 inline bool same_plan(const GemmPlan& a, const GemmPlan& b) {
@@ -365,13 +385,18 @@ inline bool same_plan(const GemmPlan& a, const GemmPlan& b) {
   return a.tile == b.tile && a.slices == b.slices;
 }
 
-inline double departure_margin(const GemmPlan& p, const GemmPlan& step7) {
+inline double departure_margin(const GemmPlan& p, const GemmPlan& step7, int N) {
   if (p.path == GemmPath::Thin) return kMarginThin;
   if (p.path == GemmPath::Tiles && step7.path == GemmPath::Tiles && p.tile == step7.tile)
     return p.slices < step7.slices ? kMarginFewerSlices : kMarginMoreSlices;
   const bool wholeTiles =
       step7.path == GemmPath::StreamK || (step7.tile == 0 && step7.slices == 1);
-  return wholeTiles ? kMarginWholeTiles : kMarginOtherTile;
+  if (wholeTiles) return kMarginWholeTiles;
+  const int tallColumns = tutorial::ceil_div(N, 32) * 32;
+  const bool tallSavesColumns = tutorial::ceil_div(N, 64) * 64 >= kTallSavesColumns * tallColumns &&
+                                4 * N > tallColumns;
+  return p.path == GemmPath::Tiles && p.tile == kTallTile && tallSavesColumns ? kMarginTallTile
+                                                                              : kMarginOtherTile;
 }
 
 // The plan for M x N x K on GPU g: step 7's choice, unless another plan's estimate beats it by
@@ -382,7 +407,7 @@ inline GemmPlan plan_gemm(int M, int N, int K, const GpuModel& g, tutorial::VecO
   double bestCost = step7.clocks;
   for_each_plan(M, N, K, g, vec, [&](const GemmPlan& p) {
     if (same_plan(p, step7)) return;
-    const double cost = p.clocks * (1.0 + departure_margin(p, step7));
+    const double cost = p.clocks * (1.0 + departure_margin(p, step7, N));
     if (cost < bestCost) {
       best = p;
       bestCost = cost;

@@ -81,6 +81,19 @@ std::vector<tutorial::GemmKernel> lab_kernels() {
   add_three<GemmPath::Thin, int(ch05::ThinShape::SmallM16)>(k, "thinM16");
   add_three<GemmPath::Thin, int(ch05::ThinShape::SmallN4)>(k, "thinN4");
   add_three<GemmPath::Thin, int(ch05::ThinShape::SmallN16)>(k, "thinN16");
+  // The 512 x 16 thin tile at fixed slice counts ("thinN16 S" selects them all).
+  k.push_back({"thinN16 S02", ch05::launch_thin_gemm<ch05::ThinShape::SmallN16, 2>});
+  k.push_back({"thinN16 S03", ch05::launch_thin_gemm<ch05::ThinShape::SmallN16, 3>});
+  k.push_back({"thinN16 S04", ch05::launch_thin_gemm<ch05::ThinShape::SmallN16, 4>});
+  k.push_back({"thinN16 S06", ch05::launch_thin_gemm<ch05::ThinShape::SmallN16, 6>});
+  k.push_back({"thinN16 S08", ch05::launch_thin_gemm<ch05::ThinShape::SmallN16, 8>});
+  k.push_back({"thinN16 S10", ch05::launch_thin_gemm<ch05::ThinShape::SmallN16, 10>});
+  k.push_back({"thinN16 S12", ch05::launch_thin_gemm<ch05::ThinShape::SmallN16, 12>});
+  k.push_back({"thinN16 S16", ch05::launch_thin_gemm<ch05::ThinShape::SmallN16, 16>});
+  k.push_back({"thinN16 S20", ch05::launch_thin_gemm<ch05::ThinShape::SmallN16, 20>});
+  k.push_back({"thinN16 S24", ch05::launch_thin_gemm<ch05::ThinShape::SmallN16, 24>});
+  k.push_back({"thinN16 S32", ch05::launch_thin_gemm<ch05::ThinShape::SmallN16, 32>});
+  k.push_back({"thinN16 S48", ch05::launch_thin_gemm<ch05::ThinShape::SmallN16, 48>});
   return k;
 }
 
