@@ -25,9 +25,9 @@
 // The estimate knows the narrow paths (N or K not a multiple of 4): each tile's FMA rate with
 // 4-byte loads and with 8-byte pairs, per operand, measured against aligned neighbour shapes
 // (kScalarA, kScalarBC, kPairsA, kPairsBC).
-// What it still gets wrong: on two random draws nobody tuned on it made 106.0% and 106.2% of
-// cuBLAS as geometric means (round six's plan, same processes: 106.1%, 105.8%), worst 77.4% and
-// 76.7%. Below 80% remain, where an operand is 4 bytes wide: 178 x 8058 x 2819 (77.4%), 9586 x 176 x
+// What it still gets wrong: on three random draws nobody tuned on it made 106.0%, 106.2% and
+// 107.4% of cuBLAS as geometric means (round six's plan, same processes: 106.1%, 105.8%, 108.5%,
+// the last mostly cuBLAS's noise at one shape), worst 77.4%, 76.7% and 77.7%. Below 80% remain, where an operand is 4 bytes wide: 178 x 8058 x 2819 (77.4%), 9586 x 176 x
 // 1625 (76.7%), 9984 x 19 x 108 (78.1%), 2980 x 266 x 3701 (77.7%, the 128 x 32 tile where the
 // 128 x 128 one measured 81.3%), and one thin shape, 13805 x 8 x 3332 (75.1%: 64 x 64 tiles since
 // the thin tile's 19 slices would take a second round; with them it measured 94.2%). No change to
@@ -101,9 +101,8 @@ struct GemmPlan {
 // 4 warps of 32 x 32, stacked), for an N the wider tiles fill badly: N = 12 computes 64 columns
 // with 64 x 64 tiles and 32 with 128 x 32; N = 135 256 with 128 x 128 tiles, 192 with 64 x 64,
 // 160 with 128 x 32. The plan takes it at 69 of 600 random shapes (sweep.py's draws, seeds 1000
-// to 1014), 55 of them with N <= 32; at N = 81 to 141 it also measured faster than the plan's
-// other choices at mid K, hence its own margin (kMarginTallTile; NOTES.md). run_gemm_plan
-// launches it with these numbers.
+// to 1014), 55 of them with N <= 32, with a margin of its own where it saves columns
+// (kMarginTallTile; NOTES.md). run_gemm_plan launches it with these numbers.
 using TallTile = WarpLayout<128, 32, 32, 32, 8, 4>;
 constexpr int kPlanTileCount = 4;
 constexpr int kTallTile = 3;  // TallTile's index in kPlanTiles
@@ -126,7 +125,7 @@ constexpr TileChoice kPlanTiles[kPlanTileCount] = {
 // both measured 0.848).
 // thin_gemm loads one float at a time either way.
 // Measured again with round six's kernels (H100, 31 shapes): B and C's fractions 0.02-0.05 lower,
-// the 128 x 32 tile's A 0.87. Those values, with or without a smaller margin for the 128 x 32 tile,
+// the 128 x 32 tile's A 0.87. Those values, alone or with a first version of kMarginTallTile,
 // moved nothing on three fresh random draws, so these stay (NOTES.md, "Round seven").
 constexpr double kScalarA[kPlanTileCount] = {0.97, 0.94, 0.95, 0.91};
 constexpr double kScalarBC[kPlanTileCount] = {0.95, 0.92, 0.87, 0.96};
@@ -154,11 +153,12 @@ constexpr double kTileStoreExposed = 0.5;
 // rate (Little's law: ~23 KB per SM on an H100, ~32 KB per block), and each round's start.
 constexpr double kThinBlocksForBandwidth = 2.0;
 constexpr double kThinBlockClocks = 2000.0;
-// Blocks of thin_gemm an SM holds at once (its __launch_bounds__ asks for 2, and the times measured
-// jump past 2 per SM). Slices that take the blocks past one round of them lost at 10 of 12 shapes
-// with N <= 16, by 10-25% (10654 x 16 x 3727: 80% of cuBLAS at 12 slices, 252 blocks; 64% at 16,
-// 336), where the estimate saw no cost beyond a block's start. The plan cuts K no further: on two
-// fresh draws that changed 9 plans, 8 of them 2-17% faster, 13805 x 8 x 3332 20% slower (NOTES.md,
+// Blocks of thin_gemm per SM in one round: its __launch_bounds__ asks for at least 2, and the
+// times measured on the 512 x 16 tile jump past 2 per SM (applied to every thin tile). Slices that
+// take the blocks past one round lost at 10 of 12 shapes with N <= 16, by 10-25% of cuBLAS's rate
+// (10654 x 16 x 3727: 80% of cuBLAS at 12 slices, 252 blocks; 64% at 16, 336), where the estimate
+// saw no cost beyond a block's start. The plan cuts K no further: where only this changed the plan
+// on two fresh draws (9 shapes), 8 ran 2-17% faster and 13805 x 8 x 3332 20% slower (NOTES.md,
 // "Round seven, final").
 constexpr int kThinBlocksPerSm = 2;
 // At most this many slices (either path), and no plan whose partial sums would need more than
@@ -369,11 +369,12 @@ constexpr double kMarginFewerSlices = 0.0;
 constexpr double kMarginWholeTiles = 0.05;
 constexpr double kMarginThin = 0.10;
 constexpr double kMarginOtherTile = 0.20;
-// The 128 x 32 tile where it computes at least kTallSavesColumns fewer columns than the 64-wide
-// tiles and a quarter of its 32 are real (N > 8): measured on round six's kernels, departures to it
-// from a cut or smaller step-7 plan had q = 0.93 (38 pairs), so 5%. Chosen on lab shapes and one
-// fresh draw, then measured on another: the plans it changed ran 8% faster as a geometric mean
-// (33 shapes), with 2 of them more than 5% slower (NOTES.md, "Round seven, final").
+// The 128 x 32 tile where the 64-wide tiles compute kTallSavesColumns times its columns or more and
+// a quarter of its 32 are real (N > 8): measured on round six's kernels, departures to it from a
+// cut or smaller step-7 plan had q = 0.93 (38 pairs), so 5%. Chosen on lab shapes and one fresh
+// draw, then measured on another (600 shapes with M 2,000-16,384 and N 5-160, the first 40 whose
+// plan changed): where only this margin changed the plan, 7% faster as a geometric mean (30
+// shapes), 3 of them more than 3% slower (NOTES.md, "Round seven, final").
 constexpr double kMarginTallTile = 0.05;
 constexpr double kTallSavesColumns = 1.1;
 constexpr double kMarginMoreSlices = 0.45;
@@ -392,11 +393,11 @@ inline double departure_margin(const GemmPlan& p, const GemmPlan& step7, int N) 
   const bool wholeTiles =
       step7.path == GemmPath::StreamK || (step7.tile == 0 && step7.slices == 1);
   if (wholeTiles) return kMarginWholeTiles;
-  const int tallColumns = tutorial::ceil_div(N, 32) * 32;
-  const bool tallSavesColumns = tutorial::ceil_div(N, 64) * 64 >= kTallSavesColumns * tallColumns &&
-                                4 * N > tallColumns;
-  return p.path == GemmPath::Tiles && p.tile == kTallTile && tallSavesColumns ? kMarginTallTile
-                                                                              : kMarginOtherTile;
+  // (N > 8: a quarter of the tall tile's 32 columns real. In doubles: N may be near INT_MAX.)
+  if (p.path == GemmPath::Tiles && p.tile == kTallTile && N > 8 &&
+      64.0 * tutorial::ceil_div(N, 64) >= kTallSavesColumns * 32.0 * tutorial::ceil_div(N, 32))
+    return kMarginTallTile;
+  return kMarginOtherTile;
 }
 
 // The plan for M x N x K on GPU g: step 7's choice, unless another plan's estimate beats it by

@@ -567,7 +567,7 @@ TEST_CASE("the plan of step 9 leaves step 7's choice only for a gain beyond its 
 TEST_CASE("the plan of step 9 at a small N with a long K (132 SMs)", "[model]") {
   const ch05::GpuModel g{132, 128.0, 1524.0};
   // Measured on an H100 (NOTES.md, "Round seven"): the thin tile in 18 slices, 378 blocks for
-  // 264 at once, 68% of cuBLAS; in 12, 80%; the 128 x 32 tile, 86%.
+  // 264 at once, 70% of cuBLAS; in 6, 85%; the 128 x 32 tile, 86%.
   const ch05::GemmPlan small = ch05::plan_gemm(10654, 16, 3728, g, aligned_vec(16, 3728));
   CHECK_FALSE((small.path == ch05::GemmPath::Thin && small.slices > 12));
   // N = 24: the 128 x 32 tile computes 32 columns, the 64-wide tiles 64 (6427 x 24 x 8928: 64 x 64
