@@ -225,6 +225,13 @@ template <ThinShape S>
 using ThinLayoutOf = ThinLayout<ThinConfig<S>::TM, ThinConfig<S>::TN, ThinConfig<S>::WARPS_M,
                                 ThinConfig<S>::WARPS_N, ThinConfig<S>::LANES>;
 
+// Tiles of C with tile S: thin_gemm's blocks per slice of K.
+template <ThinShape S>
+long long thin_tiles(int M, int N) {
+  using Layout = ThinLayoutOf<S>;
+  return (long long)tutorial::ceil_div(M, Layout::BM) * tutorial::ceil_div(N, Layout::BN);
+}
+
 // Above this many slices thin_gemm's partials are added by sum_many_slices (its C is small, and
 // each element's partials are many).
 constexpr int kThinManySlices = 8;
@@ -239,8 +246,7 @@ void run_thin_gemm(const float* A, const float* B, float* C, int M, int N, int K
   tutorial::check_gemm_shape("thin_gemm", M, N, K);
   int slices = 1, sliceK = K;
   slice_k(K, wantedSlices, slices, sliceK);
-  const long long tiles =
-      (long long)tutorial::ceil_div(M, Layout::BM) * tutorial::ceil_div(N, Layout::BN);
+  const long long tiles = thin_tiles<S>(M, N);
   if (tiles > 2147483647LL)  // (not reached: M * N < 2^31 and a tile holds 2,048 elements)
     throw tutorial::UnsupportedShape("thin_gemm: " + std::to_string(tiles) + " tiles");
   const size_t count = size_t(M) * N;

@@ -261,7 +261,7 @@ inline double stream_k_clocks(int M, int N, int K, const GpuModel& g, tutorial::
 template <ThinShape S>
 double thin_clocks(int M, int N, int K, const GpuModel& g, int slices, int sliceK) {
   using Layout = ThinLayoutOf<S>;
-  const double tiles = double(tutorial::ceil_div(M, Layout::BM)) * tutorial::ceil_div(N, Layout::BN);
+  const double tiles = double(thin_tiles<S>(M, N));
   const double blocks = tiles * slices;
   const double perSm = std::ceil(blocks / g.sms);  // blocks on the busiest SM
   const double fma = perSm * Layout::BM * Layout::BN * sliceK /
@@ -302,9 +302,7 @@ void for_each_plan(int M, int N, int K, const GpuModel& g, tutorial::VecOperands
   auto thin = [&](auto shape, bool fits) {
     constexpr ThinShape S = decltype(shape)::value;
     if (!fits) return;
-    using Layout = ThinLayoutOf<S>;
-    const double tiles =
-        double(tutorial::ceil_div(M, Layout::BM)) * tutorial::ceil_div(N, Layout::BN);
+    const double tiles = double(thin_tiles<S>(M, N));
     for_each_slice_count(K, kMaxPlanSlices, [&](int slices, int sliceK) {
       // Cut K only as far as the blocks fit one round of the SMs (kThinBlocksPerSm each); more
       // slices lost though estimated level (kThinBlocksPerSm above).

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "05_double_buffer/kernel_list.cuh"
@@ -64,6 +65,14 @@ void add_three(std::vector<tutorial::GemmKernel>& kernels, const std::string& na
   kernels.push_back({name + " /3", forced<PATH, WHICH, 1, 3>});
 }
 
+// thin_gemm's 512 x 16 tile at each slice count S, named "thinN16 S02", "thinN16 S03", ...
+template <int... S>
+void add_thin_slices(std::vector<tutorial::GemmKernel>& kernels, std::integer_sequence<int, S...>) {
+  (kernels.push_back({std::string("thinN16 S") + (S < 10 ? "0" : "") + std::to_string(S),
+                      ch05::launch_thin_gemm<ch05::ThinShape::SmallN16, S>}),
+   ...);
+}
+
 std::vector<tutorial::GemmKernel> lab_kernels() {
   std::vector<tutorial::GemmKernel> k = {
       {"final7 stream-K + any_shape", ch05::launch_stream_k_gemm},
@@ -82,18 +91,7 @@ std::vector<tutorial::GemmKernel> lab_kernels() {
   add_three<GemmPath::Thin, int(ch05::ThinShape::SmallN4)>(k, "thinN4");
   add_three<GemmPath::Thin, int(ch05::ThinShape::SmallN16)>(k, "thinN16");
   // The 512 x 16 thin tile at fixed slice counts ("thinN16 S" selects them all).
-  k.push_back({"thinN16 S02", ch05::launch_thin_gemm<ch05::ThinShape::SmallN16, 2>});
-  k.push_back({"thinN16 S03", ch05::launch_thin_gemm<ch05::ThinShape::SmallN16, 3>});
-  k.push_back({"thinN16 S04", ch05::launch_thin_gemm<ch05::ThinShape::SmallN16, 4>});
-  k.push_back({"thinN16 S06", ch05::launch_thin_gemm<ch05::ThinShape::SmallN16, 6>});
-  k.push_back({"thinN16 S08", ch05::launch_thin_gemm<ch05::ThinShape::SmallN16, 8>});
-  k.push_back({"thinN16 S10", ch05::launch_thin_gemm<ch05::ThinShape::SmallN16, 10>});
-  k.push_back({"thinN16 S12", ch05::launch_thin_gemm<ch05::ThinShape::SmallN16, 12>});
-  k.push_back({"thinN16 S16", ch05::launch_thin_gemm<ch05::ThinShape::SmallN16, 16>});
-  k.push_back({"thinN16 S20", ch05::launch_thin_gemm<ch05::ThinShape::SmallN16, 20>});
-  k.push_back({"thinN16 S24", ch05::launch_thin_gemm<ch05::ThinShape::SmallN16, 24>});
-  k.push_back({"thinN16 S32", ch05::launch_thin_gemm<ch05::ThinShape::SmallN16, 32>});
-  k.push_back({"thinN16 S48", ch05::launch_thin_gemm<ch05::ThinShape::SmallN16, 48>});
+  add_thin_slices(k, std::integer_sequence<int, 2, 3, 4, 6, 8, 10, 12, 16, 20, 24, 32, 48>{});
   return k;
 }
 

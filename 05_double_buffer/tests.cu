@@ -246,19 +246,15 @@ tutorial::VecOperands aligned_vec(int N, int K) {
   return {K % 4 == 0, N % 4 == 0, K % 2 == 0, N % 2 == 0};
 }
 
-// Blocks of thin tile S per slice of K: its tiles of C.
+// Blocks of thin tile S per slice of K (ch05::thin_tiles, for a tile known at run time).
 long long thin_blocks(ch05::ThinShape S, int M, int N) {
-  auto tiles = [&](auto shape) {
-    using Layout = ch05::ThinLayoutOf<decltype(shape)::value>;
-    return (long long)tutorial::ceil_div(M, Layout::BM) * tutorial::ceil_div(N, Layout::BN);
-  };
   using T = ch05::ThinShape;
   switch (S) {
-    case T::ShortK: return tiles(std::integral_constant<T, T::ShortK>{});
-    case T::SmallM4: return tiles(std::integral_constant<T, T::SmallM4>{});
-    case T::SmallM16: return tiles(std::integral_constant<T, T::SmallM16>{});
-    case T::SmallN4: return tiles(std::integral_constant<T, T::SmallN4>{});
-    case T::SmallN16: return tiles(std::integral_constant<T, T::SmallN16>{});
+    case T::ShortK: return ch05::thin_tiles<T::ShortK>(M, N);
+    case T::SmallM4: return ch05::thin_tiles<T::SmallM4>(M, N);
+    case T::SmallM16: return ch05::thin_tiles<T::SmallM16>(M, N);
+    case T::SmallN4: return ch05::thin_tiles<T::SmallN4>(M, N);
+    case T::SmallN16: return ch05::thin_tiles<T::SmallN16>(M, N);
   }
   return 0;
 }
