@@ -31,7 +31,10 @@
 // 1625 (76.7%), 9984 x 19 x 108 (78.1%), 2980 x 266 x 3701 (77.7%, the 128 x 32 tile where the
 // 128 x 128 one measured 81.3%), and one thin shape, 13805 x 8 x 3332 (75.1%: 64 x 64 tiles since
 // the thin tile's 19 slices would take a second round; with them it measured 94.2%). No change to
-// the 4-byte loads has beaten round six's yet (NOTES.md, "Round seven"). Earlier, 166 x 15608 x 3501
+// the 4-byte loads has beaten round six's yet (NOTES.md, "Round seven"), and they are not the
+// whole story: with N and K rounded up to multiples of 4, 178 x 8058 x 2819 measured 81.0% and
+// 9586 x 176 x 1625 79.6%, and 3444 x 162 x 10388 (128 x 128 tiles in 7 slices, 1.4 rounds) 75.7%
+// (NOTES.md, "Round eight"). Earlier, 166 x 15608 x 3501
 // lost to step 7: the plan took 32 x 128 tiles, 732 blocks, 6 on the busiest SM where 5 fit at
 // once. And near its margins the estimate errs both ways: 694 x 4362 x 166 takes 64 x 64 tiles in
 // pairs (81.8%) over the 128 x 128 tile (87.5%).

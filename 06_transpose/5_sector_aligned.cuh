@@ -4,10 +4,11 @@
 // rows do not start on a 32-byte sector (rows not a multiple of 8, or a misaligned `out`), step
 // 3's padded kernel writes each 64-float piece of an output row across 9 sectors, the first and
 // the last partly, and those partial writes cost a third of the bandwidth. Here each output row
-// is cut at sector boundaries instead, so no store writes part of a sector; one float per access.
+// is cut at sector boundaries instead, so no store writes part of a sector; one float per access,
+// and all of a thread's 17 loads of a band issued before the first is used (the loop unrolled).
 // Its blocks run in either of step 4's orders (BlockOrder); the dispatcher of step 7 walks a
 // wide matrix down its bands first where a band outnumbers the blocks resident at once.
-// What it still gets wrong: a matrix of fewer than 64 rows or 48 columns leaves most of each
+// What it still gets wrong: a matrix of fewer than 64 rows or 36 columns leaves most of each
 // 128 x 32 tile empty. Step 6.
 #pragma once
 
@@ -53,9 +54,14 @@ struct SectorAligned {
                                               int band, int colBlock, Tile& tile) {
     const int firstRow = band * TILE_ROWS - SHIFT;  // input row of tile row 0 (may be < 0)
     const int col = colBlock * TILE_COLS + threadIdx.x;
-    for (int j = threadIdx.y; j < ROWS; j += BLOCK_ROWS) {
+    // Unrolled, so that ptxas can put the loads ahead of the shared-memory stores: rolled, it kept
+    // 4 in flight and the kernel measured 3-10 points of the copy slower (NOTES.md, "Round eight").
+    constexpr int LOADS = (ROWS + BLOCK_ROWS - 1) / BLOCK_ROWS;
+#pragma unroll
+    for (int i = 0; i < LOADS; ++i) {
+      const int j = threadIdx.y + i * BLOCK_ROWS;
       const int row = firstRow + j;
-      if (row >= 0 && row < rows && col < cols)
+      if (j < ROWS && row >= 0 && row < rows && col < cols)
         tile[j][threadIdx.x] = in[size_t(row) * cols + col];  // (TILE_ROWS + 7, TILE_COLS + 1)
     }
     // Every thread reads elements that other threads wrote.

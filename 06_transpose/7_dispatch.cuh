@@ -8,8 +8,11 @@
 //     or column is real;
 //   - fewer than 16 rows or columns: transpose_thin, float4 or not (a 64 x 64 tile would hold
 //     a quarter of real data at best);
-//   - float4 possible: transpose_vec4, blocks along output rows;
-//   - otherwise transpose_thin for fewer than 64 rows (short and wide) or 48 columns (tall and
+//   - float4 possible: transpose_vec4, blocks along output rows, or along input rows where a
+//     tall matrix's band of output rows outnumbers the blocks resident at once
+//     (vec4_by_input_rows), or there the sector-aligned tile where the output rows are off the
+//     sectors;
+//   - otherwise transpose_thin for fewer than 64 rows (short and wide) or 36 columns (tall and
 //     narrow);
 //   - else the sector-aligned 128 x 32 tile, one float per access, or the padded 64 x 64 one
 //     where the output's rows start on 32-byte sectors (measured cheaper there). A wide matrix
@@ -42,34 +45,55 @@
 namespace ch06 {
 
 // Below kThinSmall rows or columns transpose_thin always runs; below kThinTall columns it
-// also takes the tall matrices float4 cannot.
-constexpr int kThinSmall = 16, kThinTall = 48;
+// also takes the tall matrices float4 cannot. 36: with its loads unrolled (step 5) the
+// sector-aligned tile beat transpose_thin at 10 of 12 tall shapes of 36 to 47 columns and 100,003
+// to 1,000,001 rows, by up to 2.5 points of the copy (it lost at 100,003 x 44 and x 47, both past
+// 100% of the copy), and lost at all 3 of 33 columns (H100, NOTES.md, "Round eight").
+constexpr int kThinSmall = 16, kThinTall = 36;
 
-// Blocks of the sector-aligned tile (256 threads, a 135 x 33-float tile) a GPU holds at once:
-// SMs x the blocks an SM's threads and shared memory hold (H100: 132 x min(2048 / 256,
-// 228 KB / 17.8 KB) = 132 x 8 = 1,056; its few registers never limit it).
-inline long long sector_blocks_resident(int sms, int threadsPerSm, size_t sharedPerSm) {
-  const size_t tileBytes = sizeof(typename SectorAligned<128, 32, 8>::Tile);
+// Blocks of `threads` threads and `tileBytes` of shared memory each that a GPU holds at once:
+// SMs x the blocks an SM's threads and shared memory hold (registers never limit these kernels).
+inline long long blocks_resident(int sms, int threadsPerSm, size_t sharedPerSm, int threads,
+                                 size_t tileBytes) {
   const long long perSm =
-      std::min<long long>(threadsPerSm / (32 * 8), (long long)(sharedPerSm / tileBytes));
+      std::min<long long>(threadsPerSm / threads, (long long)(sharedPerSm / tileBytes));
   return (long long)sms * std::max<long long>(1, perSm);
 }
 
-// The same for the current GPU, read once per device.
-inline long long resident_sector_blocks() {
+// The sector-aligned tile: 256 threads, a 135 x 33-float tile (H100: 132 x min(2048 / 256,
+// 228 KB / 17.8 KB) = 132 x 8 = 1,056).
+inline long long sector_blocks_resident(int sms, int threadsPerSm, size_t sharedPerSm) {
+  return blocks_resident(sms, threadsPerSm, sharedPerSm, 32 * 8,
+                         sizeof(typename SectorAligned<128, 32, 8>::Tile));
+}
+
+// transpose_vec4<64, 256>: 256 threads, a 64 x 64-float tile (H100: 132 x min(8, 14) = 1,056).
+inline long long vec4_blocks_resident(int sms, int threadsPerSm, size_t sharedPerSm) {
+  return blocks_resident(sms, threadsPerSm, sharedPerSm, 256, 64 * 64 * sizeof(float));
+}
+
+// What the current GPU holds, read once per device.
+struct ResidentBlocks {
+  long long sector = 0, vec4 = 0;
+};
+inline const ResidentBlocks& resident_blocks() {
   constexpr int kDevices = 64;
-  static long long resident[kDevices] = {};
+  static ResidentBlocks resident[kDevices];
   int device = 0;
   CUDA_CHECK(cudaGetDevice(&device));
-  long long& r = resident[device % kDevices];
-  if (r == 0) {
+  ResidentBlocks& r = resident[device % kDevices];
+  if (r.sector == 0) {
     cudaDeviceProp p;
     CUDA_CHECK(cudaGetDeviceProperties(&p, device));
-    r = sector_blocks_resident(p.multiProcessorCount, p.maxThreadsPerMultiProcessor,
-                               p.sharedMemPerMultiprocessor);
+    r.sector = sector_blocks_resident(p.multiProcessorCount, p.maxThreadsPerMultiProcessor,
+                                      p.sharedMemPerMultiprocessor);
+    r.vec4 = vec4_blocks_resident(p.multiProcessorCount, p.maxThreadsPerMultiProcessor,
+                                  p.sharedMemPerMultiprocessor);
   }
   return r;
 }
+inline long long resident_sector_blocks() { return resident_blocks().sector; }
+inline long long resident_vec4_blocks() { return resident_blocks().vec4; }
 
 // Whether a wide matrix goes to the sector-aligned tile with its bands first. Where the padded
 // tile cannot run (output rows off the sectors), always: bands first won, or tied within 0.3
@@ -79,6 +103,22 @@ inline long long resident_sector_blocks() {
 // the padded tile measured better (8192 x 8193: 92.6% of the copy, bands first 90.7%).
 inline bool bands_first(int rows, int cols, bool paddedFits) {
   return rows < cols && (!paddedFits || tutorial::ceil_div(cols, 32) > resident_sector_blocks());
+}
+
+// Whether a tall matrix goes to transpose_vec4 in the input's order: where a band of 64 output
+// rows is longer (rows / 64 blocks) than the blocks the GPU holds at once. In the output's order
+// those blocks then all sit in one band, each reading 256-byte pieces of 64 input rows, a row
+// apart; in the input's order they read whole input rows. Measured (H100) at 9 tall matrices with
+// output bands of 625 to 15,625 blocks: the input's order faster at 8, by 0.4 to 9.5 points of the
+// copy (300000 x 100: 88.3% -> 97.8%, 83760 x 780: 85.2% -> 94.4%), 0.1 slower at 1000000 x 64; at
+// 4100 x 4096 and 8196 x 8192 (65 and 129 blocks; H200) the output's order was 10 and 15 points
+// faster.
+// Where the output rows are off the sectors (rows % 8 == 4), such a matrix goes to the
+// sector-aligned tile (step 5) instead: at 4 tall matrices of 96 to 924 columns it measured 91.5-
+// 94.3% of the copy, transpose_vec4 in the input's order 80.0-84.3%; where they are on the
+// sectors transpose_vec4 stayed ahead (892744 x 276: 91.6% against 90.5%; NOTES.md, "Round eight").
+inline bool vec4_by_input_rows(int rows, int cols) {
+  return rows > cols && tutorial::ceil_div(rows, 64) > resident_vec4_blocks();
 }
 
 inline void dispatch_transpose(const float* in, float* out, int rows, int cols) {
@@ -92,13 +132,19 @@ inline void dispatch_transpose(const float* in, float* out, int rows, int cols) 
     launch_thin(in, out, rows, cols);
     return;
   }
+  const bool outRowsOnSectors = rows % 8 == 0 && reinterpret_cast<uintptr_t>(out) % 32 == 0;
   if (float4_aligned(in, out, rows, cols)) {
-    launch_vec4<64, 256, BlockOrder::OutputRows>(in, out, rows, cols);
+    if (!vec4_by_input_rows(rows, cols))
+      launch_vec4<64, 256, BlockOrder::OutputRows>(in, out, rows, cols);
+    else if (outRowsOnSectors || cols < kThinTall)
+      launch_vec4<64, 256, BlockOrder::InputRows>(in, out, rows, cols);
+    else  // tall, output rows off the sectors: float4 stores would write partial sectors
+      launch_sector_aligned<128, 32, 8>(in, out, rows, cols);
     return;
   }
   // The padded tile needs output rows on 32-byte sectors (and room in its grid).
-  const bool paddedFits = rows % 8 == 0 && reinterpret_cast<uintptr_t>(out) % 32 == 0 &&
-                          tutorial::ceil_div(rows, 64) <= tutorial::kMaxGridY;
+  const bool paddedFits =
+      outRowsOnSectors && tutorial::ceil_div(rows, 64) <= tutorial::kMaxGridY;
   if (rows < kThinMax && rows < cols)
     launch_thin(in, out, rows, cols);  // wide and short: a 128-row band would be mostly empty
   else if (cols < kThinTall && cols < rows)

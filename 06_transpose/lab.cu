@@ -21,7 +21,8 @@ void dispatch_before(const float* in, float* out, int rows, int cols) {
   if (std::min(rows, cols) < kThinSmall) return launch_thin(in, out, rows, cols);
   if (float4_aligned(in, out, rows, cols))
     return launch_vec4<64, 256, BlockOrder::OutputRows>(in, out, rows, cols);
-  if ((rows < kThinMax && rows < cols) || (cols < kThinTall && cols < rows))
+  constexpr int kThinTallBefore = 48;  // kThinTall then
+  if ((rows < kThinMax && rows < cols) || (cols < kThinTallBefore && cols < rows))
     return launch_thin(in, out, rows, cols);
   if (rows % 8 != 0 || reinterpret_cast<uintptr_t>(out) % 32 != 0 ||
       tutorial::ceil_div(rows, 64) > tutorial::kMaxGridY)

@@ -420,6 +420,44 @@ TEST_CASE("an H100 holds 1,056 blocks of the sector-aligned tile at once", "[mod
   CHECK(ch06::sector_blocks_resident(132, 2048, 228 * 1024) == 1056);
   // Shared memory the limit: 64 KB per SM holds 3 tiles.
   CHECK(ch06::sector_blocks_resident(10, 2048, 64 * 1024) == 30);
+  // transpose_vec4<64, 256>: 256 threads, 16,384 bytes; threads the limit on an H100, shared
+  // memory where an SM has 64 KB (4 tiles).
+  CHECK(ch06::vec4_blocks_resident(132, 2048, 228 * 1024) == 1056);
+  CHECK(ch06::vec4_blocks_resident(10, 2048, 64 * 1024) == 40);
+}
+
+TEST_CASE("the chapter's best walks a tall float4 matrix along input rows where an output band "
+          "is longer than the resident blocks", "[gpu]") {
+  REQUIRE_GPU();
+  const void* byOutputRows = reinterpret_cast<const void*>(
+      ch06::transpose_vec4<64, 256, ch06::BlockOrder::OutputRows>);
+  const void* byInputRows = reinterpret_cast<const void*>(
+      ch06::transpose_vec4<64, 256, ch06::BlockOrder::InputRows>);
+  const long long resident = ch06::resident_vec4_blocks();
+  int sms = 0;
+  REQUIRE(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0) == cudaSuccess);
+  CHECK(resident % sms == 0);
+  CHECK(resident >= sms);
+  // Multiples of 4 (float4): an output band of rows / 64 blocks, one more than resident, or as
+  // many; wide matrices keep the output's order whatever their length. With rows % 8 == 4 the
+  // output rows are off the sectors: the long band then goes to the sector-aligned tile in the
+  // input's order, but below kThinTall columns.
+  const int longBand = int(64 * resident + 8), shortBand = int(64 * resident);
+  const int offSectors = longBand - 4;
+  const void* sector = reinterpret_cast<const void*>(ch06::transpose_sector_aligned<128, 32, 8>);
+  const struct {
+    int rows, cols;
+    const void* kernel;
+  } picks[] = {{longBand, 68, byInputRows},   {shortBand, 68, byOutputRows},
+               {68, longBand, byOutputRows},   {offSectors, 68, sector},
+               {offSectors, 32, byInputRows}};
+  for (const auto& pick : picks) {
+    CAPTURE(pick.rows, pick.cols);
+    const CompareResult r = check_transpose(ch06::best_kernel().launch, pick.rows, pick.cols, 23);
+    INFO(r.summary());
+    CHECK(r.ok());
+    CHECK(last_launch().kernel == pick.kernel);
+  }
 }
 
 namespace {
@@ -525,16 +563,16 @@ TEST_CASE("misaligned pointers: the float4 kernel refuses them, the dispatcher f
             ch06::transpose_sector_aligned<128, 32, 8, ch06::BlockOrder::OutputRows>));
 }
 
-TEST_CASE("the chapter's best takes tall matrices float4 cannot to the thin kernel below 48 "
+TEST_CASE("the chapter's best takes tall matrices float4 cannot to the thin kernel below 36 "
           "columns", "[gpu]") {
   REQUIRE_GPU();
-  // 3001 rows: not a multiple of 4, so no float4; 47 columns go to transpose_thin, 48 to the
+  // 3001 rows: not a multiple of 4, so no float4; 35 columns go to transpose_thin, 36 to the
   // sector-aligned tile (3001 rows is not a multiple of 8 either).
   const struct {
     int cols;
     const void* kernel;
-  } picks[] = {{47, reinterpret_cast<const void*>(ch06::transpose_thin<512>)},
-               {48, reinterpret_cast<const void*>(
+  } picks[] = {{35, reinterpret_cast<const void*>(ch06::transpose_thin<512>)},
+               {36, reinterpret_cast<const void*>(
                         ch06::transpose_sector_aligned<128, 32, 8>)}};
   for (const auto& pick : picks) {
     CAPTURE(pick.cols);
