@@ -1,13 +1,15 @@
 // Chapter 06, step 5: transpose_sector_aligned, stores that start on a sector.
 //
-// What changed since step 4: this one is for the shapes float4 cannot take. Where the output's
+// What changed since step 4: this one is for output rows off the sectors, mostly in shapes float4
+// cannot take (step 7 also gives it tall float4 matrices whose rows % 8 == 4). Where the output's
 // rows do not start on a 32-byte sector (rows not a multiple of 8, or a misaligned `out`), step
 // 3's padded kernel writes each 64-float piece of an output row across 9 sectors, the first and
 // the last partly, and those partial writes cost a third of the bandwidth. Here each output row
 // is cut at sector boundaries instead, so no store writes part of a sector; one float per access,
-// and all of a thread's 17 loads of a band issued before the first is used (the loop unrolled).
+// a thread's 16 or 17 loads of a band unrolled so that they issue in groups ahead of their stores.
 // Its blocks run in either of step 4's orders (BlockOrder); the dispatcher of step 7 walks a
-// wide matrix down its bands first where a band outnumbers the blocks resident at once.
+// wide matrix down its bands first where a band outnumbers the blocks resident at once, and a
+// tall one in the input's order.
 // What it still gets wrong: a matrix of fewer than 64 rows or 36 columns leaves most of each
 // 128 x 32 tile empty. Step 6.
 #pragma once
@@ -55,7 +57,9 @@ struct SectorAligned {
     const int firstRow = band * TILE_ROWS - SHIFT;  // input row of tile row 0 (may be < 0)
     const int col = colBlock * TILE_COLS + threadIdx.x;
     // Unrolled, so that ptxas can put the loads ahead of the shared-memory stores: rolled, it kept
-    // 4 in flight and the kernel measured 3-10 points of the copy slower (NOTES.md, "Round eight").
+    // 4 in flight, unrolled it issues them in groups of 3 and 7. On an H200 the kernel gained 1.8 to
+    // 10.4 points of the copy at 17 shapes; on an H100 the dispatcher's odd squares moved -0.5 to
+    // +1.3 (NOTES.md, "Round eight").
     constexpr int LOADS = (ROWS + BLOCK_ROWS - 1) / BLOCK_ROWS;
 #pragma unroll
     for (int i = 0; i < LOADS; ++i) {

@@ -45,7 +45,8 @@
 namespace ch06 {
 
 // Below kThinSmall rows or columns transpose_thin always runs; below kThinTall columns it
-// also takes the tall matrices float4 cannot. 36: with its loads unrolled (step 5) the
+// also takes the tall matrices float4 cannot (and tall float4 matrices keep transpose_vec4 there,
+// below). 36: with its loads unrolled (step 5) the
 // sector-aligned tile beat transpose_thin at 10 of 12 tall shapes of 36 to 47 columns and 100,003
 // to 1,000,001 rows, by up to 2.5 points of the copy (it lost at 100,003 x 44 and x 47, both past
 // 100% of the copy), and lost at all 3 of 33 columns (H100, NOTES.md, "Round eight").
@@ -78,17 +79,16 @@ struct ResidentBlocks {
 };
 inline const ResidentBlocks& resident_blocks() {
   constexpr int kDevices = 64;
-  static ResidentBlocks resident[kDevices];
+  static ResidentBlocks resident[kDevices];  // (one host thread, as everywhere in this tutorial)
   int device = 0;
   CUDA_CHECK(cudaGetDevice(&device));
   ResidentBlocks& r = resident[device % kDevices];
   if (r.sector == 0) {
     cudaDeviceProp p;
     CUDA_CHECK(cudaGetDeviceProperties(&p, device));
-    r.sector = sector_blocks_resident(p.multiProcessorCount, p.maxThreadsPerMultiProcessor,
-                                      p.sharedMemPerMultiprocessor);
-    r.vec4 = vec4_blocks_resident(p.multiProcessorCount, p.maxThreadsPerMultiProcessor,
-                                  p.sharedMemPerMultiprocessor);
+    const int sms = p.multiProcessorCount, threads = p.maxThreadsPerMultiProcessor;
+    const size_t shared = p.sharedMemPerMultiprocessor;
+    r = {sector_blocks_resident(sms, threads, shared), vec4_blocks_resident(sms, threads, shared)};
   }
   return r;
 }
@@ -113,10 +113,13 @@ inline bool bands_first(int rows, int cols, bool paddedFits) {
 // copy (300000 x 100: 88.3% -> 97.8%, 83760 x 780: 85.2% -> 94.4%), 0.1 slower at 1000000 x 64; at
 // 4100 x 4096 and 8196 x 8192 (65 and 129 blocks; H200) the output's order was 10 and 15 points
 // faster.
-// Where the output rows are off the sectors (rows % 8 == 4), such a matrix goes to the
-// sector-aligned tile (step 5) instead: at 4 tall matrices of 96 to 924 columns it measured 91.5-
-// 94.3% of the copy, transpose_vec4 in the input's order 80.0-84.3%; where they are on the
-// sectors transpose_vec4 stayed ahead (892744 x 276: 91.6% against 90.5%; NOTES.md, "Round eight").
+// Where the output rows are off the sectors (rows % 8 == 4, or `out` off 32 bytes: not measured),
+// such a matrix goes to the sector-aligned tile (step 5) instead, from kThinTall columns on (below
+// it, not measured): at 4 tall matrices of 96 to 924 columns with rows % 8 == 4 it measured 91.5-
+// 94.3% of the copy, transpose_vec4 in the input's order 79.7-84.3%; where they are on the sectors
+// transpose_vec4 stayed ahead (892744 x 276: 91.6% against 90.5%; NOTES.md, "Round eight").
+// Past 65,535 tiles along y (4,194,240 rows) launch_vec4 turns an input-order grid round: the rule
+// does not reach those (not measured).
 inline bool vec4_by_input_rows(int rows, int cols) {
   return rows > cols && tutorial::ceil_div(rows, 64) > resident_vec4_blocks();
 }

@@ -15,7 +15,7 @@
 //   4_vec4.cuh            transpose_vec4       float4 on both sides, a swizzled tile, the
 //                                              blocks' order (needs rows, cols multiples of 4)
 //   5_sector_aligned.cuh  transpose_sector_    output rows cut at 32-byte sector boundaries,
-//                         aligned              for the shapes float4 cannot take
+//                         aligned              for output rows off the sectors
 //   6_thin.cuh            transpose_thin       fewer than 64 rows or columns: chunks of whole
 //                                              rows or columns through shared memory
 //   7_dispatch.cuh        dispatch_transpose   the chapter's final launcher: picks one of the

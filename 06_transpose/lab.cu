@@ -12,8 +12,9 @@
 
 namespace {
 
-// The dispatcher as it was before wide matrices of 64 to 767 rows went to transpose_thin (the
-// "before" column of NOTES.md's random sweeps).
+// The dispatcher's rules as they were before wide matrices of 64 to 767 rows went to
+// transpose_thin (the "before" column of NOTES.md's random sweeps up to round three), over the
+// kernels as they are now (round eight unrolled the sector-aligned tile's loads).
 void dispatch_before(const float* in, float* out, int rows, int cols) {
   using namespace ch06;
   const bool aligned = reinterpret_cast<uintptr_t>(in) % 16 == 0 && reinterpret_cast<uintptr_t>(out) % 16 == 0;
