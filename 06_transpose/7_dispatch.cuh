@@ -46,10 +46,10 @@ namespace ch06 {
 
 // Below kThinSmall rows or columns transpose_thin always runs; below kThinTall columns it
 // also takes the tall matrices float4 cannot (and tall float4 matrices keep transpose_vec4 there,
-// below). 36: with its loads unrolled (step 5) the
-// sector-aligned tile beat transpose_thin at 10 of 12 tall shapes of 36 to 47 columns and 100,003
-// to 1,000,001 rows, by up to 2.5 points of the copy (it lost at 100,003 x 44 and x 47, both past
-// 100% of the copy), and lost at all 3 of 33 columns (H100, NOTES.md, "Round eight").
+// below). 36: with its loads unrolled (step 5) the sector-aligned tile beat transpose_thin at 10
+// of 12 tall shapes of 36 to 47 columns and 100,003 to 1,000,001 rows, by up to 2.5 points of the
+// copy (it lost at 100,003 x 44 and x 47, both past 100% of the copy), and lost at all 3 of 33
+// columns (H100, NOTES.md, "Round eight").
 constexpr int kThinSmall = 16, kThinTall = 36;
 
 // Blocks of `threads` threads and `tileBytes` of shared memory each that a GPU holds at once:
