@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <initializer_list>
 #include <numeric>
 #include <random>
 #include <string>
@@ -397,6 +398,32 @@ bool runs_as_asked(int rows, int cols) {
   return true;
 #endif
 }
+
+// A shape and the kernel the chapter's best must launch for it.
+struct Pick {
+  int rows, cols;
+  const void* kernel;
+};
+
+// The chapter's best at each pick: a correct transpose, by the pick's kernel wherever the shape
+// runs as asked.
+void check_picks(std::initializer_list<Pick> picks, uint64_t seed) {
+  for (const Pick& pick : picks) {
+    CAPTURE(pick.rows, pick.cols);
+    const CompareResult r = check_transpose(ch06::best_kernel().launch, pick.rows, pick.cols, seed);
+    INFO(r.summary());
+    CHECK(r.ok());
+    if (runs_as_asked(pick.rows, pick.cols)) CHECK(last_launch().kernel == pick.kernel);
+  }
+}
+
+// A count of the blocks the current GPU holds at once: a whole number per SM, at least one.
+void check_resident(long long resident) {
+  int sms = 0;
+  REQUIRE(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0) == cudaSuccess);
+  CHECK(resident % sms == 0);
+  CHECK(resident >= sms);
+}
 }  // namespace
 
 TEST_CASE("the chapter's best walks a wide matrix down its bands first", "[gpu]") {
@@ -410,26 +437,14 @@ TEST_CASE("the chapter's best walks a wide matrix down its bands first", "[gpu]"
   // unless the padded tile fits (rows % 8 == 0) and a band has no more 32-column blocks than the
   // GPU holds at once. Tall: the input's order, or the padded tile.
   const long long resident = ch06::resident_sector_blocks();
-  int sms = 0;
-  REQUIRE(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0) == cudaSuccess);
-  CHECK(resident % sms == 0);
-  CHECK(resident >= sms);
+  check_resident(resident);
   const int longBand = int(32 * (resident + 1) + 1);  // resident + 2 column blocks
   const int shortBand = longBand - 64;                // resident column blocks
-  const struct {
-    int rows, cols;
-    const void* kernel;
-  } picks[] = {{65, 1001, byOutputRows},     {201, shortBand, byOutputRows},
+  check_picks({{65, 1001, byOutputRows},     {201, shortBand, byOutputRows},
                {200, longBand, byOutputRows}, {200, shortBand, padded},
                {1001, 1000, byInputRows},     {3001, 201, byInputRows},
-               {3000, 201, padded}};
-  for (const auto& pick : picks) {
-    CAPTURE(pick.rows, pick.cols);
-    const CompareResult r = check_transpose(ch06::best_kernel().launch, pick.rows, pick.cols, 19);
-    INFO(r.summary());
-    CHECK(r.ok());
-    if (runs_as_asked(pick.rows, pick.cols)) CHECK(last_launch().kernel == pick.kernel);
-  }
+               {3000, 201, padded}},
+              19);
 }
 
 TEST_CASE("an H100 holds 1,056 blocks of the sector-aligned tile at once", "[model]") {
@@ -451,10 +466,7 @@ TEST_CASE("the chapter's best walks a tall float4 matrix along input rows where 
   const void* byInputRows = reinterpret_cast<const void*>(
       ch06::transpose_vec4<64, 256, ch06::BlockOrder::InputRows>);
   const long long resident = ch06::resident_vec4_blocks();
-  int sms = 0;
-  REQUIRE(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0) == cudaSuccess);
-  CHECK(resident % sms == 0);
-  CHECK(resident >= sms);
+  check_resident(resident);
   // Multiples of 4 (float4): an output band of rows / 64 blocks, one more than resident, or as
   // many; wide matrices keep the output's order whatever their length. With rows % 8 == 4 the
   // output rows are off the sectors: the long band then goes to the sector-aligned tile in the
@@ -462,19 +474,10 @@ TEST_CASE("the chapter's best walks a tall float4 matrix along input rows where 
   const int longBand = int(64 * resident + 8), shortBand = int(64 * resident);
   const int offSectors = longBand - 4;
   const void* sector = reinterpret_cast<const void*>(ch06::transpose_sector_aligned<128, 32, 8>);
-  const struct {
-    int rows, cols;
-    const void* kernel;
-  } picks[] = {{longBand, 68, byInputRows},   {shortBand, 68, byOutputRows},
+  check_picks({{longBand, 68, byInputRows},   {shortBand, 68, byOutputRows},
                {68, longBand, byOutputRows},   {offSectors, 68, sector},
-               {offSectors, 36, sector},       {offSectors, 32, byInputRows}};
-  for (const auto& pick : picks) {
-    CAPTURE(pick.rows, pick.cols);
-    const CompareResult r = check_transpose(ch06::best_kernel().launch, pick.rows, pick.cols, 23);
-    INFO(r.summary());
-    CHECK(r.ok());
-    if (runs_as_asked(pick.rows, pick.cols)) CHECK(last_launch().kernel == pick.kernel);
-  }
+               {offSectors, 36, sector},       {offSectors, 32, byInputRows}},
+              23);
   // rows % 8 == 0 but `out` 16 bytes past a sector (float4 still fits): the sector-aligned tile.
   const int rows = longBand, cols = 68;
   const HostMatrix in = random_matrix(rows, cols, 29);
@@ -602,19 +605,9 @@ TEST_CASE("the chapter's best takes tall matrices float4 cannot to the thin kern
   REQUIRE_GPU();
   // 3001 rows: not a multiple of 4, so no float4; 35 columns go to transpose_thin, 36 to the
   // sector-aligned tile (3001 rows is not a multiple of 8 either).
-  const struct {
-    int cols;
-    const void* kernel;
-  } picks[] = {{35, reinterpret_cast<const void*>(ch06::transpose_thin<512>)},
-               {36, reinterpret_cast<const void*>(
-                        ch06::transpose_sector_aligned<128, 32, 8>)}};
-  for (const auto& pick : picks) {
-    CAPTURE(pick.cols);
-    const CompareResult r = check_transpose(ch06::best_kernel().launch, 3001, pick.cols, 17);
-    INFO(r.summary());
-    CHECK(r.ok());
-    CHECK(last_launch().kernel == pick.kernel);
-  }
+  const void* thin = reinterpret_cast<const void*>(ch06::transpose_thin<512>);
+  const void* sector = reinterpret_cast<const void*>(ch06::transpose_sector_aligned<128, 32, 8>);
+  check_picks({{3001, 35, thin}, {3001, 36, sector}}, 17);
 }
 
 TEST_CASE("float4 kernels copy a single row or column: its transpose is the same floats",
