@@ -226,7 +226,8 @@ TEST_CASE("small shapes of the thin and planned paths for the sanitizers", "[gpu
   const std::vector<TestShape> shapes = {{3, 5, 7}, {17, 33, 70}, {65, 130, 9}, {4, 515, 33}};
   check_kernels_at(ch05::thin_kernels(), shapes);
   check_kernels_at({{"sliced 64x64 S=100", ch05::launch_sliced_gemm<64, 64, 16, 32, 32, 8, 4, 100>},
-                    {"planned", ch05::launch_planned_gemm}},
+                    {"planned", ch05::launch_planned_gemm},
+                    {"measured", ch05::launch_measured_gemm}},
                    {{3, 5, 1700}, {70, 33, 2000}, {130, 9, 300}});
   // Each operand its own width (N or K alone off a multiple of 4, and both at 259 x 70 x 43; C by
   // rows through shared memory; B in 8-byte pairs where N is even, both at 66 x 70 x 42), whole
@@ -283,6 +284,33 @@ TEST_CASE("the planned launcher is correct at random shapes, whatever path it ta
 #endif
   check_kernel_at({"planned", ch05::launch_planned_gemm}, shapes);
   CHECK(differ_between_runs({"planned", ch05::launch_planned_gemm}, {4, 4, 30001}, 3) == 0);
+  // Each way of choosing on its own: the estimate alone at every shape; the timed shortlist (the
+  // default on a GPU, where the lines above ran it) at a few on the CPU backend, where it is slow.
+  check_kernel_at({"estimated", ch05::launch_estimated_gemm}, shapes);
+  const std::vector<TestShape> fewer(shapes.begin(), shapes.begin() + 6);
+  check_kernel_at({"measured", ch05::launch_measured_gemm}, fewer);
+}
+
+TEST_CASE("the measured plan is one of the shortlist, and kept for the shape", "[gpu]") {
+  REQUIRE_GPU();
+  const ch05::GpuModel& g = ch05::current_gpu_model();
+  for (const TestShape& s : random_shapes(4, 31, 600, 3e6)) {
+    INFO(s.M << "x" << s.N << "x" << s.K);
+    tutorial::DeviceBuffer<float> A(size_t(s.M) * s.K), B(size_t(s.K) * s.N), C(size_t(s.M) * s.N);
+    A.upload(std::vector<float>(A.size(), 1.0f));
+    B.upload(std::vector<float>(B.size(), 1.0f));
+    const tutorial::VecOperands vec = tutorial::vec_operands(A.data(), B.data(), C.data(), s.N, s.K);
+    const ch05::Shortlist list = ch05::shortlist(s.M, s.N, s.K, g, vec);
+    const ch05::GemmPlan first = ch05::cached_plan(s.M, s.N, s.K, vec, ch05::PlanChoice::Measured,
+                                                   A.data(), B.data(), C.data());
+    bool listed = false;
+    for (int i = 0; i < list.count; ++i) listed = listed || ch05::same_plan(list.plans[i], first);
+    CHECK(listed);
+    // The second call does not time again: the same plan, whatever the times would say now.
+    CHECK(ch05::same_plan(ch05::cached_plan(s.M, s.N, s.K, vec, ch05::PlanChoice::Measured,
+                                            A.data(), B.data(), C.data()),
+                          first));
+  }
 }
 
 TEST_CASE("split-K and stream-K use a workspace on whichever GPU is current", "[gpu][multi]") {
@@ -558,6 +586,39 @@ TEST_CASE("the plan of step 9 leaves step 7's choice only for a gain beyond its 
         CHECK(thin_blocks(p.thin, s.M, s.N) * p.slices <= 132LL * ch05::kThinBlocksPerSm);
     }
   }
+}
+
+TEST_CASE("the shortlist: the estimate's choice first, step 7's, each path's cheapest close by",
+          "[model]") {
+  const ch05::GpuModel g{132, 128.0, 1524.0};
+  for (const TestShape& s : random_shapes(300, 43, 16384, 6.9e10)) {
+    INFO(s.M << "x" << s.N << "x" << s.K);
+    const tutorial::VecOperands vec = aligned_vec(s.N, s.K);
+    const ch05::Shortlist list = ch05::shortlist(s.M, s.N, s.K, g, vec);
+    REQUIRE(list.count >= 1);
+    REQUIRE(list.count <= ch05::Shortlist::kMax);
+    CHECK(ch05::same_plan(list.plans[0], ch05::plan_gemm(s.M, s.N, s.K, g, vec)));
+    const ch05::GemmPlan step7 = ch05::step7_plan(s.M, s.N, s.K, g, vec);
+    double least = -1;
+    ch05::for_each_plan(s.M, s.N, s.K, g, vec, [&](const ch05::GemmPlan& q) {
+      if (least < 0 || q.clocks < least) least = q.clocks;
+    });
+    bool hasStep7 = false, hasCheapest = false;
+    for (int i = 0; i < list.count; ++i) {
+      const ch05::GemmPlan& p = list.plans[i];
+      hasStep7 = hasStep7 || ch05::same_plan(p, step7);
+      hasCheapest = hasCheapest || p.clocks == least;
+      CHECK(p.slices >= 1);
+      CHECK(p.slices <= ch05::kMaxPlanSlices);
+      for (int j = 0; j < i; ++j) CHECK_FALSE(ch05::same_plan(p, list.plans[j]));
+      // Beyond the first two, a path's cheapest within the window, or that path uncut.
+      if (i >= 2 && p.slices > 1) CHECK(p.clocks <= ch05::kShortlistWindow * least);
+    }
+    CHECK(hasStep7);
+    CHECK(hasCheapest);
+  }
+  // One plan only where one path could run: nothing to time (1 x 1 x 1: the estimate's choice).
+  CHECK(ch05::shortlist(1, 1, 1, g, aligned_vec(1, 1)).count >= 1);
 }
 
 TEST_CASE("the plan of step 9 at a small N with a long K (132 SMs)", "[model]") {
