@@ -25,19 +25,14 @@
 // The estimate knows the narrow paths (N or K not a multiple of 4): each tile's FMA rate with
 // 4-byte loads and with 8-byte pairs, per operand, measured against aligned neighbour shapes
 // (kScalarA, kScalarBC, kPairsA, kPairsBC).
-// What it still gets wrong: on three random draws nobody tuned on it made 106.0%, 106.2% and
-// 107.4% of cuBLAS as geometric means (round six's plan, same processes: 106.1%, 105.8%, 108.5%,
-// the last mostly cuBLAS's noise at one shape), worst 77.4%, 76.7% and 77.7%. Below 80% remain, where an operand is 4 bytes wide: 178 x 8058 x 2819 (77.4%), 9586 x 176 x
-// 1625 (76.7%), 9984 x 19 x 108 (78.1%), 2980 x 266 x 3701 (77.7%, the 128 x 32 tile where the
-// 128 x 128 one measured 81.3%), and one thin shape, 13805 x 8 x 3332 (75.1%: 64 x 64 tiles since
-// the thin tile's 19 slices would take a second round; with them it measured 94.2%). No change to
-// the 4-byte loads has beaten round six's yet (NOTES.md, "Round seven"), and they are not the
-// whole story: with N and K rounded up to multiples of 4, 178 x 8058 x 2819 measured 81.0% and
-// 9586 x 176 x 1625 79.6%, and 3444 x 162 x 10388 (128 x 128 tiles in 7 slices, 1.4 rounds) 75.7%
-// (NOTES.md, "Round eight"). Earlier, 166 x 15608 x 3501
-// lost to step 7: the plan took 32 x 128 tiles, 732 blocks, 6 on the busiest SM where 5 fit at
-// once. And near its margins the estimate errs both ways: 694 x 4362 x 166 takes 64 x 64 tiles in
-// pairs (81.8%) over the 128 x 128 tile (87.5%).
+// Where the estimate cannot tell its candidates apart, it does not choose alone: the launcher times
+// a shortlist on a shape's first call and keeps the fastest (shortlist, fastest_of, below).
+// What it still gets wrong: on two random draws nobody tuned on (H100, NOTES.md "Round nine") it
+// made 109.6% and 108.1% of cuBLAS as geometric means (the estimate alone, same draws: 107.1%,
+// 105.3%), worst 84.1% and 83.1% (77.2% alone). The floor is not guaranteed: at 6329 x 293 x 2020
+// no path of the chapter, forced, beat 78.8%. The first call at a shape costs 0.03 s
+// (64^3) to 0.3 s (8192^3) more, and where two plans time within noise, two processes may take
+// different ones (launch_estimated_gemm: the same plan, so the same bits, in every process).
 #pragma once
 
 #include <algorithm>
@@ -448,7 +443,7 @@ inline void run_gemm_plan(const GemmPlan& p, const float* A, const float* B, flo
 
 // The estimate is off by 10-30% at shapes it was not fitted on, and the margins above only decide
 // when to trust it: on random draws a shape or two in 40 still ran below 80% of cuBLAS where another
-// plan the estimate ranked close was 8-15% faster (NOTES.md, "Round nine"). So where the estimate
+// plan the estimate ranked close was 8-38% faster (NOTES.md, "Round nine"). So where the estimate
 // cannot tell its candidates apart, the launcher times them: the shortlist is plan_gemm's choice,
 // step 7's, and for each path (each tile, stream-K, each thin tile) the estimate's cheapest plan
 // and the same plan with K uncut, wherever that path's cheapest is estimated within

@@ -50,7 +50,7 @@ inline std::vector<tutorial::GemmKernel> chapter_kernels() {
       // one wave and leave the last one partial (K >= 1536).
       {"stream-K 128x128 + any_shape", launch_stream_k_gemm, block_tile_intensity<128, 128>},
       // Every path above, a 128 x 32 tile and thin_gemm, the cheapest by a model of each one's
-      // time: the chapter's final launcher. (The DRAM model of its 128 x 128 tile, which runs at
+      // time, or by timing where the model ranks several close: the chapter's final launcher. (The DRAM model of its 128 x 128 tile, which runs at
       // the table's sizes.)
       {"planned: tiles|stream-K|split-K|thin", launch_planned_gemm,
        block_tile_intensity<128, 128>},
@@ -59,8 +59,9 @@ inline std::vector<tutorial::GemmKernel> chapter_kernels() {
 
 // The chapter's final GEMM: for each shape, step 7's path unless plan_gemm estimates another
 // clearly faster on this GPU: whole 128 x 128 tiles, stream-K for a partial last wave, split-K
-// and smaller tiles below one wave, thin_gemm where the time is memory (README, "Shapes nobody
-// listed": random shapes as well as the 24 of sweep_shapes.txt).
+// and smaller tiles below one wave, thin_gemm where the time is memory; on a GPU, the plans the
+// estimate ranks close timed on the shape's first call (README, "Shapes nobody listed": random
+// shapes as well as the 24 of sweep_shapes.txt).
 inline tutorial::GemmKernel best_kernel() {
   return {"ch05::planned: tiles|stream-K|split-K|thin", launch_planned_gemm};
 }

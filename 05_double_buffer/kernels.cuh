@@ -29,7 +29,8 @@
 //   9_planned.cuh        (plan_gemm)         one model of every path's time (waves, FMAs,
 //                                            bytes that must move) picks the path and its cut,
 //                                            with one tile more (128 x 32, for N just above
-//                                            a multiple of 64);
+//                                            a multiple of 64); where it ranks plans
+//                                            close, the first call times them;
 //                                            launch_planned_gemm: the chapter's final launcher
 //   appendix_async.cuh   async_gemm          cp.async, 3 stages: measured, no faster here
 //
