@@ -50,8 +50,8 @@ inline std::vector<tutorial::GemmKernel> chapter_kernels() {
       // one wave and leave the last one partial (K >= 1536).
       {"stream-K 128x128 + any_shape", launch_stream_k_gemm, block_tile_intensity<128, 128>},
       // Every path above, a 128 x 32 tile and thin_gemm, the cheapest by a model of each one's
-      // time, or by timing where the model ranks several close: the chapter's final launcher. (The DRAM model of its 128 x 128 tile, which runs at
-      // the table's sizes.)
+      // time, or by timing where the model ranks several close: the chapter's final launcher.
+      // (The DRAM model of its 128 x 128 tile, which runs at the table's sizes.)
       {"planned: tiles|stream-K|split-K|thin", launch_planned_gemm,
        block_tile_intensity<128, 128>},
   };

@@ -52,9 +52,9 @@ void planned(const float* A, const float* B, float* C, int M, int N, int K) {
   static bool told = false;
   if (!told) {
     const tutorial::VecOperands vec = tutorial::vec_operands(A, B, C, N, K);
+    const ch05::GemmPlan p = ch05::cached_plan(M, N, K, vec, ch05::kDefaultPlanChoice, A, B, C);
     std::fprintf(stderr, "lab-plan %d %d %d planned: %s (shortlist of %d)\n", M, N, K,
-                 describe(ch05::cached_plan(M, N, K, vec, ch05::kDefaultPlanChoice, A, B, C)).c_str(),
-                 ch05::shortlist(M, N, K, ch05::current_gpu_model(), vec).count);
+                 describe(p).c_str(), ch05::shortlist(M, N, K, ch05::current_gpu_model(), vec).count);
     told = true;
   }
 }

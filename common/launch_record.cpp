@@ -16,6 +16,7 @@ namespace {
 thread_local LaunchRecord g_last_launch;
 thread_local std::deque<std::pair<long, LaunchRecord>> g_recent;  // (launch number, record)
 std::atomic<long> g_launches{0};
+thread_local int g_not_recorded = 0;  // LaunchesNotRecorded alive on this thread
 
 // The current device's limits, read once per device: the launch path stays cheap.
 SmLimits limits_of_current_device() {
@@ -41,10 +42,14 @@ const LaunchRecord& first_launch_since(long count) {
   return g_last_launch;
 }
 void record_launch(const LaunchRecord& record) {
+  const long number = ++g_launches;
+  if (g_not_recorded > 0) return;
   g_last_launch = record;
-  g_recent.emplace_back(++g_launches, record);
+  g_recent.emplace_back(number, record);
   if (g_recent.size() > 16) g_recent.pop_front();
 }
+LaunchesNotRecorded::LaunchesNotRecorded() { ++g_not_recorded; }
+LaunchesNotRecorded::~LaunchesNotRecorded() { --g_not_recorded; }
 long launch_count() { return g_launches.load(); }
 
 void validate_launch(dim3 grid, dim3 block) {

@@ -26,6 +26,17 @@ const LaunchRecord& last_launch();
 // 16 are).
 const LaunchRecord& first_launch_since(long count);
 void record_launch(const LaunchRecord& record);
+// While one lives on this host thread, launches count in launch_count() but are not kept for
+// last_launch() and first_launch_since(): the trial runs a launcher makes before its real launch
+// (chapter 05's timed shortlist) do not stand in for that launch where the harness reports a
+// launcher's kernel, occupancy and resources.
+class LaunchesNotRecorded {
+ public:
+  LaunchesNotRecorded();
+  ~LaunchesNotRecorded();
+  LaunchesNotRecorded(const LaunchesNotRecorded&) = delete;
+  LaunchesNotRecorded& operator=(const LaunchesNotRecorded&) = delete;
+};
 // Launches recorded so far in this process, on every thread (the exercise runner checks
 // that an answer came from a kernel launch).
 long launch_count();

@@ -254,6 +254,16 @@ TEST_CASE("launch point refuses empty grids and oversized blocks with a clear me
   CHECK(first_launch_since(before).block.x == 8);
   CHECK(last_launch().block.x == 16);
   CHECK(first_launch_since(launch_count()).block.x == 16);  // none since: the last
+  // Trial runs before a launcher's real launch (LaunchesNotRecorded) count, but are not kept.
+  const long beforeTrials = launch_count();
+  {
+    const LaunchesNotRecorded trials;
+    launch(simple_gemm, dim3(1, 1), dim3(4, 4), 0, A.data(), B.data(), C.data(), 1, 1, 1);
+  }
+  CHECK(launch_count() == beforeTrials + 1);
+  CHECK(last_launch().block.x == 16);
+  launch(simple_gemm, dim3(1, 1), dim3(32, 2), 0, A.data(), B.data(), C.data(), 1, 1, 1);
+  CHECK(first_launch_since(beforeTrials).block.x == 32);
 }
 
 TEST_CASE("a block needing more shared memory than this GPU allows is refused before launch",
