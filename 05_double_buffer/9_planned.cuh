@@ -27,12 +27,14 @@
 // (kScalarA, kScalarBC, kPairsA, kPairsBC).
 // Where the estimate cannot tell its candidates apart, it does not choose alone: the launcher times
 // a shortlist on a shape's first call and keeps the fastest (shortlist, fastest_of, below).
-// What it still gets wrong: on two random draws nobody tuned on (H100, NOTES.md "Round nine") it
-// made 109.6% and 108.1% of cuBLAS as geometric means (the estimate alone, same draws: 107.1%,
-// 105.3%), worst 84.1% and 83.1% (77.2% alone). The floor is not guaranteed: at 6329 x 293 x 2020
-// no path of the chapter, forced, beat 78.8%. The first call at a shape costs 0.03 s
-// (64^3) to 0.3 s (8192^3) more, and where two plans time within noise, two processes may take
-// different ones (launch_estimated_gemm: the same plan, so the same bits, in every process).
+// What it still gets wrong: on four random draws nobody tuned on (H100, NOTES.md "Round nine") it
+// made 109.6%, 108.1%, 107.7% and 100.7% of cuBLAS as geometric means (the estimate alone, same
+// draws: 107.1%, 105.3%, 105.6%, 100.8%), worst 84.1%, 83.1%, 75.7% and 78.3%. The shapes below 80%
+// have N or K off a multiple of 4: the shortlist found no faster plan at 673 x 3002 x 2619 (75.7%)
+// and 399 x 6403 x 1351 (78.3%), and at 6329 x 293 x 2020 no path, forced, ran above 78.8%. The first
+// call at a shape costs 0.03 s (64^3) to 0.3 s (8192^3) more, and where two plans time within
+// noise, two processes may take different ones (launch_estimated_gemm: the same plan, so the same
+// bits, in every process).
 #pragma once
 
 #include <algorithm>
