@@ -31,10 +31,10 @@
 // made 109.6%, 108.1%, 107.7% and 100.7% of cuBLAS as geometric means (the estimate alone, same
 // draws: 107.1%, 105.3%, 105.6%, 100.8%), worst 84.1%, 83.1%, 75.7% and 78.3%. The shapes below 80%
 // have N or K off a multiple of 4: the shortlist found no faster plan at 673 x 3002 x 2619 (75.7%)
-// and 399 x 6403 x 1351 (78.3%), and at 6329 x 293 x 2020 no path, forced, ran above 78.8%. The first
-// call at a shape costs 0.03 s (64^3) to 0.3 s (8192^3) more, and where two plans time within
-// noise, two processes may take different ones (launch_estimated_gemm: the same plan, so the same
-// bits, in every process).
+// and 399 x 6403 x 1351 (78.3%), and at 6329 x 293 x 2020 no path, forced, ran above 78.8%.
+// The first call at a shape costs 0.03 s (64^3) to 0.3 s (8192^3) more, and where two plans time
+// within noise, two processes may take different ones (launch_estimated_gemm: the same plan, so the
+// same bits, in every process).
 #pragma once
 
 #include <algorithm>

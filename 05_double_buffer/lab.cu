@@ -53,8 +53,9 @@ void planned(const float* A, const float* B, float* C, int M, int N, int K) {
   if (!told) {
     const tutorial::VecOperands vec = tutorial::vec_operands(A, B, C, N, K);
     const ch05::GemmPlan p = ch05::cached_plan(M, N, K, vec, ch05::kDefaultPlanChoice, A, B, C);
+    const int listed = ch05::shortlist(M, N, K, ch05::current_gpu_model(), vec).count;
     std::fprintf(stderr, "lab-plan %d %d %d planned: %s (shortlist of %d)\n", M, N, K,
-                 describe(p).c_str(), ch05::shortlist(M, N, K, ch05::current_gpu_model(), vec).count);
+                 describe(p).c_str(), listed);
     told = true;
   }
 }
