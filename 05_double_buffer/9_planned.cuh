@@ -555,7 +555,9 @@ inline GemmPlan fastest_of(const Shortlist& list, const float* A, const float* B
 // How launch_planned_gemm chooses: by the estimate alone (the same plan in every process, so the
 // same bits in C), or by timing the shortlist on the shape's first call (faster, but where two
 // candidates time within noise, two processes may take different plans and C may differ in its
-// last bits). The CPU backend's default is the estimate: there the times are the CPU's.
+// last bits). The CPU backend's default is the estimate: there the times are the CPU's. A shape's
+// first measured call synchronizes the device to read its timers, so it cannot be captured into a
+// CUDA graph; launch_estimated_gemm can.
 enum class PlanChoice { Estimate, Measured };
 #ifdef TUTORIAL_CPU_BACKEND
 constexpr PlanChoice kDefaultPlanChoice = PlanChoice::Estimate;
