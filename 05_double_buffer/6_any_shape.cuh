@@ -340,8 +340,14 @@ void run_sliced_gemm(const float* A, const float* B, float* C, int M, int N, int
     // against float4 0.88 instead of 0.75 (N odd), 1.16 instead of 0.93 (K odd) at 20 shapes.
     // The 8 x 4 lanes lost with it (9941 x 370 x 71: 94.2% -> 81.4%) and keep BK (NOTES.md, "The
     // 4-byte path" and "Each operand its own width").
+    // 8 x 8 lanes in blocks of 4 warps (step 9's 64 x 128 and 128 x 64 tiles) take half-deep
+    // tiles with float4 too: at BK = 16 a thread's next tile would be 24 floats, not 16. Measured
+    // (H100), 64 x 128 in one slice: 4096^3 92.7% -> 96.8% of cuBLAS, 2048^3 87.4% -> 93.0%
+    // (NOTES.md, "Round ten").
     constexpr bool VEC_A = decltype(vecA)::value, VEC_BC = decltype(vecBC)::value;
-    constexpr int KT = (!VEC_A || !VEC_BC) && TM * TN == 64 ? BK / 2 : BK;
+    constexpr bool HALF_DEEP = TM * TN == 64 && (!VEC_A || !VEC_BC ||
+                                                 WarpLayout<BM, BN, WM, WN, TM, TN>::THREADS < 256);
+    constexpr int KT = HALF_DEEP ? BK / 2 : BK;
     tutorial::launch(sliced_gemm<BM, BN, KT, WM, WN, TM, TN, VEC_A, VEC_BC>, grid, block,
                      warp_tiles_smem_bytes<BM, BN, KT, 2>(), A, B, out, M, N, K, sliceK);
   });

@@ -1,12 +1,13 @@
 // Chapter 05, step 9: planned_gemm, one plan for every shape.
 //
-// What changed since step 8: no new kernel, one more tile for step 6's. Steps 6 and 7 chose
+// What changed since step 8: no new kernel, three more tiles for step 6's. Steps 6 and 7 chose
 // between their own paths with rules drawn from a list of 24 shapes (split-K below one wave of
 // 128 x 128 tiles, stream-K from K = 1536 on); step 8 added a kernel for the shapes whose time
 // is memory. Here one model estimates, for every path the chapter has, how long the busiest SM
 // works, in its clock cycles:
 //   - tiles (step 6): 128 x 128, 64 x 64 or 32 x 128 tiles, and this step's 128 x 32 (step 6's
-//     32 x 128 on its side, for a small N), K in 1 to 1,024 slices;
+//     32 x 128 on its side, for a small N), 64 x 128 and 128 x 64 (the 128 x 128 tile halved, for
+//     finer waves), K in 1 to 1,024 slices;
 //   - stream-K (step 7): whole 128 x 128 tiles, the last partial wave shared by k-iterations,
 //     at any K where the estimate says it pays (step 7: from K = 1536 on);
 //   - thin (step 8): its five tiles where the thin side fits one tile, K in 1 to 1,024 slices.
@@ -109,14 +110,35 @@ struct GemmPlan {
 // 160 with 128 x 32. The plan takes it at 69 of 600 random shapes (sweep.py's draws, seeds 1000
 // to 1014), 55 of them with N <= 32, with a margin of its own where it saves columns
 // (kMarginTallTile; NOTES.md). run_gemm_plan launches it with these numbers.
+// The fifth and sixth are the 128 x 128 tile cut in half, 64 x 128 and 128 x 64: its 8 x 8 lanes
+// (so the same FMAs per shared-memory load) in blocks of 4 warps, 4 blocks per SM, each block
+// half as big. They fill the SMs where 128 x 128 tiles leave a partial wave or compute rows or
+// columns of nothing: at 673 x 3002 x 2619, 264 blocks of 64 x 128 in 2 slices fill one wave of
+// 528 and compute 704 rows, where 128 x 128 computes 768 in 2.7 waves (75.9% -> 89.7% of cuBLAS).
+// Their rates against the 128 x 128 tile's: 0.95 and 0.93, from 4096^3 and 2048^3 in one slice
+// (H100, NOTES.md "Round ten"). They always run half-deep tiles (run_sliced_gemm), so their fixed
+// costs are the half-deep ones (kHalfDeepOverheadK).
 using TallTile = WarpLayout<128, 32, 32, 32, 8, 4>;
-constexpr int kPlanTileCount = 4;
-constexpr int kTallTile = 3;  // TallTile's index in kPlanTiles
+using HalfRowsTile = WarpLayout<64, 128, 32, 64, 8, 8>;
+using HalfColumnsTile = WarpLayout<128, 64, 32, 64, 8, 8>;
+constexpr int kPlanTileCount = 6;
+constexpr int kTallTile = 3;         // TallTile's index in kPlanTiles
+constexpr int kHalfRowsTile = 4;     // HalfRowsTile's
+constexpr int kHalfColumnsTile = 5;  // HalfColumnsTile's
+// Step 6's 128 x 128 tile with an operand 4 bytes wide runs half-deep tiles (BK = 8), and its
+// fixed costs are smaller than the float4 tile's overheadK: in the lab it beat its own float4 run
+// 1.4-1.75x at small grids. 6 k's, a quarter, chosen among 24, 12, 6 and 0 on the departures of
+// two random draws (the lab's forced runs favoured 0, which gave back a measured gain of those
+// draws; NOTES.md, "Each operand its own width"). Stream-K keeps BK = 16 there, and 24.
+constexpr double kHalfDeepOverheadK = 6.0;
 constexpr TileChoice kPlanTiles[kPlanTileCount] = {
     {128, 128, BigTile::THREADS / 32, BigTile::MIN_BLOCKS, 1.0, 24.0},
     {64, 64, SmallTile::THREADS / 32, SmallTile::MIN_BLOCKS, 0.84, 0.0},
     {32, 128, SkinnyTile::THREADS / 32, SkinnyTile::MIN_BLOCKS, 0.84, 0.0},
-    {128, 32, TallTile::THREADS / 32, TallTile::MIN_BLOCKS, 0.76, 0.0}};
+    {128, 32, TallTile::THREADS / 32, TallTile::MIN_BLOCKS, 0.76, 0.0},
+    {64, 128, HalfRowsTile::THREADS / 32, HalfRowsTile::MIN_BLOCKS, 0.95, kHalfDeepOverheadK},
+    {128, 64, HalfColumnsTile::THREADS / 32, HalfColumnsTile::MIN_BLOCKS, 0.93,
+     kHalfDeepOverheadK}};
 // Without float4 the tiles load one float at a time and reach a fraction of their FMA rate with
 // float4 (kPairsA, kPairsBC below: two at a time). Each operand counts on its own (step 6: A is
 // read 4 bytes at a time where K % 4 != 0,
@@ -133,15 +155,20 @@ constexpr TileChoice kPlanTiles[kPlanTileCount] = {
 // Measured again with round six's kernels (H100, 31 shapes): B and C's fractions 0.02-0.05 lower,
 // the 128 x 32 tile's A 0.87. Those values, alone or with a first version of kMarginTallTile,
 // moved nothing on three fresh random draws, so these stay (NOTES.md, "Round seven").
-constexpr double kScalarA[kPlanTileCount] = {0.97, 0.94, 0.95, 0.91};
-constexpr double kScalarBC[kPlanTileCount] = {0.95, 0.92, 0.87, 0.96};
+// The half tiles (8 x 8 lanes, half-deep either way) take the 128 x 128 tile's fractions, not
+// measured on their own (one check: in 2 slices, 64 x 128 ran 673 x 3002 x 2619, both operands 4
+// bytes wide, at 89.5% of cuBLAS and 672 x 3000 x 2620 at 92.5%; these fractions multiply to 0.92).
+constexpr double kScalarA[kPlanTileCount] = {0.97, 0.94, 0.95, 0.91, 0.97, 0.97};
+constexpr double kScalarBC[kPlanTileCount] = {0.95, 0.92, 0.87, 0.96, 0.95, 0.95};
 // The same fractions where the operand's rows start on 8 bytes and the 8 x 4-lane tiles load them
 // in 8-byte pairs (N or K even; tutorial::load_4_floats): each of the above times the gain of pairs
 // over 4-byte loads, measured in one lab run (an H200, 31 shapes, each with N and K + 1 and + 2;
 // NOTES.md, "8-byte pairs"): A 1.019, 1.004, 1.052; B and C 1.036, 1.072, 1.008. The 128 x 128
 // tile (8 x 8 lanes) keeps 4-byte loads, and its fractions.
-constexpr double kPairsA[kPlanTileCount] = {kScalarA[0], 0.96, 0.95, 0.96};
-constexpr double kPairsBC[kPlanTileCount] = {kScalarBC[0], 0.95, 0.93, 0.97};
+constexpr double kPairsA[kPlanTileCount] = {kScalarA[0], 0.96, 0.95, 0.96, kScalarA[4],
+                                            kScalarA[5]};
+constexpr double kPairsBC[kPlanTileCount] = {kScalarBC[0], 0.95, 0.93, 0.97, kScalarBC[4],
+                                             kScalarBC[5]};
 constexpr double kPlanBlockClocks = 2100.0;   // a round of blocks' start, beyond overheadK
 constexpr double kPlanBusyWarps = 14.0;       // warps per SM that hide the latencies
 constexpr double kPlanLaunchClocks = 10000.0; // the sum's launch and the partials' round trip
@@ -196,13 +223,6 @@ inline TileChoice plan_tile(int t, tutorial::VecOperands vec) {
   if (!vec.bc) c.efficiency *= vec.pairsB ? kPairsBC[t] : kScalarBC[t];
   return c;
 }
-
-// Step 6's 128 x 128 tile with an operand 4 bytes wide runs half-deep tiles (BK = 8), and its
-// fixed costs are smaller than the float4 tile's overheadK: in the lab it beat its own float4 run
-// 1.4-1.75x at small grids. 6 k's, a quarter, chosen among 24, 12, 6 and 0 on the departures of
-// two random draws (the lab's forced runs favoured 0, which gave back a measured gain of those
-// draws; NOTES.md, "Each operand its own width"). Stream-K keeps BK = 16 there, and 24.
-constexpr double kHalfDeepOverheadK = 6.0;
 
 // Tile t as step 6's sliced_gemm runs it.
 inline TileChoice plan_sliced_tile(int t, tutorial::VecOperands vec) {
@@ -437,9 +457,13 @@ inline void run_gemm_plan(const GemmPlan& p, const float* A, const float* B, flo
         case ThinShape::SmallN16: run_thin_gemm<ThinShape::SmallN16>(A, B, C, M, N, K, p.slices); return;
       }
       return;
-    case GemmPath::Tiles:  // kPlanTiles: kAnyShapeTiles, measured, and the 128 x 32 tile
+    case GemmPath::Tiles:  // kPlanTiles: kAnyShapeTiles, measured, and this step's three
       if (p.tile == kTallTile)
         run_sliced_gemm<128, 32, 16, 32, 32, 8, 4>(A, B, C, M, N, K, p.slices);
+      else if (p.tile == kHalfRowsTile)
+        run_sliced_gemm<64, 128, 16, 32, 64, 8, 8>(A, B, C, M, N, K, p.slices);
+      else if (p.tile == kHalfColumnsTile)
+        run_sliced_gemm<128, 64, 16, 32, 64, 8, 8>(A, B, C, M, N, K, p.slices);
       else
         run_sliced_tile(p.tile, A, B, C, M, N, K, p.slices);
       return;

@@ -88,6 +88,7 @@ void add_thin_slices(std::vector<tutorial::GemmKernel>& kernels, std::integer_se
    ...);
 }
 
+
 std::vector<tutorial::GemmKernel> lab_kernels() {
   std::vector<tutorial::GemmKernel> k = {
       {"final7 stream-K + any_shape", ch05::launch_stream_k_gemm},
@@ -101,6 +102,8 @@ std::vector<tutorial::GemmKernel> lab_kernels() {
   add_three<GemmPath::Tiles, 1>(k, "T64");
   add_three<GemmPath::Tiles, 2>(k, "T32x128");
   add_three<GemmPath::Tiles, ch05::kTallTile>(k, "T128x32");
+  add_three<GemmPath::Tiles, ch05::kHalfRowsTile>(k, "T64x128");
+  add_three<GemmPath::Tiles, ch05::kHalfColumnsTile>(k, "T128x64");
   add_three<GemmPath::Thin, int(ch05::ThinShape::ShortK)>(k, "thinK");
   add_three<GemmPath::Thin, int(ch05::ThinShape::SmallM4)>(k, "thinM4");
   add_three<GemmPath::Thin, int(ch05::ThinShape::SmallM16)>(k, "thinM16");

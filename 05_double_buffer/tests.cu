@@ -49,6 +49,8 @@ const std::vector<GemmKernel> kPerOperandKernels = {
     {"sliced 64x64 S=3", ch05::launch_sliced_gemm<64, 64, 16, 32, 32, 8, 4, 3>},
     {"sliced 32x128 S=1", ch05::launch_sliced_gemm<32, 128, 16, 32, 32, 8, 4, 1>},
     {"sliced 128x32 S=2", ch05::launch_sliced_gemm<128, 32, 16, 32, 32, 8, 4, 2>},
+    {"sliced 64x128 S=1", ch05::launch_sliced_gemm<64, 128, 16, 32, 64, 8, 8, 1>},
+    {"sliced 128x64 S=2", ch05::launch_sliced_gemm<128, 64, 16, 32, 64, 8, 8, 2>},
     {"stream-K 128x128 3 blocks", ch05::launch_stream_k_slots<128, 128, 16, 32, 64, 8, 8, 3>},
     {"planned", ch05::launch_planned_gemm}};
 
@@ -108,6 +110,11 @@ const std::vector<GemmKernel> kSlicedKernels = {
     // Step 9's 128 x 32 tile (step 6's kernel, another instance).
     {"sliced 128x32 S=4", ch05::launch_sliced_gemm<128, 32, 16, 32, 32, 8, 4, 4>},
     {"sliced 128x32 S=1 (straight to C)", ch05::launch_sliced_gemm<128, 32, 16, 32, 32, 8, 4, 1>},
+    // Step 9's half tiles, 64 x 128 and 128 x 64 (8 x 8 lanes, 4 warps, always half-deep).
+    {"sliced 64x128 S=3", ch05::launch_sliced_gemm<64, 128, 16, 32, 64, 8, 8, 3>},
+    {"sliced 64x128 S=1 (straight to C)", ch05::launch_sliced_gemm<64, 128, 16, 32, 64, 8, 8, 1>},
+    {"sliced 128x64 S=5", ch05::launch_sliced_gemm<128, 64, 16, 32, 64, 8, 8, 5>},
+    {"sliced 128x64 S=1 (straight to C)", ch05::launch_sliced_gemm<128, 64, 16, 32, 64, 8, 8, 1>},
     {"any_shape", ch05::launch_any_shape_gemm},
     // Stream-K (7_stream_k.cuh) on small grids: with 3, 5 or 7 blocks the k-iterations of the
     // tiles are cut at the start, the middle and the end of tiles, one block may hold two
@@ -236,6 +243,8 @@ TEST_CASE("small shapes of the thin and planned paths for the sanitizers", "[gpu
   check_kernels_at({{"sliced 128x128 S=2", ch05::launch_sliced_gemm<128, 128, 16, 32, 64, 8, 8, 2>},
                     {"sliced 32x128 S=1", ch05::launch_sliced_gemm<32, 128, 16, 32, 32, 8, 4, 1>},
                     {"sliced 128x32 S=3", ch05::launch_sliced_gemm<128, 32, 16, 32, 32, 8, 4, 3>},
+                    {"sliced 64x128 S=2", ch05::launch_sliced_gemm<64, 128, 16, 32, 64, 8, 8, 2>},
+                    {"sliced 128x64 S=1", ch05::launch_sliced_gemm<128, 64, 16, 32, 64, 8, 8, 1>},
                     {"stream-K 128x128 3 blocks",
                      ch05::launch_stream_k_slots<128, 128, 16, 32, 64, 8, 8, 3>}},
                    {{37, 66, 40}, {70, 36, 33}, {130, 258, 300}, {259, 70, 43}, {66, 70, 42}});
