@@ -28,11 +28,11 @@
 // (kScalarA, kScalarBC, kPairsA, kPairsBC).
 // Where the estimate cannot tell its candidates apart, it does not choose alone: the launcher times
 // a shortlist on a shape's first call and keeps the fastest (shortlist, fastest_of, below).
-// What it still gets wrong: on four random draws nobody tuned on (H100, NOTES.md "Round nine") it
-// made 109.6%, 108.1%, 107.7% and 100.7% of cuBLAS as geometric means (the estimate alone, same
-// draws: 107.1%, 105.3%, 105.6%, 100.8%), worst 84.1%, 83.1%, 75.7% and 78.3%. The shapes below 80%
-// have N or K off a multiple of 4: the shortlist found no faster plan at 673 x 3002 x 2619 (75.7%)
-// and 399 x 6403 x 1351 (78.3%), and at 6329 x 293 x 2020 no path, forced, ran above 78.8%.
+// What it still gets wrong: on four random draws nobody tuned on (H100, NOTES.md "Round ten") it
+// made 104.7%, 109.0%, 103.9% and 109.5% of cuBLAS as geometric means, worst 88.4%, 88.0%, 83.8% and
+// 84.8% (without the half tiles, same draws: 102.9%, 106.8%, 103.2%, 108.9%, worst 81.9-85.8%). The
+// lowest shapes left are mid-size with N or K odd (2075 x 405 x 401: 81.2%), where no path forced
+// in the lab did much better.
 // The first call at a shape costs 0.03 s (64^3) to 0.3 s (8192^3) more, and where two plans time
 // within noise, two processes may take different ones (launch_estimated_gemm: the same plan, so the
 // same bits, in every process).

@@ -49,8 +49,9 @@ inline std::vector<tutorial::GemmKernel> chapter_kernels() {
       // any_shape_gemm, with stream-K for the last wave where 128 x 128 tiles fill more than
       // one wave and leave the last one partial (K >= 1536).
       {"stream-K 128x128 + any_shape", launch_stream_k_gemm, block_tile_intensity<128, 128>},
-      // Every path above, a 128 x 32 tile and thin_gemm, the cheapest by a model of each one's
-      // time, or by timing where the model ranks several close: the chapter's final launcher.
+      // Every path above, three more tiles (128 x 32, 64 x 128, 128 x 64) and thin_gemm, the
+      // cheapest by a model of each one's time, or by timing where the model ranks several close:
+      // the chapter's final launcher.
       // (The DRAM model of its 128 x 128 tile, which runs at the table's sizes.)
       {"planned: tiles|stream-K|split-K|thin", launch_planned_gemm,
        block_tile_intensity<128, 128>},
