@@ -33,7 +33,8 @@
 // 84.8% (without the half tiles, same draws: 102.9%, 106.8%, 103.2%, 108.9%, worst 81.9-85.8%). The
 // lowest shapes left are mid-size with N or K odd (2075 x 405 x 401: 81.2%), where no path forced
 // in the lab did much better.
-// The first call at a shape costs 0.03 s (64^3) to 0.3 s (8192^3) more, and where two plans time
+// The first call at a shape costs 0.03 s (64^3) to about 0.6 s (8192^3, 7 candidates) more, and
+// where two plans time
 // within noise, two processes may take different ones (launch_estimated_gemm: the same plan, so the
 // same bits, in every process).
 #pragma once
