@@ -86,9 +86,10 @@ __device__ __forceinline__ void product_over_k(const float* __restrict__ A,
   for (int i = 0; i < A_LOADS; ++i) rowInA[i] = blockRow + rA0 + i * A_ROWS < M;
   // Without float4, a row that starts on 8 bytes can still be read in pairs (tutorial::
   // load_4_floats): A's with K, k0 and Ks even, B's with N even. The 8 x 4-lane tiles (steps 6 and
-  // 9) do; the 8 x 8 lanes (this step's kernel, step 6's 128 x 128 tile, stream-K) keep 4-byte
-  // loads: with pairs the 128 x 128 tile gained a few points at mid-size shapes but lost up to 13%
-  // at large ones with a short K, even where no pairs were taken (NOTES.md, "8-byte pairs").
+  // 9) do; the 8 x 8 lanes (this step's kernel, step 6's 128 x 128 tile, stream-K, step 9's 64 x
+  // 128 and 128 x 64) keep 4-byte loads: with pairs the 128 x 128 tile gained a few points at
+  // mid-size shapes but lost up to 13% at large ones with a short K, even where no pairs were taken
+  // (NOTES.md, "8-byte pairs").
   constexpr bool PAIRS = TM * TN == 32;
   const bool pairsA = PAIRS && !VEC_A && (K | k0 | Ks) % 2 == 0 && starts_on_8_bytes(A);
   const bool pairsB = PAIRS && !VEC_B && N % 2 == 0 && starts_on_8_bytes(B);

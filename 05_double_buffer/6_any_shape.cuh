@@ -204,7 +204,8 @@ struct AnyShapePlan {
 };
 
 constexpr int kMaxSlices = 64;
-constexpr int kSliceAlign = 16;  // BK of every tile (128 x 128 with a 4-byte operand: BK / 2)
+// BK of every tile (of 8 x 8 lanes with a 4-byte operand or in blocks of 4 warps: BK / 2)
+constexpr int kSliceAlign = 16;
 
 // The model's constants (step 9 measures its own set of the same quantities).
 struct SliceCosts {

@@ -34,9 +34,8 @@
 // lowest shapes left are mid-size with N or K odd (2075 x 405 x 401: 81.2%), where no path forced
 // in the lab did much better.
 // The first call at a shape costs 0.03 s (64^3) to about 0.6 s (8192^3, 7 candidates) more, and
-// where two plans time
-// within noise, two processes may take different ones (launch_estimated_gemm: the same plan, so the
-// same bits, in every process).
+// where two plans time within noise, two processes may take different ones (launch_estimated_gemm:
+// the same plan, so the same bits, in every process).
 #pragma once
 
 #include <algorithm>
@@ -114,10 +113,11 @@ struct GemmPlan {
 // The fifth and sixth are the 128 x 128 tile cut in half, 64 x 128 and 128 x 64: its 8 x 8 lanes
 // (so the same FMAs per shared-memory load) in blocks of 4 warps, 4 blocks per SM, each block
 // half as big. They fill the SMs where 128 x 128 tiles leave a partial wave or compute rows or
-// columns of nothing: at 673 x 3002 x 2619, 264 blocks of 64 x 128 in 2 slices fill one wave of
-// 528 and compute 704 rows, where 128 x 128 computes 768 in 2.7 waves (75.9% -> 89.7% of cuBLAS).
-// Their rates against the 128 x 128 tile's: 0.95 and 0.93, from 4096^3 and 2048^3 in one slice
-// (H100, NOTES.md "Round ten"). They always run half-deep tiles (run_sliced_gemm), so their fixed
+// columns of nothing: at 673 x 3002 x 2619, 264 tiles of 64 x 128 in 2 slices (528 blocks) fill
+// one wave of 528 and compute 704 rows, where 128 x 128 tiles compute 768 in 2.7 waves (75.9% ->
+// 89.8% of cuBLAS). Their rates against the 128 x 128 tile's, in one slice at 4096^3 and 2048^3:
+// 0.97 and 0.95 (64 x 128), 0.95 and 0.93 (128 x 64); the plan takes the lower of each (H100,
+// NOTES.md "Round ten"). They always run half-deep tiles (run_sliced_gemm), so their fixed
 // costs are the half-deep ones (kHalfDeepOverheadK).
 using TallTile = WarpLayout<128, 32, 32, 32, 8, 4>;
 using HalfRowsTile = WarpLayout<64, 128, 32, 64, 8, 8>;
@@ -157,8 +157,9 @@ constexpr TileChoice kPlanTiles[kPlanTileCount] = {
 // the 128 x 32 tile's A 0.87. Those values, alone or with a first version of kMarginTallTile,
 // moved nothing on three fresh random draws, so these stay (NOTES.md, "Round seven").
 // The half tiles (8 x 8 lanes, half-deep either way) take the 128 x 128 tile's fractions, not
-// measured on their own (one check: in 2 slices, 64 x 128 ran 673 x 3002 x 2619, both operands 4
-// bytes wide, at 89.5% of cuBLAS and 672 x 3000 x 2620 at 92.5%; these fractions multiply to 0.92).
+// measured on their own (one check: 64 x 128 at the plan's slices ran 673 x 3002 x 2619, both
+// operands 4 bytes wide, at 89.8% of cuBLAS and 672 x 3000 x 2620 at 92.3%, a ratio of 0.97 where
+// these fractions multiply to 0.92: for the half tiles they may be pessimistic).
 constexpr double kScalarA[kPlanTileCount] = {0.97, 0.94, 0.95, 0.91, 0.97, 0.97};
 constexpr double kScalarBC[kPlanTileCount] = {0.95, 0.92, 0.87, 0.96, 0.95, 0.95};
 // The same fractions where the operand's rows start on 8 bytes and the 8 x 4-lane tiles load them
@@ -302,7 +303,7 @@ double thin_clocks(int M, int N, int K, const GpuModel& g, int slices, int slice
 }
 
 // Every plan the chapter has for M x N x K on GPU g, with its estimate, one call of visit each:
-// the four tiles and stream-K, then the thin tiles where the thin side fits one tile (K <= 64
+// the six tiles and stream-K, then the thin tiles where the thin side fits one tile (K <= 64
 // for the short-K tile; M or N <= 4 or <= 16: forced at a thin side of 17 to 64, the 16-wide
 // tiles lost to step 7's choice at 11 of 13 shapes, NOTES.md). Plans whose partials would
 // outgrow the workspace limit are left out.

@@ -28,8 +28,9 @@
 //                                            problem, every access coalesced at any alignment
 //   9_planned.cuh        (plan_gemm)         one model of every path's time (waves, FMAs,
 //                                            bytes that must move) picks the path and its cut,
-//                                            with one tile more (128 x 32, for N just above
-//                                            a multiple of 64); where it ranks plans
+//                                            with three tiles more (128 x 32, for N just
+//                                            above a multiple of 64; 64 x 128 and 128 x 64,
+//                                            for finer waves); where it ranks plans
 //                                            close, the first call times them;
 //                                            launch_planned_gemm: the chapter's final launcher
 //   appendix_async.cuh   async_gemm          cp.async, 3 stages: measured, no faster here

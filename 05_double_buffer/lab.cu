@@ -88,7 +88,6 @@ void add_thin_slices(std::vector<tutorial::GemmKernel>& kernels, std::integer_se
    ...);
 }
 
-
 std::vector<tutorial::GemmKernel> lab_kernels() {
   std::vector<tutorial::GemmKernel> k = {
       {"final7 stream-K + any_shape", ch05::launch_stream_k_gemm},

@@ -579,6 +579,14 @@ TEST_CASE("the plan of step 9 on a 132-SM GPU (H100): a path for each family", "
   // for step 7's 64 x 64 tiles (NOTES.md, "A tile for N just above a multiple").
   const ch05::GemmPlan narrowN = plan(9858, 12, 901);
   CHECK((narrowN.path == GemmPath::Tiles && narrowN.tile == ch05::kTallTile));
+  // The 128 x 128 tile halved where it fills the SMs in finer steps: 673 rows in 11 tiles of 64
+  // (6 x 128 compute 768), 2 slices filling 528 slots once; 162 columns in 3 tiles of 64 (2 x 128
+  // compute 256). Measured (H100): 89.8% and 87.5% of cuBLAS against 76.3% and 71.5% for 128 x
+  // 128 tiles (NOTES.md, "Round ten").
+  const ch05::GemmPlan halfRows = plan(673, 3002, 2619), halfColumns = plan(3444, 162, 10388);
+  CHECK((halfRows.path == GemmPath::Tiles && halfRows.tile == ch05::kHalfRowsTile));
+  CHECK(halfRows.slices == 2);
+  CHECK((halfColumns.path == GemmPath::Tiles && halfColumns.tile == ch05::kHalfColumnsTile));
   // A GPU with twice the SMs cuts 4 tiles and a long K into more blocks.
   ch05::GpuModel twice = g;
   twice.sms = 264;
