@@ -28,11 +28,10 @@
 // (kScalarA, kScalarBC, kPairsA, kPairsBC).
 // Where the estimate cannot tell its candidates apart, it does not choose alone: the launcher times
 // a shortlist on a shape's first call and keeps the fastest (shortlist, fastest_of, below).
-// What it still gets wrong: on four random draws nobody tuned on (H100, NOTES.md "Round ten") it
-// made 104.7%, 109.0%, 103.9% and 109.5% of cuBLAS as geometric means, worst 88.4%, 88.0%, 83.8% and
-// 84.8% (without the half tiles, same draws: 102.9%, 106.8%, 103.2%, 108.9%, worst 81.9-85.8%). The
-// lowest shapes left are mid-size with N or K odd (2075 x 405 x 401: 81.2%), where no path forced
-// in the lab did much better.
+// What it still gets wrong: on six random draws nobody tuned on (H100, NOTES.md "Round ten") it
+// made 103.9% to 109.5% of cuBLAS as geometric means, worst 83.8% to 91.0% (without the half tiles,
+// same draws: 102.9% to 108.9%, worst 81.9% to 87.3%). The lowest shapes left are mid-size with N
+// or K odd (2075 x 405 x 401: 81.2%), where no path forced in the lab did much better.
 // The first call at a shape costs 0.03 s (64^3) to about 0.6 s (8192^3, 7 candidates) more, and
 // where two plans time within noise, two processes may take different ones (launch_estimated_gemm:
 // the same plan, so the same bits, in every process).
