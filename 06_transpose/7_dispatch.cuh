@@ -11,7 +11,8 @@
 //   - float4 possible: transpose_vec4, blocks along output rows, or along input rows where a
 //     tall matrix's band of output rows outnumbers the blocks resident at once
 //     (vec4_by_input_rows), or there the sector-aligned tile where the output rows are off the
-//     sectors;
+//     sectors; along input rows also where only the input rows split sectors and the resident
+//     blocks cover 8 bands or more (vec4_input_order_for_split_sectors);
 //   - otherwise transpose_thin for fewer than 64 rows (short and wide) or 36 columns (tall and
 //     narrow);
 //   - else the sector-aligned 128 x 32 tile, one float per access, or the padded 64 x 64 one
@@ -124,6 +125,23 @@ inline bool vec4_by_input_rows(int rows, int cols) {
   return rows > cols && tutorial::ceil_div(rows, 64) > resident_vec4_blocks();
 }
 
+// Whether a float4 matrix whose input rows are off the sectors (cols % 8 == 4, or `in` off 32
+// bytes) and whose output rows are on them goes to transpose_vec4 in the input's order: where the
+// blocks resident at once cover at least kInputOrderBands bands of 64 input rows (a band is
+// cols / 64 blocks). Our reading, not profiled: in the input's order the two blocks that share a
+// split sector of an input row run side by side; but the fewer bands the resident blocks cover,
+// the shorter the run of 256-byte pieces each output row receives at once, and a band longer than
+// the resident blocks leaves one piece per output row. Measured (H100, both orders forced at 48
+// such matrices of three draws, NOTES.md, "Round eleven"): with bands of up to 132 blocks (an
+// eighth of the H100's 1,056) the input's order was faster at 23 of 26, by 1.0 to 4.6 points of the copy at 21
+// (4096 x 4100: 94.9% -> 97.6%), slower at 3 by 0.2 to 1.5 (232 x 6612); with 183 to 469 blocks
+// between -2.4 and +0.9; from 654 blocks on slower at 11 of 13, by up to 14.8
+// points (the 4 tall ones with longer output bands go by vec4_by_input_rows).
+constexpr int kInputOrderBands = 8;
+inline bool vec4_input_order_for_split_sectors(int cols) {
+  return (long long)tutorial::ceil_div(cols, 64) * kInputOrderBands <= resident_vec4_blocks();
+}
+
 inline void dispatch_transpose(const float* in, float* out, int rows, int cols) {
   const bool aligned_pointers =
       reinterpret_cast<uintptr_t>(in) % 16 == 0 && reinterpret_cast<uintptr_t>(out) % 16 == 0;
@@ -137,12 +155,17 @@ inline void dispatch_transpose(const float* in, float* out, int rows, int cols) 
   }
   const bool outRowsOnSectors = rows % 8 == 0 && reinterpret_cast<uintptr_t>(out) % 32 == 0;
   if (float4_aligned(in, out, rows, cols)) {
-    if (!vec4_by_input_rows(rows, cols))
-      launch_vec4<64, 256, BlockOrder::OutputRows>(in, out, rows, cols);
-    else if (outRowsOnSectors || cols < kThinTall)
+    const bool inRowsOnSectors = cols % 8 == 0 && reinterpret_cast<uintptr_t>(in) % 32 == 0;
+    if (vec4_by_input_rows(rows, cols)) {
+      if (outRowsOnSectors || cols < kThinTall)
+        launch_vec4<64, 256, BlockOrder::InputRows>(in, out, rows, cols);
+      else  // tall, output rows off the sectors: float4 stores would write partial sectors
+        launch_sector_aligned<128, 32, 8>(in, out, rows, cols);
+    } else if (outRowsOnSectors && !inRowsOnSectors && vec4_input_order_for_split_sectors(cols)) {
       launch_vec4<64, 256, BlockOrder::InputRows>(in, out, rows, cols);
-    else  // tall, output rows off the sectors: float4 stores would write partial sectors
-      launch_sector_aligned<128, 32, 8>(in, out, rows, cols);
+    } else {
+      launch_vec4<64, 256, BlockOrder::OutputRows>(in, out, rows, cols);
+    }
     return;
   }
   // The padded tile needs output rows on 32-byte sectors (and room in its grid).

@@ -470,11 +470,12 @@ TEST_CASE("the chapter's best walks a tall float4 matrix along input rows where 
   // Multiples of 4 (float4): an output band of rows / 64 blocks, one more than resident, or as
   // many; wide matrices keep the output's order whatever their length. With rows % 8 == 4 the
   // output rows are off the sectors: the long band then goes to the sector-aligned tile in the
-  // input's order, but below kThinTall columns.
+  // input's order, but below kThinTall columns. (72 columns: input rows on the sectors, so the
+  // short band keeps the output's order; the next test case takes 68.)
   const int longBand = int(64 * resident + 8), shortBand = int(64 * resident);
   const int offSectors = longBand - 4;
   const void* sector = reinterpret_cast<const void*>(ch06::transpose_sector_aligned<128, 32, 8>);
-  check_picks({{longBand, 68, byInputRows},   {shortBand, 68, byOutputRows},
+  check_picks({{longBand, 68, byInputRows},   {shortBand, 72, byOutputRows},
                {68, longBand, byOutputRows},   {offSectors, 68, sector},
                {offSectors, 36, sector},       {offSectors, 32, byInputRows}},
               23);
@@ -492,6 +493,45 @@ TEST_CASE("the chapter's best walks a tall float4 matrix along input rows where 
   INFO(r.summary());
   CHECK(r.ok());
   CHECK(last_launch().kernel == sector);
+}
+
+TEST_CASE("the chapter's best walks a float4 matrix with split input sectors along input rows "
+          "where the resident blocks cover kInputOrderBands bands", "[gpu]") {
+  REQUIRE_GPU();
+  const void* byOutputRows = reinterpret_cast<const void*>(
+      ch06::transpose_vec4<64, 256, ch06::BlockOrder::OutputRows>);
+  const void* byInputRows = reinterpret_cast<const void*>(
+      ch06::transpose_vec4<64, 256, ch06::BlockOrder::InputRows>);
+  const long long resident = ch06::resident_vec4_blocks();
+  check_resident(resident);
+  // cols % 8 == 4, rows % 8 == 0: the input rows split sectors, the output rows start on them.
+  // A band of cols / 64 blocks, kInputOrderBands of them fitting the resident blocks or not.
+  const long long fits = resident / ch06::kInputOrderBands;  // blocks a band may have
+  REQUIRE(fits >= 1);
+  const int shortBands = int(64 * fits - 4), longBands = int(64 * fits + 4);
+  // Tall, but an output band (rows / 64 blocks) no longer than resident: not the rule above.
+  const int tall = int(64 * resident);
+  REQUIRE(shortBands % 8 == 4);
+  check_picks({{24, shortBands, byInputRows},  {24, longBands, byOutputRows},
+               {tall, 60, byInputRows},         {tall, 56, byOutputRows},  // 56: on the sectors
+               {tall - 4, 60, byOutputRows}},  // output rows off the sectors too
+              31);
+  // cols % 8 == 0 but `in` 16 bytes past a sector: the input rows split sectors as well.
+  const int rows = 64, cols = 64;
+  const HostMatrix in = random_matrix(rows, cols, 37);
+  HostMatrix want(cols, rows);
+  cpu_transpose(in.data(), want.data(), rows, cols);
+  std::vector<float> padded(size_t(rows) * cols + 8, 0.0f);
+  std::copy(in.values.begin(), in.values.end(), padded.begin() + 4);
+  DeviceBuffer<float> d_in(padded), d_out(size_t(rows) * cols);
+  REQUIRE(reinterpret_cast<uintptr_t>(d_in.data()) % 32 == 0);
+  d_out.poison();
+  ch06::dispatch_transpose(d_in.data() + 4, d_out.data(), rows, cols);
+  const std::vector<float> got = d_out.download();
+  const CompareResult r = compare(got.data(), want.data(), cols, rows, Tolerance::exact());
+  INFO(r.summary());
+  CHECK(r.ok());
+  CHECK(last_launch().kernel == byInputRows);
 }
 
 namespace {
