@@ -47,7 +47,8 @@ __host__ __device__ constexpr int swizzled_chunk(int row, int chunk) {
 //   OutputRows  blockIdx.x walks down a column of tiles: together they write whole output
 //               rows and read short pieces of every input row. DRAM takes scattered reads
 //               better than scattered writes, so this order is the faster one, unless a
-//               tall matrix's column of tiles outnumbers the resident blocks (step 7).
+//               tall matrix's column of tiles outnumbers the resident blocks, or only the
+//               input rows split 32-byte sectors and a row of tiles is short (step 7).
 enum class BlockOrder { InputRows, OutputRows };
 
 // float4 + swizzled tile. A tile is (TILE/4)² blocks of 4×4; block (i, j) covers input

@@ -22,8 +22,8 @@
 //     transpose_vec4's OutputRows order does (bands_first: not where the padded tile fits and
 //     a band is short). 3630 x 71894 measured 92.0% of the copy against 81.0% in the input's
 //     order; 25 wide matrices of 75 to 3630 rows and more than 1,056 column blocks 86.8-102.8%,
-//     against 64.2-102.3% with the kernels this launcher chose before (README, "Shapes nobody
-//     listed"). Tall matrices keep the input's order (bands first lost 4-21 points there).
+//     against 64.2-102.3% with the kernels this launcher chose before (NOTES.md, "Round
+//     three"). Tall matrices keep the input's order (bands first lost 4-21 points there).
 // Past 65,535 tiles along y the sector-aligned kernel loops over its bands and transpose_vec4
 // turns its grid round, so every shape up to INT_MAX elements runs.
 // What none of them can fix: a transpose must read every byte and write every byte once, so
@@ -125,18 +125,18 @@ inline bool vec4_by_input_rows(int rows, int cols) {
   return rows > cols && tutorial::ceil_div(rows, 64) > resident_vec4_blocks();
 }
 
-// Whether a float4 matrix whose input rows are off the sectors (cols % 8 == 4, or `in` off 32
-// bytes) and whose output rows are on them goes to transpose_vec4 in the input's order: where the
-// blocks resident at once cover at least kInputOrderBands bands of 64 input rows (a band is
-// cols / 64 blocks). Our reading, not profiled: in the input's order the two blocks that share a
-// split sector of an input row run side by side; but the fewer bands the resident blocks cover,
-// the shorter the run of 256-byte pieces each output row receives at once, and a band longer than
-// the resident blocks leaves one piece per output row. Measured (H100, both orders forced at 48
-// such matrices of three draws, NOTES.md, "Round eleven"): with bands of up to 132 blocks (an
-// eighth of the H100's 1,056) the input's order was faster at 23 of 26, by 1.0 to 4.6 points of the copy at 21
-// (4096 x 4100: 94.9% -> 97.6%), slower at 3 by 0.2 to 1.5 (232 x 6612); with 183 to 469 blocks
-// between -2.4 and +0.9; from 654 blocks on slower at 11 of 13, by up to 14.8
-// points (the 4 tall ones with longer output bands go by vec4_by_input_rows).
+// Whether a float4 matrix whose input rows are off the sectors (cols % 8 == 4; or `in` 16 bytes
+// past a sector: not measured) and whose output rows are on them goes to transpose_vec4 in the
+// input's order: where the blocks resident at once cover at least kInputOrderBands bands of 64
+// input rows (a band is ceil(cols / 64) blocks). Our reading, not profiled: in the input's order
+// the two blocks that share a split sector of an input row run side by side; but the fewer bands
+// the resident blocks cover, the shorter the run of 256-byte pieces each output row receives at
+// once, and a band longer than the resident blocks leaves one piece per output row. Measured (H100,
+// both orders forced at 48 such matrices of three draws, NOTES.md, "Round eleven"): with bands of
+// up to 132 blocks (an eighth of the H100's 1,056) the input's order was faster at 23 of 26, by 1.0
+// to 4.6 points of the copy at 21 (4096 x 4100: 94.9% -> 97.6%), slower at 3 by 0.2 to 1.4 (232 x
+// 6612); with 183 to 469 blocks between -2.4 and +0.9; from 654 blocks on slower at 11 of 13, by up
+// to 14.8 points (the 4 tall ones with longer output bands go by vec4_by_input_rows).
 constexpr int kInputOrderBands = 8;
 inline bool vec4_input_order_for_split_sectors(int cols) {
   return (long long)tutorial::ceil_div(cols, 64) * kInputOrderBands <= resident_vec4_blocks();

@@ -468,10 +468,10 @@ TEST_CASE("the chapter's best walks a tall float4 matrix along input rows where 
   const long long resident = ch06::resident_vec4_blocks();
   check_resident(resident);
   // Multiples of 4 (float4): an output band of rows / 64 blocks, one more than resident, or as
-  // many; wide matrices keep the output's order whatever their length. With rows % 8 == 4 the
-  // output rows are off the sectors: the long band then goes to the sector-aligned tile in the
-  // input's order, but below kThinTall columns. (72 columns: input rows on the sectors, so the
-  // short band keeps the output's order; the next test case takes 68.)
+  // many; wide matrices with cols % 8 == 0 keep the output's order whatever their length. With
+  // rows % 8 == 4 the output rows are off the sectors: the long band then goes to the
+  // sector-aligned tile in the input's order, but below kThinTall columns. (The short band has 72
+  // columns, on the sectors: with 68 the next test case's rule would take the input's order.)
   const int longBand = int(64 * resident + 8), shortBand = int(64 * resident);
   const int offSectors = longBand - 4;
   const void* sector = reinterpret_cast<const void*>(ch06::transpose_sector_aligned<128, 32, 8>);
