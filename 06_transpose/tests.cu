@@ -424,6 +424,44 @@ void check_resident(long long resident) {
   CHECK(resident % sms == 0);
   CHECK(resident >= sms);
 }
+
+// transpose_vec4 in one block order, as last_launch() names it.
+template <ch06::BlockOrder ORDER>
+const void* vec4_kernel() {
+  return reinterpret_cast<const void*>(ch06::transpose_vec4<64, 256, ORDER>);
+}
+
+// Floats from `p` (16-byte aligned) to the next 32-byte boundary, plus `offset`.
+size_t shift_to(const float* p, int offset) {
+  return (reinterpret_cast<uintptr_t>(p) % 32 == 0 ? 0 : 4) + size_t(offset);
+}
+
+// The chapter's best with `in` and `out` the given number of floats past a 32-byte boundary
+// (multiples of 4, so float4 still fits): the result exact, and `kernel` the one it launched.
+void check_offset_pick(int rows, int cols, int inOffset, int outOffset, const void* kernel,
+                       uint64_t seed) {
+  CAPTURE(rows, cols, inOffset, outOffset);
+  const HostMatrix in = random_matrix(rows, cols, seed);
+  HostMatrix want(cols, rows);
+  cpu_transpose(in.data(), want.data(), rows, cols);
+  const size_t count = size_t(rows) * cols;
+  DeviceBuffer<float> d_in(count + 8), d_out(count + 8);
+  const size_t inShift = shift_to(d_in.data(), inOffset);
+  const size_t outShift = shift_to(d_out.data(), outOffset);
+  REQUIRE(reinterpret_cast<uintptr_t>(d_in.data() + inShift) % 32 == size_t(inOffset) * 4);
+  REQUIRE(reinterpret_cast<uintptr_t>(d_out.data() + outShift) % 32 == size_t(outOffset) * 4);
+  std::vector<float> shifted(count + 8, 0.0f);
+  std::copy(in.values.begin(), in.values.end(), shifted.begin() + inShift);
+  d_in.upload(shifted);
+  d_out.poison();
+  ch06::dispatch_transpose(d_in.data() + inShift, d_out.data() + outShift, rows, cols);
+  const std::vector<float> got = d_out.download();
+  const CompareResult r =
+      compare(got.data() + outShift, want.data(), cols, rows, Tolerance::exact());
+  INFO(r.summary());
+  CHECK(r.ok());
+  CHECK(last_launch().kernel == kernel);
+}
 }  // namespace
 
 TEST_CASE("the chapter's best walks a wide matrix down its bands first", "[gpu]") {
@@ -461,10 +499,8 @@ TEST_CASE("an H100 holds 1,056 blocks of the sector-aligned tile at once", "[mod
 TEST_CASE("the chapter's best walks a tall float4 matrix along input rows where an output band "
           "is longer than the resident blocks", "[gpu]") {
   REQUIRE_GPU();
-  const void* byOutputRows = reinterpret_cast<const void*>(
-      ch06::transpose_vec4<64, 256, ch06::BlockOrder::OutputRows>);
-  const void* byInputRows = reinterpret_cast<const void*>(
-      ch06::transpose_vec4<64, 256, ch06::BlockOrder::InputRows>);
+  const void* byOutputRows = vec4_kernel<ch06::BlockOrder::OutputRows>();
+  const void* byInputRows = vec4_kernel<ch06::BlockOrder::InputRows>();
   const long long resident = ch06::resident_vec4_blocks();
   check_resident(resident);
   // Multiples of 4 (float4): an output band of rows / 64 blocks, one more than resident, or as
@@ -480,28 +516,14 @@ TEST_CASE("the chapter's best walks a tall float4 matrix along input rows where 
                {offSectors, 36, sector},       {offSectors, 32, byInputRows}},
               23);
   // rows % 8 == 0 but `out` 16 bytes past a sector (float4 still fits): the sector-aligned tile.
-  const int rows = longBand, cols = 68;
-  const HostMatrix in = random_matrix(rows, cols, 29);
-  HostMatrix want(cols, rows);
-  cpu_transpose(in.data(), want.data(), rows, cols);
-  DeviceBuffer<float> d_in(in.values), d_out(size_t(rows) * cols + 8);
-  REQUIRE(reinterpret_cast<uintptr_t>(d_out.data()) % 32 == 0);
-  d_out.poison();
-  ch06::dispatch_transpose(d_in.data(), d_out.data() + 4, rows, cols);
-  const std::vector<float> got = d_out.download();
-  const CompareResult r = compare(got.data() + 4, want.data(), cols, rows, Tolerance::exact());
-  INFO(r.summary());
-  CHECK(r.ok());
-  CHECK(last_launch().kernel == sector);
+  check_offset_pick(longBand, 68, 0, 4, sector, 29);
 }
 
 TEST_CASE("the chapter's best walks a float4 matrix with split input sectors along input rows "
           "where the resident blocks cover kInputOrderBands bands", "[gpu]") {
   REQUIRE_GPU();
-  const void* byOutputRows = reinterpret_cast<const void*>(
-      ch06::transpose_vec4<64, 256, ch06::BlockOrder::OutputRows>);
-  const void* byInputRows = reinterpret_cast<const void*>(
-      ch06::transpose_vec4<64, 256, ch06::BlockOrder::InputRows>);
+  const void* byOutputRows = vec4_kernel<ch06::BlockOrder::OutputRows>();
+  const void* byInputRows = vec4_kernel<ch06::BlockOrder::InputRows>();
   const long long resident = ch06::resident_vec4_blocks();
   check_resident(resident);
   // cols % 8 == 4, rows % 8 == 0: the input rows split sectors, the output rows start on them.
@@ -517,21 +539,7 @@ TEST_CASE("the chapter's best walks a float4 matrix with split input sectors alo
                {tall - 4, 60, byOutputRows}},  // output rows off the sectors too
               31);
   // cols % 8 == 0 but `in` 16 bytes past a sector: the input rows split sectors as well.
-  const int rows = 64, cols = 64;
-  const HostMatrix in = random_matrix(rows, cols, 37);
-  HostMatrix want(cols, rows);
-  cpu_transpose(in.data(), want.data(), rows, cols);
-  std::vector<float> padded(size_t(rows) * cols + 8, 0.0f);
-  std::copy(in.values.begin(), in.values.end(), padded.begin() + 4);
-  DeviceBuffer<float> d_in(padded), d_out(size_t(rows) * cols);
-  REQUIRE(reinterpret_cast<uintptr_t>(d_in.data()) % 32 == 0);
-  d_out.poison();
-  ch06::dispatch_transpose(d_in.data() + 4, d_out.data(), rows, cols);
-  const std::vector<float> got = d_out.download();
-  const CompareResult r = compare(got.data(), want.data(), cols, rows, Tolerance::exact());
-  INFO(r.summary());
-  CHECK(r.ok());
-  CHECK(last_launch().kernel == byInputRows);
+  check_offset_pick(64, 64, 4, 0, byInputRows, 37);
 }
 
 namespace {
