@@ -277,11 +277,11 @@ inline bool thin_fits(ThinShape s, int M, int N, int K) {
 
 // Tile S's block tile, and its name, for code that holds S as a value.
 struct ThinExtent {
-  int bm, bn;
+  int bm, bn, kc;  // the block tile, and the k's of one chunk
 };
 template <ThinShape S>
 constexpr ThinExtent thin_extent_of() {
-  return {ThinLayoutOf<S>::BM, ThinLayoutOf<S>::BN};
+  return {ThinLayoutOf<S>::BM, ThinLayoutOf<S>::BN, ThinConfig<S>::KC};
 }
 inline ThinExtent thin_extent(ThinShape s) {
   switch (s) {
@@ -322,7 +322,7 @@ inline void run_thin_shape(ThinShape s, const float* A, const float* B, float* C
 // it straight into registers, 16 bytes at a time where the rows allow (VEC), kVectorUnroll loads
 // in flight before the first is used, and adds in k order (the same bits every run).
 constexpr int kVectorThreads = 256;
-constexpr int kVectorUnroll = 4;
+constexpr int kVectorUnroll = 8;
 
 // M = 1: C[n] = sum over k of A[k] * B[k][n]. Thread t of block (x, z) owns COLS columns of C
 // (4 with float4) and the k's of slice z; consecutive threads read consecutive bytes of B's rows.
@@ -417,13 +417,13 @@ inline void run_vector_gemm(const float* A, const float* B, float* C, int M, int
   slice_k(K, wantedSlices, slices, sliceK);
   const size_t count = size_t(M) * N;
   float* out = slices == 1 ? C : slice_workspace(count * slices, slices, M, N);
-  if (M == 1) {
+  if (N != 1) {  // M == 1: a row of C
     using tutorial::starts_on_16_bytes;
     const bool vec = N % 4 == 0 && starts_on_16_bytes(B) && starts_on_16_bytes(out);
     const dim3 grid(tutorial::ceil_div(N, kVectorThreads * (vec ? 4 : 1)), slices);
     const auto kernel = vec ? row_times_matrix<true> : row_times_matrix<false>;
     tutorial::launch(kernel, grid, dim3(kVectorThreads), 0, A, B, out, N, K, sliceK);
-  } else {
+  } else {  // a column of C (a single element too)
     using tutorial::starts_on_16_bytes;
     const bool vec = K % 4 == 0 && starts_on_16_bytes(A) && starts_on_16_bytes(B);
     const dim3 grid(tutorial::ceil_div(M, kVectorThreads / 32), slices);

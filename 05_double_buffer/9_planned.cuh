@@ -78,6 +78,9 @@ struct PlanGpu {
 // - a wave's blocks start with a DRAM round trip before their first FMA: about 1 us under load
 //   (chapter 01's Little's-law table: 0.8-1.4 us seen at 16-32 KB in flight per SM);
 constexpr double kRoundTripNs = 1000.0;
+// - at the full rate a load waits longer, about 1.5 us (chapter 01's Little's-law table: 1.4 us
+//   seen at the rate's knee): the bytes in flight that the rate needs;
+constexpr double kLoadedRoundTripNs = 1500.0;
 // - a second launch (the slices' sum, stream-K's fixup) costs about 3 us of launch and first
 //   loads (lab/LOG.md, "The second launch");
 constexpr double kLaunchNs = 3000.0;
@@ -88,10 +91,10 @@ constexpr double kNarrowLanesRate = 0.84;
 //   (lab/LOG.md, "Tile rates"). Its time is memory in the shapes it is for.
 constexpr double kThinFmaRate = 0.35;
 // Candidates timed: those estimated within kWindow of the cheapest, at most kShortlist (the
-// estimate was off by up to 1.5x where measured, lab/LOG.md "The estimate's error"; each
-// candidate timed adds about 0.1 s to a large shape's first call).
-constexpr double kWindow = 1.6;
-constexpr int kShortlist = 6;
+// estimate was off by up to 2x where measured, lab/LOG.md "The chooser"; each candidate timed
+// adds up to about 0.1 s to a large shape's first call).
+constexpr double kWindow = 2.0;
+constexpr int kShortlist = 10;
 // K is cut at most kMaxPlanSlices ways, and never so finely that the partial sums need more
 // than kMaxWorkspaceBytes (a quarter of a GB: every GPU the chapter runs on has it free).
 constexpr int kMaxPlanSlices = 1024;
@@ -129,29 +132,32 @@ inline PlanGpu plan_gpu() {
 // A grid of `blocks` blocks, `perSm` resident per SM, runs in waves = ceil(blocks / (SMs x
 // perSm)); in a wave an SM's perSm blocks share its FMA lanes. So
 //     FMA time  = waves x perSm x (FMAs of one block) / (FMA lanes x the tile's rate)
-//     DRAM time = bytes that must move / DRAM bytes per clock
+//     DRAM time = bytes that must move / (DRAM bytes per clock x fill)
 //     clocks    = max(FMA time, DRAM time) + waves x round trip + extra launches x launch
 // bytes: A, B read and C written once, and with S > 1 slices S partial products written and
-// read back.
+// read back. fill: Little's law (chapter 01): the full DRAM rate needs rate x round trip bytes
+// in flight; the resident blocks keep `inflight` bytes each.
 inline double compulsory_bytes(int M, int N, int K) {
   return tutorial::gemm_compulsory_bytes(M, N, K);
 }
 inline double roof_clocks(const PlanGpu& g, long long blocks, int perSm, double blockFmas,
-                          double rate, double bytes, int launches) {
+                          double rate, double bytes, double inflight, int launches) {
   perSm = std::max(1, perSm);
-  const double waves = std::ceil(double(blocks) / (double(g.sms) * perSm));
+  const double slots = double(g.sms) * perSm, waves = std::ceil(double(blocks) / slots);
   const double fma = waves * perSm * blockFmas / (g.fmaPerClock * rate);
-  const double dram = bytes / g.dramBytesPerClock;
+  const double needed = g.dramBytesPerClock * kLoadedRoundTripNs * g.clockGHz;
+  const double fill = std::min(1.0, std::min(double(blocks), slots) * inflight / needed);
+  const double dram = bytes / (g.dramBytesPerClock * fill);
   return std::max(fma, dram) + (waves * kRoundTripNs + (launches - 1) * kLaunchNs) * g.clockGHz;
 }
 
 // Tiles (t) or thin (thinBm x thinBn) in S slices of sliceK.
 inline double sliced_plan_clocks(const PlanGpu& g, int M, int N, int K, int bm, int bn, int perSm,
-                                 double rate, int slices, int sliceK) {
+                                 double rate, double inflight, int slices, int sliceK) {
   const long long tiles = (long long)tutorial::ceil_div(M, bm) * tutorial::ceil_div(N, bn);
   const double partials = slices > 1 ? 2.0 * slices * 4.0 * double(M) * N : 0.0;
   return roof_clocks(g, tiles * slices, perSm, double(bm) * bn * sliceK, rate,
-                     compulsory_bytes(M, N, K) + partials, slices > 1 ? 2 : 1);
+                     compulsory_bytes(M, N, K) + partials, inflight, slices > 1 ? 2 : 1);
 }
 
 // Stream-K: every SM's share of all k-iterations, as if the waves were whole, plus the fixup.
@@ -187,10 +193,12 @@ inline std::vector<Candidate> plan_candidates(const PlanGpu& g, int M, int N,
   for (int t = 0; t < kPlanTileCount; ++t) {
     const PlanTile& c = kPlanTiles[t];
     const double rate = c.wideLanes ? 1.0 : kNarrowLanesRate;
+    // In flight per block: the next stage of its tiles, BK k's of A's rows and B's columns.
+    const double inflight = 4.0 * kSliceAlign * (std::min(c.bm, M) + std::min(c.bn, N));
     each_cut([&](int slices, int sliceK) {
       all.push_back({{GemmPath::Tiles, t, ThinShape::ShortK, slices},
                      sliced_plan_clocks(g, M, N, K, c.bm, c.bn, g.tileBlocksPerSm[t], rate,
-                                        slices, sliceK),
+                                        inflight, slices, sliceK),
                      std::to_string(c.bm) + "x" + std::to_string(c.bn) + " S=" +
                          std::to_string(slices)});
     });
@@ -202,19 +210,21 @@ inline std::vector<Candidate> plan_candidates(const PlanGpu& g, int M, int N,
   for (ThinShape s : kThinShapes) {
     if (!thin_fits(s, M, N, K)) continue;
     const ThinExtent e = thin_extent(s);
+    const double inflight = 4.0 * e.kc * (std::min(e.bm, M) + std::min(e.bn, N));  // a chunk
     each_cut([&](int slices, int sliceK) {
       all.push_back({{GemmPath::Thin, 0, s, slices},
                      sliced_plan_clocks(g, M, N, K, e.bm, e.bn, g.thinBlocksPerSm, kThinFmaRate,
-                                        slices, sliceK),
+                                        inflight, slices, sliceK),
                      std::string("thin ") + thin_name(s) + " S=" + std::to_string(slices)});
     });
   }
-  if (M == 1 || N == 1) {  // a block: 1 x 1,024 outputs (M = 1) or 8 x 1 (N = 1)
-    const int bm = M == 1 ? 1 : kVectorThreads / 32, bn = M == 1 ? 4 * kVectorThreads : 1;
+  if (M == 1 || N == 1) {  // a block: 8 x 1 outputs (N = 1) or 1 x 1,024 (M = 1)
+    const int bm = N == 1 ? kVectorThreads / 32 : 1, bn = N == 1 ? 1 : 4 * kVectorThreads;
+    const double inflight = 16.0 * kVectorThreads * kVectorUnroll;  // each thread's float4s
     each_cut([&](int slices, int sliceK) {
       all.push_back({{GemmPath::Vector, 0, ThinShape::ShortK, slices},
                      sliced_plan_clocks(g, M, N, K, bm, bn, g.vectorBlocksPerSm, kThinFmaRate,
-                                        slices, sliceK),
+                                        inflight, slices, sliceK),
                      "vector S=" + std::to_string(slices)});
     });
   }
@@ -223,17 +233,24 @@ inline std::vector<Candidate> plan_candidates(const PlanGpu& g, int M, int N,
 
 // What the chooser times: per path (each tile, stream-K, each thin tile) its cheapest cut and
 // its uncut plan, so that one path's many slice counts cannot crowd the others out.
-inline std::vector<Candidate> plan_shortlist_input(const PlanGpu& g, int M,
-                                                                       int N, int K) {
-  std::vector<Candidate> all = plan_candidates(g, M, N, K), kept;
+// (And twice its cheapest cut: where the estimate's fill is optimistic, more slices keep more
+// bytes in flight.)
+inline std::vector<Candidate> plan_shortlist_input(const PlanGpu& g, int M, int N, int K) {
+  const std::vector<Candidate> all = plan_candidates(g, M, N, K);
+  std::vector<Candidate> kept;
   auto samePath = [](const GemmPlan& a, const GemmPlan& b) {
     return a.path == b.path && a.tile == b.tile && a.thin == b.thin;
   };
-  for (const auto& c : all) {
-    bool cheapest = true, keep = c.plan.slices == 1;
-    for (const auto& o : all)
-      if (samePath(o.plan, c.plan) && o.estimate < c.estimate) cheapest = false;
-    if (cheapest || keep) kept.push_back(c);
+  for (const Candidate& c : all) {
+    const Candidate* cheapest = &c;
+    const Candidate* twice = nullptr;  // the fewest slices >= 2 x the cheapest's
+    for (const Candidate& o : all)
+      if (samePath(o.plan, c.plan) && o.estimate < cheapest->estimate) cheapest = &o;
+    for (const Candidate& o : all)
+      if (samePath(o.plan, c.plan) && o.plan.slices >= 2 * cheapest->plan.slices &&
+          (!twice || o.plan.slices < twice->plan.slices))
+        twice = &o;
+    if (cheapest == &c || c.plan.slices == 1 || twice == &c) kept.push_back(c);
   }
   return kept;
 }

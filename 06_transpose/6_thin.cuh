@@ -192,8 +192,9 @@ inline void launch_thin(const float* in, float* out, int rows, int cols) {
 // of output row c per store. Wide: lane i reads column c0 + i of every row (32 consecutive
 // floats of input row r per load) and writes its rows floats, a piece of output row c0 + i; the
 // warp's stores land in one range of rows x 32 floats, which the L2 assembles into whole
-// sectors before they reach DRAM.
-constexpr int kThinRegs = 8;
+// sectors before they reach DRAM. The side whose floats a thread holds together (the input row,
+// tall; the output row, wide) moves 4 or 2 of them at once where its start allows.
+constexpr int kThinRegs = 16;
 
 template <int THIN>
 __global__ void __launch_bounds__(256)
@@ -202,32 +203,53 @@ __global__ void __launch_bounds__(256)
   const int thin = tall ? cols : rows, along = tall ? rows : cols;
   const int i = blockIdx.x * blockDim.x + threadIdx.x;  // input row (tall) or column (wide)
   if (i >= along) return;
-  // The side that holds a thread's floats together (the input row, tall; the output row,
-  // wide) moves them 16 bytes at once where it can: 4 of them, starting on 16 bytes.
-  // (tall: input row i, `thin` floats; wide: output row i, `thin` floats)
-  const float* const inRow = tall ? in + size_t(i) * cols : in;
-  float* const outRow = tall ? out : out + size_t(i) * rows;
-  const bool four =
-      thin == 4 && reinterpret_cast<uintptr_t>(tall ? (const float*)inRow : outRow) % 16 == 0;
+  // Its own row: input row i (tall) or output row i (wide), `thin` floats.
+  const uintptr_t own = tall ? reinterpret_cast<uintptr_t>(in + size_t(i) * cols)
+                             : reinterpret_cast<uintptr_t>(out + size_t(i) * rows);
+  const int vec = thin % 4 == 0 && own % 16 == 0 ? 4 : thin % 2 == 0 && own % 8 == 0 ? 2 : 1;
   float v[THIN];
-  if (four && tall) {
-    const float4 x = load4(inRow);
-    v[0] = x.x, v[1] = x.y, v[2] = x.z, v[3] = x.w;
-  } else {
+  if (tall) {  // every load first
+    const float* row = in + size_t(i) * cols;
 #pragma unroll
-    for (int t = 0; t < THIN; ++t)  // every load first
-      if (t < thin) v[t] = tall ? inRow[t] : in[size_t(t) * cols + i];
-  }
-  if (four && !tall) {
-    store4(outRow, make_float4(v[0], v[1], v[2], v[3]));
+    for (int t = 0; t < THIN; t += 4) {
+      if (t >= thin) break;
+      if (vec == 4) {
+        const float4 x = load4(row + t);
+        v[t] = x.x, v[t + 1] = x.y, v[t + 2] = x.z, v[t + 3] = x.w;
+      } else if (vec == 2) {
+        const float2 x = *reinterpret_cast<const float2*>(row + t);
+        const float2 y = t + 2 < thin ? *reinterpret_cast<const float2*>(row + t + 2)
+                                      : make_float2(0.0f, 0.0f);
+        v[t] = x.x, v[t + 1] = x.y, v[t + 2] = y.x, v[t + 3] = y.y;
+      } else {
+#pragma unroll
+        for (int u = 0; u < 4; ++u)
+          if (t + u < thin) v[t + u] = row[t + u];
+      }
+    }
+#pragma unroll
+    for (int t = 0; t < THIN; ++t)
+      if (t < thin) out[size_t(t) * rows + i] = v[t];
     return;
   }
 #pragma unroll
   for (int t = 0; t < THIN; ++t)
-    if (t < thin) {
-      if (tall) out[size_t(t) * rows + i] = v[t];
-      else outRow[t] = v[t];
+    if (t < thin) v[t] = in[size_t(t) * cols + i];
+  float* row = out + size_t(i) * rows;
+#pragma unroll
+  for (int t = 0; t < THIN; t += 4) {
+    if (t >= thin) break;
+    if (vec == 4) {
+      store4(row + t, make_float4(v[t], v[t + 1], v[t + 2], v[t + 3]));
+    } else if (vec == 2) {
+      *reinterpret_cast<float2*>(row + t) = make_float2(v[t], v[t + 1]);
+      if (t + 2 < thin) *reinterpret_cast<float2*>(row + t + 2) = make_float2(v[t + 2], v[t + 3]);
+    } else {
+#pragma unroll
+      for (int u = 0; u < 4; ++u)
+        if (t + u < thin) row[t + u] = v[t + u];
     }
+  }
 }
 
 inline void launch_thin_regs(const float* in, float* out, int rows, int cols) {
@@ -239,6 +261,8 @@ inline void launch_thin_regs(const float* in, float* out, int rows, int cols) {
   const dim3 grid(tutorial::ceil_div(along, 256));
   if (thin <= 4)
     tutorial::launch(transpose_thin_regs<4>, grid, dim3(256), 0, in, out, rows, cols);
+  else if (thin <= 8)
+    tutorial::launch(transpose_thin_regs<8>, grid, dim3(256), 0, in, out, rows, cols);
   else
     tutorial::launch(transpose_thin_regs<kThinRegs>, grid, dim3(256), 0, in, out, rows, cols);
 }

@@ -344,6 +344,38 @@ TEST_CASE("the lab's candidates equal the CPU transpose for every shape", "[gpu]
     }
 }
 
+namespace {
+// `launch` on rows x cols with `in` and `out` the given numbers of floats past a 256-byte
+// boundary: the result must be the CPU transpose.
+void check_at_offsets(TransposeLauncher launch, int rows, int cols, int inOffset, int outOffset) {
+  CAPTURE(rows, cols, inOffset, outOffset);
+  const HostMatrix in = random_matrix(rows, cols, 23);
+  HostMatrix want(cols, rows);
+  cpu_transpose(in.data(), want.data(), rows, cols);
+  const size_t count = size_t(rows) * cols;
+  std::vector<float> shifted(count + 8, 0.0f);
+  std::copy(in.values.begin(), in.values.end(), shifted.begin() + inOffset);
+  DeviceBuffer<float> d_in(shifted), d_out(count + 8);
+  d_out.poison();
+  launch(d_in.data() + inOffset, d_out.data() + outOffset, rows, cols);
+  const std::vector<float> got = d_out.download();
+  const CompareResult r = compare(got.data() + outOffset, want.data(), cols, rows, Tolerance::exact());
+  INFO(r.summary());
+  CHECK(r.ok());
+}
+}  // namespace
+
+TEST_CASE("the thin kernel in registers: 1 to 16 rows or columns, any alignment", "[gpu]") {
+  REQUIRE_GPU();
+  for (int thin : {1, 2, 3, 4, 5, 6, 8, 9, 12, 15, 16})
+    for (int along : {17, 1000, 4097})
+      for (int offset : {0, 1, 2, 4}) {
+        check_at_offsets(ch06::launch_thin_regs, along, thin, offset, offset);      // tall
+        check_at_offsets(ch06::launch_thin_regs, thin, along, offset, 2 * offset);  // wide
+      }
+  CHECK_THROWS_AS(check_at_offsets(ch06::launch_thin_regs, 17, 100, 0, 0), UnsupportedShape);
+}
+
 TEST_CASE("the thin kernel: fewer than 64 rows or columns, chunks longer than its span",
           "[gpu]") {
   REQUIRE_GPU();
@@ -594,6 +626,8 @@ TEST_CASE("small odd shapes for the sanitizers", "[gpu][sanitize]") {
       check_row(kernel, s.rows, s.cols, 9);
     }
   }
+  for (const Shape& s : std::vector<Shape>{{3, 1500}, {1500, 5}, {8, 100}, {101, 16}})
+    check_at_offsets(ch06::launch_thin_regs, s.rows, s.cols, 1, 2);
 }
 
 TEST_CASE("misaligned pointers: the float4 kernel refuses them, the dispatcher falls back",
