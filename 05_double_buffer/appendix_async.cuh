@@ -5,7 +5,7 @@
 // hold tiles in flight and no thread waits for a load it issued. Shipped in cuBLAS's own
 // geometry (128 x 256 tiles, 8 warps of 64 x 64, 8 x 16 per thread, one block per SM).
 // Measured, not a step: on the H200 it does not beat warp_tiled_gemm; the copies were never
-// the bottleneck (README, part 1; NOTES.md).
+// the bottleneck (README.md; lab/LOG.md#main-loop).
 #pragma once
 
 #include <cuda_pipeline.h>

@@ -1,5 +1,5 @@
 // Chapter 05 benchmarks: this chapter's kernels, chapter 04's best and cuBLAS (registered
-// automatically) at each size, and the stream-K comparisons of NOTES.md.
+// automatically) at each size, and the stream-K comparisons of lab/LOG.md.
 #include "04_register_block/kernel_list.cuh"
 #include "05_double_buffer/kernel_list.cuh"
 #include "common/bench_gemm.hpp"

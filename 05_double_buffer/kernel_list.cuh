@@ -61,7 +61,7 @@ inline std::vector<tutorial::GemmKernel> chapter_kernels() {
 // The chapter's final GEMM: for each shape, step 7's path unless plan_gemm estimates another
 // clearly faster on this GPU: whole 128 x 128 tiles, stream-K for a partial last wave, split-K
 // and smaller tiles below one wave, thin_gemm where the time is memory; on a GPU, the plans the
-// estimate ranks close timed on the shape's first call (README, "Shapes nobody listed": random
+// estimate ranks close timed on the shape's first call (every_shape.md: random
 // shapes as well as the 24 of sweep_shapes.txt).
 inline tutorial::GemmKernel best_kernel() {
   return {"ch05::planned: tiles|stream-K|split-K|thin", launch_planned_gemm};

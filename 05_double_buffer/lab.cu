@@ -1,4 +1,4 @@
-// Chapter 05's comparisons behind the plan of step 9 (NOTES.md, "Shapes nobody listed"): each
+// Chapter 05's comparisons behind the plan of step 9 (lab/LOG.md, "Shapes nobody listed"): each
 // path forced, at the slice count the plan would give it and at 3x and 1/3 of that, beside
 // the final launchers, so that one process times them all against cuBLAS:
 //     05_double_buffer_lab --m 3622 --n 4500 --k 11 --kernel planned --kernel thin

@@ -123,7 +123,7 @@ const std::vector<GemmKernel> kSlicedKernels = {
     {"stream-K 128x128 5 blocks", ch05::launch_stream_k_slots<128, 128, 16, 32, 64, 8, 8, 5>},
     // More blocks than iterations: some blocks get none (5 iterations of one tile, 7 blocks).
     {"stream-K 128x128 7 blocks", ch05::launch_stream_k_slots<128, 128, 16, 32, 64, 8, 8, 7>},
-    // The comparisons of NOTES.md (stream-K): the last two waves by iterations, and no tile by
+    // The comparisons of lab/LOG.md (stream-K): the last two waves by iterations, and no tile by
     // iterations.
     {"stream-K 128x128 5 blocks, last two waves",
      ch05::launch_stream_k_slots<128, 128, 16, 32, 64, 8, 8, 5,
@@ -495,7 +495,7 @@ TEST_CASE("any_shape's plan on a 132-SM GPU (H100): waves", "[model]") {
 
 TEST_CASE("stream-K wherever the last wave is partial and K is long (132 SMs, as an H100)",
           "[model]") {
-  // 264 slots of 128 x 128 tiles (NOTES.md, "5. Stream-K").
+  // 264 slots of 128 x 128 tiles (lab/LOG.md#stream-k).
   CHECK(ch05::stream_k_pays(3072, 3072, 3072, 132));        // 576 tiles: 2.18 waves
   CHECK(ch05::stream_k_pays(3000, 3000, 3000, 132));        // the same 576
   CHECK(ch05::stream_k_pays(2048, 11008, 4096, 132));       // 1376 tiles: 5.21 waves
@@ -576,13 +576,13 @@ TEST_CASE("the plan of step 9 on a 132-SM GPU (H100): a path for each family", "
                nearlyOneWave.slices == 1));
   // N far below 64 (12 of the 64 columns a 64 x 64 tile computes; 12 of 32 with 128 x 32): the
   // 128 x 32 tile, in 6 slices. Measured (H100, in one process): 106.9% of cuBLAS against 88.7%
-  // for step 7's 64 x 64 tiles (NOTES.md, "A tile for N just above a multiple").
+  // for step 7's 64 x 64 tiles (lab/LOG.md#round-5).
   const ch05::GemmPlan narrowN = plan(9858, 12, 901);
   CHECK((narrowN.path == GemmPath::Tiles && narrowN.tile == ch05::kTallTile));
   // The 128 x 128 tile halved where it fills the SMs in finer steps: 673 rows in 11 tiles of 64
   // (6 x 128 compute 768), 2 slices filling 528 slots once; 162 columns in 3 tiles of 64 (2 x 128
   // compute 256). Measured (H100): 89.8% and 87.5% of cuBLAS against 76.3% and 71.5% for 128 x
-  // 128 tiles (NOTES.md, "Round ten").
+  // 128 tiles (lab/LOG.md#round-10).
   const ch05::GemmPlan halfRows = plan(673, 3002, 2619), halfColumns = plan(3444, 162, 10388);
   CHECK((halfRows.path == GemmPath::Tiles && halfRows.tile == ch05::kHalfRowsTile));
   CHECK(halfRows.slices == 2);
@@ -677,7 +677,7 @@ TEST_CASE("the shortlist: the estimate's choice first, step 7's, each path's che
 
 TEST_CASE("the plan of step 9 at a small N with a long K (132 SMs)", "[model]") {
   const ch05::GpuModel g{132, 128.0, 1524.0};
-  // Measured on an H100 (NOTES.md, "Round seven"): the thin tile in 18 slices, 378 blocks for
+  // Measured on an H100 (lab/LOG.md#round-7): the thin tile in 18 slices, 378 blocks for
   // 264 at once, 70% of cuBLAS; in 6, 85%; the 128 x 32 tile, 86%.
   const ch05::GemmPlan small = ch05::plan_gemm(10654, 16, 3728, g, aligned_vec(16, 3728));
   CHECK_FALSE((small.path == ch05::GemmPath::Thin && small.slices > 12));
@@ -715,7 +715,7 @@ TEST_CASE("the plan of step 9 keeps step 7's choice where step 7 measured better
 }
 
 TEST_CASE("the plan of step 9 counts the 4-byte path's cost per operand", "[model]") {
-  // Measured on an H100 (NOTES.md, "Each operand its own width"): at 9940 x 369 x 73 (N and K
+  // Measured on an H100 (lab/LOG.md#round-4): at 9940 x 369 x 73 (N and K
   // both off a multiple of 4) step 7's 128 x 128 tiles made 113% of cuBLAS and 64 x 64 tiles
   // 105%; before A, B and C took their widths one by one and C was stored by rows, the 128 x 128
   // tile made 71.5% at 9941 x 370 x 71 and the plan moved that shape to 64 x 64 tiles.

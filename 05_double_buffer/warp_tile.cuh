@@ -107,7 +107,7 @@ __device__ __forceinline__ void outer_product(const float (&regM)[TM], const flo
 //     for j: for i (reversed when j is odd): regC[i][j] += regM[i] * regN[j]
 // regN[j] stays in the reuse cache down a column, and at each change of column the same
 // regM[i] is read twice in a row. The order decides which registers each FFMA reads from the
-// register banks, and with it how often two operands collide in one bank (README, part 3).
+// register banks, and with it how often two operands collide in one bank (warp_tiles.md).
 template <int TM, int TN>
 __device__ __forceinline__ void outer_product_by_columns(const float (&regM)[TM],
                                                          const float (&regN)[TN],

@@ -1,4 +1,4 @@
-// Chapter 06's comparisons behind the dispatcher's thin limits (NOTES.md, "Shapes nobody
+// Chapter 06's comparisons behind the dispatcher's thin limits (lab/LOG.md, "Shapes nobody
 // listed"): transpose_thin with several block sizes and chunks, at thin sides up to what a
 // chunk holds, beside every tile kernel and the dispatcher, against the copy in one process:
 //     06_transpose_lab --rows 179 --cols 1306965 --kernel thin --kernel dispatch
@@ -13,7 +13,7 @@
 namespace {
 
 // The dispatcher's rules as they were before wide matrices of 64 to 767 rows went to
-// transpose_thin (the "before" column of NOTES.md's random sweeps up to round three), over the
+// transpose_thin (the "before" column of lab/LOG.md's random sweeps up to round three), over the
 // kernels as they are now (round eight unrolled the sector-aligned tile's loads).
 void dispatch_before(const float* in, float* out, int rows, int cols) {
   using namespace ch06;
