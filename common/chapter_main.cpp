@@ -241,7 +241,7 @@ int run_gemm_chapter(const std::string& chapter, const std::vector<GemmKernel>& 
   auto set_gemm_timing = [&](size_t i, const TimingStats& t, const TimingStats& ceiling) {
     set_timing(rows[i], t, flops, "GFLOP/s", ceiling, "cuBLAS");
     rows[i].intensity = intensities[i];
-    rows[i].pct_of_roofline = 100.0 * rows[i].rate /
+    rows[i].pct_of_roofline_model = 100.0 * rows[i].rate /
         roofline_gflops(intensities[i], header.copy_bandwidth_gbs, header.fp32_peak_gflops);
   };
   std::vector<TimingStats> kernel_times(launches.size());

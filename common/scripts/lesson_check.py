@@ -61,8 +61,8 @@ QUESTIONS = (3, 6)
 # checked and reported without failing the check.
 PENDING = {}
 
-GENERATED = re.compile(r"^<!-- BEGIN GENERATED: ([\w-]+) -->\n(.*?)^<!-- END GENERATED: \1 -->",
-                       re.S | re.M)
+GENERATED = re.compile(r"^<!-- BEGIN GENERATED: ([\w-]+)(?: [^\n]*?)? -->\n(.*?)"
+                       r"^<!-- END GENERATED: \1 -->", re.S | re.M)
 NUMBER = r"\d[\d,]*(?:\.\d+)?"
 # Numbers joined by "against", "and", "→", "/", ... before a unit: "9,021 against 9,207 GFLOP/s".
 QUOTE = re.compile(rf"(?<![\w.])((?:{NUMBER}\s*(?:against|and|or|to|vs\.?|→|->|/|,)\s*)*"

@@ -103,8 +103,12 @@ def measure(build_dir, schedule, extra):
         "about": "Written by `make run` (common/scripts/progression.py): every chapter executable "
                  "run with --json. copy_bandwidth_gbs is the highest device-copy bandwidth the "
                  "runs measured (each run measured its own, stored with it), fp32_peak_gflops "
-                 "comes from the clocks, l2_bandwidth_gbs from 06_memory_system (the L2 roof). Each row's % of ceiling and % of roofline use the "
-                 "ceiling measured in its own run.",
+                 "comes from the clocks, l2_bandwidth_gbs from 01_memory_system (the L2's read bandwidth). "
+                 "Each row's % of ceiling and % of roofline use the ceiling and the copy bandwidth "
+                 "measured in its own run; a GEMM row's pct_of_roofline is at the DRAM intensity "
+                 "Nsight Compute measured (measured_intensity, from the profile digests in "
+                 "common/results/inspect/) where roofline_intensity is \"measured\", at its model's "
+                 "intensity where it is \"model\" (pct_of_roofline_model: always the model's).",
         "gpu": first["gpu"], "driver": first["driver"], "runtime": first["runtime"],
         "date": first["date"],
         "copy_bandwidth_gbs": max(bandwidths) if bandwidths else None,
