@@ -19,7 +19,14 @@ the repository root):
     // END QUOTE main-loop
 
 Marker lines of other quotes inside the piece are left out, and the piece is shifted left by
-its common indentation. Without --check the blocks of every page named (default: every
+its common indentation. Lines the page explains elsewhere (chapter 04's k loop inside chapter
+05's main loop) can be cut out of a quote and stand as one comment line:
+
+    // BEGIN ELIDE main-loop: the BK steps of chapter 04's k loop
+    ...
+    // END ELIDE main-loop
+
+shows as `// ... the BK steps of chapter 04's k loop ...` at the indentation of the BEGIN line. Without --check the blocks of every page named (default: every
 Markdown page of the chapters of common/chapters.txt) are refilled; with --check nothing is
 written and each block that differs from its source, names a file or a quote that does not
 exist, or lacks its END line is reported (exit status 1). lesson_check.py runs the check.
@@ -36,6 +43,7 @@ BLOCK = re.compile(r"^<!-- BEGIN CODE: (?P<ref>[\w./-]+)#(?P<name>[\w-]+) -->[ \
                    r"^<!-- END CODE: (?P=ref)#(?P=name) -->[ \t]*$", re.S | re.M)
 BEGIN_LINE = re.compile(r"^<!-- BEGIN CODE: ", re.M)
 MARKER = re.compile(r"^\s*//\s*(BEGIN|END) QUOTE ([\w-]+)\s*$")
+ELIDE = re.compile(r"^(\s*)//\s*(BEGIN|END) ELIDE ([\w-]+)(?::\s*(.*?))?\s*$")
 FENCE = "cuda"
 
 
@@ -54,11 +62,25 @@ def quoted_lines(source_text, name, where="source"):
                          f"`// END QUOTE {name}` line (found {len(begins)} and {len(ends)})")
     if ends[0] < begins[0]:
         raise QuoteError(f"{where}: `// END QUOTE {name}` comes before its BEGIN line")
-    body = [l.rstrip() for l in lines[begins[0] + 1:ends[0]] if not MARKER.match(l)]
+    body, eliding = [], False
+    for line in lines[begins[0] + 1:ends[0]]:
+        elide = ELIDE.match(line)
+        if elide and elide.group(3) == name:
+            if elide.group(2) == "BEGIN":
+                body.append(f"{elide.group(1)}// ... {elide.group(4) or 'lines left out'} ...")
+            eliding = elide.group(2) == "BEGIN"
+            continue
+        if eliding or MARKER.match(line) or elide:
+            continue
+        body.append(line.rstrip())
+    if eliding:
+        raise QuoteError(f"{where}: `// BEGIN ELIDE {name}` has no `// END ELIDE {name}`")
     if not any(l.strip() for l in body):
         raise QuoteError(f"{where}: the quote {name} is empty")
-    indent = min(len(l) - len(l.lstrip()) for l in body if l.strip())
-    return [l[indent:] for l in body]
+    # Preprocessor lines (#pragma unroll) start in column 0 whatever the code around them.
+    indent = min((len(l) - len(l.lstrip()) for l in body if l.strip() and not l.startswith("#")),
+                 default=0)
+    return [l if l.startswith("#") else l[indent:] for l in body]
 
 
 def render(ref, name, root=REPO):

@@ -12,15 +12,16 @@ Both raise BlockError where a BEGIN line has no matching END line (each on a lin
 A BEGIN line may go on with options that show a part of the block's text, so that a page of a
 chapter shows the rows of its own kernels (the END line names the block alone):
 
-    <!-- BEGIN GENERATED: results sizes=4096 rows=cuBLAS,prefetch,async -->
-    <!-- BEGIN GENERATED: inspect parts=digest,sass rows=prefetch_gemm,async_gemm -->
+    <!-- BEGIN GENERATED: results sizes=4096 rows=cuBLAS;prefetch;async -->
+    <!-- BEGIN GENERATED: inspect parts=digest;sass rows=prefetch_gemm;async_gemm<128,256,16 -->
 
-  sizes=N,...   only the tables measured at those sizes (the "Measured ..." paragraph that
+  (the values of an option are separated by ";": a kernel's name may hold a comma)
+  sizes=N;...   only the tables measured at those sizes (the "Measured ..." paragraph that
                 heads each one names M=N or NxN)
-  parts=W,...   only the sections ("#### " headings) whose heading holds one of the words
-  rows=P,...    in every table, only the rows whose first cell starts with one of the
-                prefixes (backticks, "chNN::" and HTML escapes aside); a table left with no
-                row is left out
+  parts=W;...   only the sections ("#### " headings) whose heading holds one of the words
+  rows=P;...    in every table, only the rows whose first cell starts with one of the
+                prefixes (backticks, "chNN::", HTML escapes and spaces aside); a table left
+                with no row is left out
 """
 import re
 
@@ -57,13 +58,13 @@ def fill_blocks(text, content_of):
 
 
 def options(text):
-    """{key: [values]} of a BEGIN line's options: "sizes=4096 rows=a,b"."""
+    """{key: [values]} of a BEGIN line's options: "sizes=4096 rows=a;b"."""
     found = {}
     for word in text.split():
         key, sep, values = word.partition("=")
         if not sep or key not in ("sizes", "parts", "rows"):
             raise BlockError(f"unknown option {word!r} of a generated block (sizes=, parts=, rows=)")
-        found[key] = [v for v in values.split(",") if v]
+        found[key] = [v for v in values.split(";") if v]
     return found
 
 
@@ -79,7 +80,9 @@ def keep_rows(text, prefixes):
 
     def flush():
         body = table[2:]
-        kept = [l for l in body if any(first_cell(l).startswith(p) for p in prefixes)]
+        # Spaces aside: an option cannot hold one ("async_gemm<128,256,16" for the template).
+        kept = [l for l in body if any(first_cell(l).replace(" ", "").startswith(p.replace(" ", ""))
+                                       for p in prefixes)]
         if len(table) < 2 or kept:
             out.extend(table[:2] + kept)
         elif out and not out[-1].strip():

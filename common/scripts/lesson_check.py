@@ -297,8 +297,8 @@ def check_quotes(text, values, elsewhere=None):
                 if not any(matches(number, value, unit) for value in allowed):
                     problems.append(f"quotes {number} {unit} in a sentence naming "
                                     f"{', '.join(named)}, but the generated tables give "
-                                    f"{kind} values {sorted(from_tables)[:8]} (and NOTES.md and the "
-                                    f"README's own tables do not have it): \"{sentence[:140]}\"")
+                                    f"{kind} values {sorted(from_tables)[:8]} (and lab/LOG.md and the "
+                                    f"page's own tables do not have it): \"{sentence[:140]}\"")
     return problems
 
 
