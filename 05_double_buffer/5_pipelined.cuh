@@ -149,6 +149,7 @@ __device__ __forceinline__ void product_over_k(const float* __restrict__ A,
   load_fragments<LDA, BN>(&As[0][0][0], &Bs[0][0][0], 0, w, regM[0], regN[0]);
   // One tile from buffer BUF; the caller has issued the next tile's global loads. With
   // HAS_NEXT they go to the other buffer before the barrier, its first fragments after it.
+  // BEGIN QUOTE pipelined-loop
   auto tile = [&](auto buffer, auto hasNext) {
     constexpr int BUF = decltype(buffer)::value;
 #pragma unroll
@@ -165,6 +166,7 @@ __device__ __forceinline__ void product_over_k(const float* __restrict__ A,
       outer_product_by_columns(regM[k % 2], regN[k % 2], regC);
     }
   };
+  // END QUOTE pipelined-loop
   using Buffer0 = std::integral_constant<int, 0>;
   using Buffer1 = std::integral_constant<int, 1>;
   int tileK = 0;
