@@ -47,11 +47,13 @@ namespace ch05 {
 template <typename T>
 __global__ void sum_slices(const T* __restrict__ partials, T* __restrict__ C, int count,
                            int slices) {
+  // BEGIN QUOTE sum-slices
   const int i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i >= count) return;
   T sum = partials[i];  // (S, M * N)
   for (int s = 1; s < slices; ++s) sum += partials[size_t(s) * count + i];
   C[i] = sum;
+  // END QUOTE sum-slices
 }
 
 // The same sum for many slices (steps 8 and 9 cut K into up to 1,024): sum_slices gives each element
@@ -156,6 +158,7 @@ __global__ void __launch_bounds__(WarpLayout<BM, BN, WM, WN, TM, TN>::THREADS,
                                   WarpLayout<BM, BN, WM, WN, TM, TN>::MIN_BLOCKS)
     sliced_gemm(const float* __restrict__ A, const float* __restrict__ B, float* __restrict__ C,
                 int M, int N, int K, int sliceK) {
+  // BEGIN QUOTE sliced
   const int k0 = blockIdx.z * sliceK;
   const int Ks = min(sliceK, K - k0);  // the launcher makes every slice non-empty
   const int blockRow = blockIdx.y * BM, blockCol = blockIdx.x * BN;
@@ -166,6 +169,7 @@ __global__ void __launch_bounds__(WarpLayout<BM, BN, WM, WN, TM, TN>::THREADS,
   // (S, M, N): this slice's partial product.
   store_c_tile<BM, BN, BK, WM, WN, TM, TN, VEC_BC>(C + size_t(blockIdx.z) * M * N, M, N,
                                                    blockRow, blockCol, regC);
+  // END QUOTE sliced
 }
 
 // ---------------------------------------------------------------------------------------

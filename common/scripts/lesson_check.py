@@ -76,7 +76,7 @@ LAB_VOCABULARY = [
     (re.compile(rf"\brounds? {NUMBER_WORDS}\b|\bround {NUMBER_WORDS}'s\b|"
                 rf"\b(?:first|second|third|fourth|fifth|sixth|seventh|eighth|ninth|tenth|"
                 rf"eleventh) round\b", re.I), "a round of the lab"),
-    (re.compile(rf"\bruns? {NUMBER_WORDS}\b(?! (?:times|blocks|threads|warps|kernels))", re.I),
+    (re.compile(r"\bruns? \d+(?: (?:to|and|-|–) \d+)?\b(?! (?:times|blocks|threads|warps))", re.I),
      "a run of the lab by number"),
     (re.compile(r"\bseeds?\b", re.I), "seeds"),
     (re.compile(r"\buntuned\b", re.I), "\"untuned\" draws"),
