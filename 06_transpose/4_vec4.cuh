@@ -35,9 +35,11 @@ __device__ __forceinline__ float4 column(const float4 (&v)[4], int k) {
 // of a warp (8 lanes: one shared-memory pass for 16-byte accesses) writes the same chunk of
 // 8 rows 4 apart; XOR-ing with (row / 4) % 8 sends them to 8 different 4-bank groups. A row
 // is read along its chunks, which the XOR only permutes: both sides are conflict-free.
+// BEGIN QUOTE swizzle
 __host__ __device__ constexpr int swizzled_chunk(int row, int chunk) {
   return chunk ^ ((row / 4) % 8);
 }
+// END QUOTE swizzle
 
 // Which tile a block moves. Blocks start roughly in blockIdx order, so the ~1000 blocks
 // resident at one time (132 SMs × 8 on an H100/H200) have consecutive blockIdx.x:
@@ -69,9 +71,11 @@ __global__ void __launch_bounds__(THREADS, 2048 / THREADS)
                 "(TILE/4)^2 4x4 blocks must divide evenly among THREADS threads");
   __shared__ float4 tileT[TILE][CHUNKS];  // tileT[c][i]: input rows 4i..4i+3 of column c
 
+  // BEGIN QUOTE block-order
   const bool byInputRows = ORDER == BlockOrder::InputRows;
   const int blockRow = (byInputRows ? blockIdx.y : blockIdx.x) * TILE;  // first input row
   const int blockCol = (byInputRows ? blockIdx.x : blockIdx.y) * TILE;  // first input column
+  // END QUOTE block-order
 
   // Every load first: 4·PER_THREAD float4 per thread in flight before any of them is used.
   float4 v[PER_THREAD][4];
@@ -85,6 +89,7 @@ __global__ void __launch_bounds__(THREADS, 2048 / THREADS)
       v[p][k] = (row < rows && col < cols) ? load4(in + size_t(row + k) * cols + col)
                                            : make_float4(0.f, 0.f, 0.f, 0.f);
   }
+  // BEGIN QUOTE vec4-tile
 #pragma unroll
   for (int p = 0; p < PER_THREAD; ++p) {
     const int b = threadIdx.x + p * THREADS;
@@ -104,6 +109,7 @@ __global__ void __launch_bounds__(THREADS, 2048 / THREADS)
     if (outRow < cols && outCol < rows)
       store4(out + size_t(outRow) * rows + outCol, tileT[r][swizzled_chunk(r, c)]);  // (TILE, TILE/4)
   }
+  // END QUOTE vec4-tile
 }
 
 // transpose_vec4 where float4 fits; any other shape or pointer is refused with the reason
