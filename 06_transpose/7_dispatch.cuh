@@ -4,7 +4,7 @@
 // shape and refuses or loses on others; this launcher picks, from the shape and the pointers,
 // the one that measured fastest there on an H100 (NOTES.md, "6. Every shape"):
 //   - a single row or column: its transpose holds the same floats in the same order, so it is
-//     copied (copy_vec4, access_patterns.cuh) instead of moving 64 x 64 tiles of which one row
+//     copied (copy_vec4, copy.cuh) instead of moving 64 x 64 tiles of which one row
 //     or column is real;
 //   - fewer than 16 rows or columns: transpose_thin, float4 or not (a 64 x 64 tile would hold
 //     a quarter of real data at best);
@@ -37,7 +37,7 @@
 #include "06_transpose/4_vec4.cuh"
 #include "06_transpose/5_sector_aligned.cuh"
 #include "06_transpose/6_thin.cuh"
-#include "06_transpose/access_patterns.cuh"  // launch_copy, for a single row or column
+#include "06_transpose/copy.cuh"  // launch_copy, for a single row or column
 #include "06_transpose/float4.cuh"
 #include "common/ceil_div.hpp"
 #include "common/cuda_check.hpp"

@@ -65,7 +65,8 @@ LAUNCHER_ROWS = 3  # the most rows at a chapter's end that launch kernels of oth
 def measured_intensities(doc, inspect_dir, size):
     """{(chapter, kernel name in the results): FLOP per DRAM byte} for the GEMM rows at `size`
     whose chapter was profiled at that size. The digest lists the kernels in the order the
-    chapter launched them, which is the order of its rows; a chapter is left out unless its
+    chapter launched them, which is the order of its rows (launches before the first row's
+    kernel, a demo the executable runs first, are skipped); a chapter is left out unless its
     digest comes from the same GPU and size and its rows, from the first, are each the same
     kernel as the digest's next one (same_kernel) with a time within 1.5x of the row's. Launches
     of under 1% of the chapter's fastest row are probes at tiny shapes (the resources table's),
@@ -88,6 +89,10 @@ def measured_intensities(doc, inspect_dir, size):
             continue
         fastest = min((r["median_ms"] for r in rows if r.get("median_ms")), default=0)
         kernels = [k for k in kernels if not (k[2] is not None and k[2] < 0.01 * fastest)]
+        # Leading launches of kernels no row names are the executable's other work, not rows:
+        # chapter 01 runs its coalescing demo (gather_copy, ...) before the GEMMs.
+        while kernels and not any(same_kernel(r["kernel"], kernels[0][0]) for r in rows):
+            kernels = kernels[1:]
         matched = 0
         for row, (name, _, ms) in zip(rows, kernels):
             if not (same_kernel(row["kernel"], name) and ms and row.get("median_ms")

@@ -263,16 +263,17 @@ def inspect_markdown(inspect_dir, chapter):
     return "\n\n".join(parts)
 
 
-# The sections of 06_memory_system's output from this title on (a gather, __restrict__) are
-# chapter 06's lesson; the block `memory-system` (chapter 01's opening) stops before them.
-MEMORY_SYSTEM_LAST = "A gather"
+# The sections of 01_memory_system's output from this title on, if any, are left out of the
+# block `memory-system` (chapter 01's opening); None: the whole output (the gather and
+# `__restrict__` are chapter 01's too since it owns the memory system).
+MEMORY_SYSTEM_LAST = None
 
 
 def memory_system_markdown(inspect_dir):
-    """The output of `make memory-system` (06_memory_system's tables, each measurement beside
+    """The output of `make memory-system` (01_memory_system's tables, each measurement beside
     its prediction) as common/scripts/memory_system.sh keeps it in
     common/results/memory-system.txt, beside the inspect/ folder: its first line, then the
-    program's output up to the section MEMORY_SYSTEM_LAST."""
+    program's output (up to the section MEMORY_SYSTEM_LAST, if one is set)."""
     if inspect_dir is None:
         return ""
     saved = Path(inspect_dir).parent / "memory-system.txt"
@@ -280,7 +281,8 @@ def memory_system_markdown(inspect_dir):
         return ""
     lines = saved.read_text().strip().splitlines()
     body = lines[1:]
-    cut = next((i for i, line in enumerate(body) if line.startswith(MEMORY_SYSTEM_LAST)), None)
+    cut = next((i for i, line in enumerate(body)
+                if MEMORY_SYSTEM_LAST and line.startswith(MEMORY_SYSTEM_LAST)), None)
     if cut is not None:
         body = body[:cut]
     return lines[0] + "\n\n```text\n" + "\n".join(body).strip("\n") + "\n```"
