@@ -6,6 +6,8 @@
 #              (ARGS="--iters 20" adds flags to every chapter executable)
 # make plots   roofline and progression charts from that JSON (gnuplot; any machine)
 # make readme-tables  refill the generated results tables of the READMEs from that JSON
+# make code-quotes    refill the code the lessons quote from the source (common/scripts/code_quotes.py;
+#              lesson_check.py fails while a quote differs from its source)
 # make memory-system  (GPU) latency per level, bandwidth by working set, Little's law, a gather,
 #              __restrict__: the output is kept in common/results/memory-system.txt (chapter
 #              01's opening; `make -C 01_naive memory-system` is the same). Without a GPU it
@@ -21,7 +23,7 @@ include $(TOP)/common/make/inspect.mk
 
 CHAPTERS := $(TUTORIAL_CHAPTERS)
 
-.PHONY: all build check run plots readme-tables memory-system bench docs-test arch-check clean
+.PHONY: all build check run plots readme-tables code-quotes memory-system bench docs-test arch-check clean
 all: build
 
 build: configure
@@ -45,6 +47,9 @@ plots:
 
 readme-tables:
 	$(PROGRESSION) readme-tables --results $(RESULTS_DIR)
+
+code-quotes:
+	python3 $(TOP)/common/scripts/code_quotes.py
 
 memory-system: configure
 	cmake --build $(BUILD_DIR) --target 01_memory_system -j $(JOBS)

@@ -76,8 +76,9 @@ LAB_VOCABULARY = [
     (re.compile(rf"\brounds? {NUMBER_WORDS}\b|\bround {NUMBER_WORDS}'s\b|"
                 rf"\b(?:first|second|third|fourth|fifth|sixth|seventh|eighth|ninth|tenth|"
                 rf"eleventh) round\b", re.I), "a round of the lab"),
-    (re.compile(r"\bruns? \d+(?: (?:to|and|-|–) \d+)?\b(?! (?:times|blocks|threads|warps))", re.I),
-     "a run of the lab by number"),
+    # "runs 11 to 15", "run 6"; not "runs 67.5%" (a rate) nor "runs 4 blocks"
+    (re.compile(r"\bruns? \d+(?: (?:to|and|-|–) \d+)?\b(?![.,]\d|%| (?:times|blocks|threads|warps))",
+                re.I), "a run of the lab by number"),
     (re.compile(r"\bseeds?\b", re.I), "seeds"),
     (re.compile(r"\buntuned\b", re.I), "\"untuned\" draws"),
     (re.compile(r"\b20\d\d-\d\d-\d\d\b"), "a date"),
