@@ -55,7 +55,6 @@ __global__ void __launch_bounds__((BM / TM) * (BN / TN), 2)
   // "unroll 2": at BK = 64 a thread loads 16 float4s per tile; all in flight at once would
   // need 64 registers besides the 64 accumulators, more than the 128 that 2 blocks/SM allow.
   auto loadTile = [&](int tileK, int stage) {
-    // BEGIN QUOTE load-tile
 #pragma unroll 2
     for (int i = 0; i < BM * BK / 4 / THREADS; ++i) {
       const int idx = threadIdx.x + i * THREADS;
@@ -66,7 +65,6 @@ __global__ void __launch_bounds__((BM / TM) * (BN / TN), 2)
       As[stage][k + 2][r] = a.z;
       As[stage][k + 3][r] = a.w;
     }
-    // END QUOTE load-tile
 #pragma unroll 2
     for (int i = 0; i < BK * BN / 4 / THREADS; ++i) {
       const int idx = threadIdx.x + i * THREADS;
@@ -80,7 +78,6 @@ __global__ void __launch_bounds__((BM / TM) * (BN / TN), 2)
   float regM[TM];
   float regN[TN];
 
-  // BEGIN QUOTE main-loop
   const int numTiles = tutorial::ceil_div(K, BK);
   for (int t = 0; t < numTiles; ++t) {
     const int stage = t % STAGES;
@@ -92,7 +89,6 @@ __global__ void __launch_bounds__((BM / TM) * (BN / TN), 2)
     // step t-1 guarantees every thread is done with it.
     if (STAGES == 2 && t + 1 < numTiles) loadTile((t + 1) * BK, (t + 1) % STAGES);
 
-    // BEGIN ELIDE main-loop: the BK steps of chapter 04's k loop, from buffer `stage`
 #pragma unroll
     for (int k = 0; k < BK; ++k) {
 #pragma unroll
@@ -118,13 +114,11 @@ __global__ void __launch_bounds__((BM / TM) * (BN / TN), 2)
 #pragma unroll
         for (int j = 0; j < TN; ++j) regC[i][j] += regM[i] * regN[j];
     }
-    // END ELIDE main-loop
     // One buffer: nobody may overwrite it while a slow thread still reads it. Two buffers:
     // tile t+1 must be complete before step t+1 reads it, and step t must be done with this
     // buffer before step t+1 refills it.
     __syncthreads();
   }
-  // END QUOTE main-loop
 
 #pragma unroll
   for (int i = 0; i < TM; ++i) {
