@@ -22,9 +22,9 @@ page must:
      tables (of any chapter: lessons compare with earlier chapters), every number written
      before "GFLOP/s", "% of cuBLAS", "ms", "GB" or "MB" must be a value those tables give one
      of the kernels it names (rounded as quoted), or a figure with the same unit in one of the
-     README's own tables or in the chapter's NOTES.md (where other runs and derived figures are
+     page's own tables or in the chapter's lab/LOG.md (where other runs and derived figures are
      worked out). A number of another unit, or in a sentence that names no kernel, is not
-     checked: keep such numbers traceable by hand (NOTES.md); and in a sentence that names a
+     checked: keep such numbers traceable by hand (lab/LOG.md); and in a sentence that names a
      shape of a generated sweep table ("8193×8192"; a square as 512³ or 8192² counts only beside
      one written with ×), every percentage written with a decimal must be one of that shape's
      row (a number left over from an older sweep fails);
@@ -103,11 +103,9 @@ def pages_of(root, chapter):
 
 
 def lab_log(root, chapter):
-    """The chapter's lab log (lab/LOG.md; NOTES.md in the layout before it), or None."""
-    for path in (root / chapter / "lab" / "LOG.md", root / chapter / "NOTES.md"):
-        if path.is_file():
-            return path
-    return None
+    """The chapter's lab log, lab/LOG.md, or None."""
+    path = root / chapter / "lab" / "LOG.md"
+    return path if path.is_file() else None
 
 
 def exercises_of(root, chapter):
@@ -278,7 +276,7 @@ def unit_values(text):
 
 def check_quotes(text, values, elsewhere=None):
     """Problems with the quotes of text; `elsewhere`: {kind: values} the chapter also traces
-    its figures to (its own tables, its NOTES.md)."""
+    its figures to (its own tables, its lab/LOG.md)."""
     elsewhere = elsewhere or {}
     problems = []
     kernels = sorted(values, key=len, reverse=True)
