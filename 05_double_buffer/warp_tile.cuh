@@ -39,6 +39,9 @@ struct WarpLayout {
   static_assert(TM % 4 == 0 && TN % 4 == 0, "a lane's tile is made of 4 x 4 sub-tiles");
   static_assert(WM % TM == 0 && WN % TN == 0, "lanes must tile a warp piece");
   static_assert((WM / TM) * (WN / TN) == 32, "a warp piece holds exactly 32 lane tiles");
+  // The arguments, for code that holds a layout as a type (step 9's list of tiles).
+  static constexpr int TILE_M = BM, TILE_N = BN, PIECE_M = WM, PIECE_N = WN, LANE_M = TM,
+                       LANE_N = TN;
   static constexpr int WARPS_N = BN / WN;
   static constexpr int THREADS = (BM / WM) * (BN / WN) * 32;
   static constexpr int LANES_M = WM / TM, LANES_N = WN / TN;

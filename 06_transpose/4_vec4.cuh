@@ -42,15 +42,14 @@ __host__ __device__ constexpr int swizzled_chunk(int row, int chunk) {
 // END QUOTE swizzle
 
 // Which tile a block moves. Blocks start roughly in blockIdx order, so the ~1000 blocks
-// resident at one time (132 SMs × 8 on an H100/H200) have consecutive blockIdx.x:
+// resident at one time (a GPU of 132 SMs holds 132 × 8) have consecutive blockIdx.x:
 //   InputRows   blockIdx.x walks along a row of tiles: together the resident blocks read
 //               whole input rows (one contiguous stream) and write short pieces of every
 //               output row.
 //   OutputRows  blockIdx.x walks down a column of tiles: together they write whole output
 //               rows and read short pieces of every input row. DRAM takes scattered reads
-//               better than scattered writes, so this order is the faster one, unless a
-//               tall matrix's column of tiles outnumbers the resident blocks, or only the
-//               input rows split 32-byte sectors and a row of tiles is short (step 7).
+//               better than scattered writes, so this order is usually the faster one; not
+//               always (a tall matrix whose column of tiles outnumbers the resident blocks).
 enum class BlockOrder { InputRows, OutputRows };
 
 // float4 + swizzled tile. A tile is (TILE/4)² blocks of 4×4; block (i, j) covers input
@@ -112,8 +111,7 @@ __global__ void __launch_bounds__(THREADS, 2048 / THREADS)
   // END QUOTE vec4-tile
 }
 
-// transpose_vec4 where float4 fits; any other shape or pointer is refused with the reason
-// (dispatch_transpose, step 7, sends those to the kernels of steps 3, 5 and 6).
+// transpose_vec4 where float4 fits; any other shape or pointer is refused with the reason.
 template <int TILE = 64, int THREADS = 256, BlockOrder ORDER = BlockOrder::OutputRows>
 void launch_vec4(const float* in, float* out, int rows, int cols) {
   if (!float4_aligned(in, out, rows, cols))

@@ -5,9 +5,9 @@
 // chunk of whole rows (tall) or columns (wide) is one contiguous range on one side and a few
 // on the other: transpose_thin copies such chunks through shared memory, float4 on both sides
 // where the addresses allow.
+// And the thinnest (up to 8 rows or columns) need no shared memory at all: transpose_thin_regs.
 // What it still gets wrong: it takes thin matrices only (launch_thin refuses the others), and
-// even there a few shapes stay 5-10% below the copy (NOTES.md, "6. Every shape"). Step 7 picks, per
-// shape, which of the chapter's kernels runs.
+// even there some shapes stay below the copy; which chunk size is fastest depends on the shape.
 #pragma once
 
 #include <algorithm>
@@ -41,7 +41,7 @@ constexpr int kThinMax = 64;
 //   - each segment from its first 16-byte boundary on, a few floats before and after it one at
 //     a time, when P == thin. With an even thin side, P = thin + 1 breaks the contiguous
 //     side's float4s into scattered shared-memory accesses, and float4 segments on top of
-//     that measured slower than one float per lane (NOTES.md, "6. Every shape").
+//     that measured slower than one float per lane (lab/LOG.md, "6. Every shape").
 // Element k of a walk is (k / n, k % n) for the walk's row length n; a thread steps k by
 // THREADS, so it steps the pair by (THREADS / n, THREADS % n) instead of dividing each time
 // (an integer division costs about 20 instructions, as much as the copy's whole budget).
@@ -176,13 +176,71 @@ void launch_thin_sized(const float* in, float* out, int rows, int cols) {
 }
 
 // Tall matrices measured fastest with 512 threads and 12,288-float chunks, wide ones with 256
-// threads and 8,192 floats (H100, NOTES.md "6. Every shape": 1000001x47 92 against 84, 4x5000000 97
-// against 88). Both stay within the 48 KB of shared memory any GPU gives a block unasked.
+// threads and 8,192 floats at most shapes, though not all (lab/LOG.md, "6. Every shape"). Both
+// stay within the 48 KB of shared memory any GPU gives a block unasked.
 inline void launch_thin(const float* in, float* out, int rows, int cols) {
   if (cols < rows)
     launch_thin_sized<512, 12288>(in, out, rows, cols);
   else
     launch_thin_sized<256, 8192>(in, out, rows, cols);
+}
+
+// The thinnest matrices (at most kThinRegs rows or columns) need no shared memory: a thread
+// holds one input row (tall) or column (wide) of up to kThinRegs floats in registers and writes
+// it out. Tall: lane i reads row r0 + i (the warp's loads together cover 32 whole rows, one
+// contiguous range) and writes element c of its row to out[c][r0 + i]: 32 consecutive floats
+// of output row c per store. Wide: lane i reads column c0 + i of every row (32 consecutive
+// floats of input row r per load) and writes its rows floats, a piece of output row c0 + i; the
+// warp's stores land in one range of rows x 32 floats, which the L2 assembles into whole
+// sectors before they reach DRAM.
+constexpr int kThinRegs = 8;
+
+template <int THIN>
+__global__ void __launch_bounds__(256)
+    transpose_thin_regs(const float* __restrict__ in, float* __restrict__ out, int rows, int cols) {
+  const bool tall = cols < rows;
+  const int thin = tall ? cols : rows, along = tall ? rows : cols;
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;  // input row (tall) or column (wide)
+  if (i >= along) return;
+  // The side that holds a thread's floats together (the input row, tall; the output row,
+  // wide) moves them 16 bytes at once where it can: 4 of them, starting on 16 bytes.
+  // (tall: input row i, `thin` floats; wide: output row i, `thin` floats)
+  const float* const inRow = tall ? in + size_t(i) * cols : in;
+  float* const outRow = tall ? out : out + size_t(i) * rows;
+  const bool four =
+      thin == 4 && reinterpret_cast<uintptr_t>(tall ? (const float*)inRow : outRow) % 16 == 0;
+  float v[THIN];
+  if (four && tall) {
+    const float4 x = load4(inRow);
+    v[0] = x.x, v[1] = x.y, v[2] = x.z, v[3] = x.w;
+  } else {
+#pragma unroll
+    for (int t = 0; t < THIN; ++t)  // every load first
+      if (t < thin) v[t] = tall ? inRow[t] : in[size_t(t) * cols + i];
+  }
+  if (four && !tall) {
+    store4(outRow, make_float4(v[0], v[1], v[2], v[3]));
+    return;
+  }
+#pragma unroll
+  for (int t = 0; t < THIN; ++t)
+    if (t < thin) {
+      if (tall) out[size_t(t) * rows + i] = v[t];
+      else outRow[t] = v[t];
+    }
+}
+
+inline void launch_thin_regs(const float* in, float* out, int rows, int cols) {
+  const int thin = std::min(rows, cols), along = std::max(rows, cols);
+  if (thin > kThinRegs)
+    throw tutorial::UnsupportedShape("transpose_thin_regs: at most " + std::to_string(kThinRegs) +
+                                     " rows or columns, got " + std::to_string(rows) + "x" +
+                                     std::to_string(cols));
+  const dim3 grid(tutorial::ceil_div(along, 256));
+  if (thin <= 4)
+    tutorial::launch(transpose_thin_regs<4>, grid, dim3(256), 0, in, out, rows, cols);
+  else
+    tutorial::launch(transpose_thin_regs<kThinRegs>, grid, dim3(256), 0, in, out, rows, cols);
 }
 
 }  // namespace ch06
