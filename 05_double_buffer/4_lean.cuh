@@ -54,7 +54,6 @@ __global__ void __launch_bounds__(WarpLayout<BM, BN, WM, WN, TM, TN>::THREADS,
   constexpr int B_ROWS = THREADS / (BN / 4);
   static_assert(THREADS % (BK / 4) == 0, "the threads load whole rows of the A tile per pass");
   static_assert(THREADS % (BN / 4) == 0, "the threads load whole rows of the B tile per pass");
-  // BEGIN QUOTE offsets
   const int rA0 = threadIdx.x / (BK / 4), kA = threadIdx.x % (BK / 4) * 4;
   const int kB0 = threadIdx.x / (BN / 4), cB = threadIdx.x % (BN / 4) * 4;
   int offA = (blockRow + rA0) * K + kA;
@@ -63,7 +62,6 @@ __global__ void __launch_bounds__(WarpLayout<BM, BN, WM, WN, TM, TN>::THREADS,
   bool rowInA[A_LOADS];
 #pragma unroll
   for (int i = 0; i < A_LOADS; ++i) rowInA[i] = blockRow + rA0 + i * A_ROWS < M;
-  // END QUOTE offsets
 
   float4 nextA[A_LOADS];
   float4 nextB[B_LOADS];

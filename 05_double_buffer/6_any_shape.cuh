@@ -45,13 +45,11 @@ namespace ch05 {
 template <typename T>
 __global__ void sum_slices(const T* __restrict__ partials, T* __restrict__ C, int count,
                            int slices) {
-  // BEGIN QUOTE sum-slices
   const int i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i >= count) return;
   T sum = partials[i];  // (S, M * N)
   for (int s = 1; s < slices; ++s) sum += partials[size_t(s) * count + i];
   C[i] = sum;
-  // END QUOTE sum-slices
 }
 
 // The same sum for many slices: sum_slices gives each element one thread, which adds the S

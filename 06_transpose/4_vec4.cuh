@@ -35,11 +35,9 @@ __device__ __forceinline__ float4 column(const float4 (&v)[4], int k) {
 // of a warp (8 lanes: one shared-memory pass for 16-byte accesses) writes the same chunk of
 // 8 rows 4 apart; XOR-ing with (row / 4) % 8 sends them to 8 different 4-bank groups. A row
 // is read along its chunks, which the XOR only permutes: both sides are conflict-free.
-// BEGIN QUOTE swizzle
 __host__ __device__ constexpr int swizzled_chunk(int row, int chunk) {
   return chunk ^ ((row / 4) % 8);
 }
-// END QUOTE swizzle
 
 // Which tile a block moves. Blocks start roughly in blockIdx order, so the ~1000 blocks
 // resident at one time (a GPU of 132 SMs holds 132 × 8) have consecutive blockIdx.x:
