@@ -154,6 +154,7 @@ __global__ void __launch_bounds__(WarpLayout<BM, BN, WM, WN, TM, TN>::THREADS,
                                   WarpLayout<BM, BN, WM, WN, TM, TN>::MIN_BLOCKS)
     sliced_gemm(const float* __restrict__ A, const float* __restrict__ B, float* __restrict__ C,
                 int M, int N, int K, int sliceK) {
+  // BEGIN QUOTE sliced
   const int k0 = blockIdx.z * sliceK;
   const int Ks = min(sliceK, K - k0);  // the launcher makes every slice non-empty
   const int blockRow = blockIdx.y * BM, blockCol = blockIdx.x * BN;
@@ -164,6 +165,7 @@ __global__ void __launch_bounds__(WarpLayout<BM, BN, WM, WN, TM, TN>::THREADS,
   // (S, M, N): this slice's partial product.
   store_c_tile<BM, BN, BK, WM, WN, TM, TN, VEC_BC>(C + size_t(blockIdx.z) * M * N, M, N,
                                                    blockRow, blockCol, regC);
+  // END QUOTE sliced
 }
 
 // ---------------------------------------------------------------------------------------

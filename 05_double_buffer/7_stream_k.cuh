@@ -56,6 +56,7 @@ __global__ void __launch_bounds__(WarpLayout<BM, BN, WM, WN, TM, TN>::THREADS,
   // last plan.blocks blocks takes its share of the stream-K tiles' iterations, one segment per
   // tile it meets. One loop with one product_over_k: a second copy of the main loop costs
   // registers.
+  // BEGIN QUOTE stream-k
   const long long skFirst = (long long)plan.dpTiles * plan.kIters;
   const int b = int(blockIdx.x) - plan.dpTiles;  // the stream-K block's index; < 0: whole tile
   long long it = b < 0 ? (long long)blockIdx.x * plan.kIters : skFirst + plan.begin(b);
@@ -71,15 +72,18 @@ __global__ void __launch_bounds__(WarpLayout<BM, BN, WM, WN, TM, TN>::THREADS,
     float regC[TM][TN] = {};
     product_over_k<BM, BN, BK, WM, WN, TM, TN, VEC_A, VEC_BC>(A, B, M, N, K, k0, Ks, blockRow,
                                                               blockCol, regC);
+    // BEGIN ELIDE stream-k: a whole tile to C; a partial segment to the block's first or last slot
     if (kb == 0 && ke == plan.kIters) {  // a whole tile: nothing to add up
       store_c_tile<BM, BN, BK, WM, WN, TM, TN, VEC_BC>(C, M, N, blockRow, blockCol, regC);
     } else {  // a partial segment (b >= 0): the block's first (slot 2b) or last (2b + 1)
       float* slot = partials + (2 * size_t(b) + (firstSegment ? 0 : 1)) * BM * BN;
       store_lane_tile<TM, TN, true>(slot, BM, BN, 0, 0, Layout(), regC);
     }
+    // END ELIDE stream-k
     firstSegment = false;
     __syncthreads();  // the next product refills the shared tiles
   }
+  // END QUOTE stream-k
 }
 
 // The stream-K tiles that no single block finished: C = the sum of their partial segments, in

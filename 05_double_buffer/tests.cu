@@ -542,7 +542,7 @@ TEST_CASE("any_shape's plan on a 132-SM GPU (H100): waves", "[model]") {
 
 TEST_CASE("stream-K wherever the last wave is partial and K is long (132 SMs, as an H100)",
           "[model]") {
-  // 264 slots of 128 x 128 tiles (NOTES.md, "5. Stream-K").
+  // 264 slots of 128 x 128 tiles (lab/LOG.md#stream-k).
   CHECK(ch05::stream_k_pays(3072, 3072, 3072, 132));        // 576 tiles: 2.18 waves
   CHECK(ch05::stream_k_pays(3000, 3000, 3000, 132));        // the same 576
   CHECK(ch05::stream_k_pays(2048, 11008, 4096, 132));       // 1376 tiles: 5.21 waves

@@ -68,9 +68,11 @@ __global__ void __launch_bounds__(THREADS, 2048 / THREADS)
                 "(TILE/4)^2 4x4 blocks must divide evenly among THREADS threads");
   __shared__ float4 tileT[TILE][CHUNKS];  // tileT[c][i]: input rows 4i..4i+3 of column c
 
+  // BEGIN QUOTE block-order
   const bool byInputRows = ORDER == BlockOrder::InputRows;
   const int blockRow = (byInputRows ? blockIdx.y : blockIdx.x) * TILE;  // first input row
   const int blockCol = (byInputRows ? blockIdx.x : blockIdx.y) * TILE;  // first input column
+  // END QUOTE block-order
 
   // Every load first: 4·PER_THREAD float4 per thread in flight before any of them is used.
   float4 v[PER_THREAD][4];
@@ -84,6 +86,7 @@ __global__ void __launch_bounds__(THREADS, 2048 / THREADS)
       v[p][k] = (row < rows && col < cols) ? load4(in + size_t(row + k) * cols + col)
                                            : make_float4(0.f, 0.f, 0.f, 0.f);
   }
+  // BEGIN QUOTE vec4-tile
 #pragma unroll
   for (int p = 0; p < PER_THREAD; ++p) {
     const int b = threadIdx.x + p * THREADS;
@@ -103,6 +106,7 @@ __global__ void __launch_bounds__(THREADS, 2048 / THREADS)
     if (outRow < cols && outCol < rows)
       store4(out + size_t(outRow) * rows + outCol, tileT[r][swizzled_chunk(r, c)]);  // (TILE, TILE/4)
   }
+  // END QUOTE vec4-tile
 }
 
 // transpose_vec4 where float4 fits; any other shape or pointer is refused with the reason.

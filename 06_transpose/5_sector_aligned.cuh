@@ -66,6 +66,7 @@ struct SectorAligned {
     }
     // Every thread reads elements that other threads wrote.
     __syncthreads();
+    // BEGIN QUOTE sector-store
 #pragma unroll
     for (int j = 0; j < TILE_COLS; j += BLOCK_ROWS) {
       const int outRow = colBlock * TILE_COLS + threadIdx.y + j;  // an input column
@@ -81,6 +82,7 @@ struct SectorAligned {
           dst[outCol] = tile[SHIFT - s + h + threadIdx.x][threadIdx.y + j];  // (TILE_ROWS + 7, ..)
       }
     }
+    // END QUOTE sector-store
   }
 };
 

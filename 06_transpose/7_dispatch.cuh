@@ -30,7 +30,7 @@
 #include "06_transpose/4_vec4.cuh"
 #include "06_transpose/5_sector_aligned.cuh"
 #include "06_transpose/6_thin.cuh"
-#include "06_transpose/access_patterns.cuh"  // launch_copy, for a single row or column
+#include "06_transpose/copy.cuh"  // launch_copy, for a single row or column
 #include "06_transpose/float4.cuh"
 #include "common/ceil_div.hpp"
 #include "common/chooser.hpp"

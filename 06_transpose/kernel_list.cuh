@@ -3,7 +3,7 @@
 
 #include <vector>
 
-#include "06_transpose/access_patterns.cuh"
+#include "06_transpose/copy.cuh"
 #include "06_transpose/kernels.cuh"
 #include "common/transpose.hpp"
 
