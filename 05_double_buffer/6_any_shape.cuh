@@ -10,13 +10,13 @@
 //     element: no atomics, so the result is the same bit for bit run after run;
 //   - launch_any_shape_gemm: picks the tile (128 x 128; 64 x 64 or 32 x 128 where the estimate
 //     says it is faster: small M or N, tiny problems) and the slice count S from M, N, K and the
-//     GPU's SM count, with the wave arithmetic of plan_any_shape below (README, part 4);
+//     GPU's SM count, with the wave arithmetic of plan_any_shape below (every_shape.md);
 //   - each operand as wide as its rows allow: A's rows are K floats long, B's and C's N, so an
 //     odd K costs A its float4 loads and an odd N costs B and C theirs, not all three at once
 //     (tutorial::vec_operands); the tiles' 4-byte stores of C go by rows through shared memory
 //     (store_lane_tile_by_rows; step 7's fixup of split tiles still stores 4 bytes at a time),
 //     and the 64 x 64 and 32 x 128 tiles read rows that start on 8 bytes (N or K even) in 8-byte
-//     pairs (step 5's product_over_k; lab/LOG.md, "Each operand its own width").
+//     pairs (step 5's product_over_k; lab/LOG.md#round-4).
 // Why it is faster: pipelined_gemm makes ceil(M/128) * ceil(N/128) blocks. The GPU runs
 // SMs x 2 of them at once (one wave: 264 on a GPU of 132 SMs); at 256 x 256 x 65536 that is 4
 // blocks, each walking all of K, and 128 of the 132 SMs idle. Slicing K gives the idle SMs work.
@@ -245,7 +245,7 @@ AnyShapePlan plan_any_shape(int M, int N, int K, int sms, const TileChoice (&til
   AnyShapePlan best;
   // At least one full wave of 128 x 128 tiles: pipelined_gemm as it is. Blocks do not run in
   // lockstep waves, so a partly filled last wave after several full ones costs less than the
-  // model below says; the remaining tail is stream-K's business (README, part 4).
+  // model below says; the remaining tail is stream-K's business (every_shape.md).
   const long long bigTiles =
       (long long)tutorial::ceil_div(M, tiles[0].bm) * tutorial::ceil_div(N, tiles[0].bn);
   const long long bigSlots = (long long)sms * tiles[0].blocks_per_sm;
@@ -283,7 +283,7 @@ using BigTile = WarpLayout<128, 128, 32, 64, 8, 8>;
 using SmallTile = WarpLayout<64, 64, 32, 32, 8, 4>;
 using SkinnyTile = WarpLayout<32, 128, 32, 32, 8, 4>;
 // The efficiency of the 8 x 4 lane tiles relative to the 128 x 128 one is a guess (0.7),
-// checked by the sweep (README, part 4).
+// checked by the sweep (every_shape.md).
 constexpr TileChoice kAnyShapeTiles[3] = {
     {128, 128, BigTile::THREADS / 32, BigTile::MIN_BLOCKS, 1.0},
     {64, 64, SmallTile::THREADS / 32, SmallTile::MIN_BLOCKS, 0.7},
@@ -311,7 +311,7 @@ inline float* slice_workspace(size_t floats, int slices, int M, int N) {
 // not fit the registers __launch_bounds__ leaves it. 8 x 8 lanes hold 64 accumulators: with
 // either operand 4 bytes wide their next tile is 16 floats in 16 registers at BK (8 at BK / 2),
 // and in blocks of 4 warps it is 24 floats even with float4. At the 128-register cap of two
-// blocks per SM those spill or stall; half-deep tiles do not (lab/LOG.md, "Half-deep tiles").
+// blocks per SM those spill or stall; half-deep tiles do not (lab/LOG.md#round-3).
 // 8 x 4 lanes have the registers and keep BK.
 template <class L, int BK = kSliceAlign>
 constexpr int tile_depth(bool vecA, bool vecBC) {

@@ -13,16 +13,16 @@
 //     its equal share of the remaining tiles' iterations. A segment that covers a whole tile
 //     goes to C; a partial one to the block's slot in a workspace (slot 2b: the stream-K
 //     block's first segment, 2b + 1: its last). One loop around one copy of the main loop
-//     (product_over_k, step 5): a second copy made the kernel slower (lab/LOG.md, "Stream-K").
+//     (product_over_k, step 5): a second copy made the kernel slower (lab/LOG.md#stream-k).
 //   - stream_k_fixup: C = a split tile's partial segments added in the order of their blocks:
 //     no atomics, the same bits on every run, like sum_slices. It stays a second launch:
 //     done inside stream_k_gemm (as the paper does it), the adding up slowed the whole tiles
-//     down too (lab/LOG.md, "Stream-K").
+//     down too (lab/LOG.md#stream-k).
 //   - launch_stream_k_gemm: stream-K wherever the last wave is partial and K is not short,
 //     step 6's any_shape_gemm elsewhere.
 // The cost: split tiles are written and read back (2 slots of 64 KB per stream-K block at
 // most), the fixup is a second launch, and the stream-K blocks work at different k, so they
-// share less of A and B in the L2 (lab/LOG.md, "Stream-K": the first version, three fixes).
+// share less of A and B in the L2 (lab/LOG.md#stream-k: the first version, three fixes).
 #pragma once
 
 #include <algorithm>
@@ -184,7 +184,7 @@ void run_stream_k_gemm(const float* A, const float* B, float* C, int M, int N, i
 }
 
 // Below about K = 1536 a tile's product is short against its first loads and its store, and
-// the split tiles' extra traffic outweighs the idle slots it fills (lab/LOG.md, "Stream-K").
+// the split tiles' extra traffic outweighs the idle slots it fills (lab/LOG.md#stream-k).
 constexpr int kStreamKMinK = 1536;
 
 // Whether stream-K pays: more than one wave of 128 x 128 tiles, a last wave that is not full,

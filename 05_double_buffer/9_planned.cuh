@@ -7,12 +7,9 @@
 //   - stream-K (step 7): 128 x 128 tiles, the last partial wave shared out by k-iterations;
 //   - thin (step 8): each thin tile whose thin side fits the problem, K cut into S slices;
 //   - vector (step 8): where C is one row or one column, K cut into S slices.
-// An estimate a student can derive by hand ranks them (plan_clocks, below: waves of blocks, the
-// FMA and DRAM roofs, one DRAM round trip per wave, one launch per extra kernel), and
-// tutorial::Chooser (common/chooser.hpp) times the few it ranks closest on a shape's first call
-// on this GPU and keeps the fastest. The estimate decides what is worth timing; the measurement
-// decides what runs. With TUTORIAL_CHOOSE=estimate (and on the CPU backend) the estimate alone
-// decides, the same plan in every process.
+// An estimate a student can derive by hand ranks them (roof_clocks), tutorial::Chooser
+// (common/chooser.hpp) times the closest on a shape's first call on this GPU and keeps the
+// fastest; with TUTORIAL_CHOOSE=estimate (and on the CPU backend) the estimate alone decides.
 #pragma once
 
 #include <algorithm>
@@ -29,28 +26,25 @@
 namespace ch05 {
 
 enum class GemmPath { Tiles, StreamK, Thin, Vector };
-
 struct GemmPlan {
   GemmPath path = GemmPath::Tiles;
   int tile = 0;                        // Tiles: index into kPlanTiles
   ThinShape thin = ThinShape::ShortK;  // Thin: the tile
   int slices = 1;                      // Tiles, Thin, Vector: S (1: straight to C)
   bool operator==(const GemmPlan& o) const {
-    return path == o.path && slices == o.slices &&
-           (path != GemmPath::Tiles || tile == o.tile) && (path != GemmPath::Thin || thin == o.thin);
+    return path == o.path && slices == o.slices && (path != GemmPath::Tiles || tile == o.tile) &&
+           (path != GemmPath::Thin || thin == o.thin);
   }
 };
 using Candidate = tutorial::Candidate<GemmPlan>;
-
-// The tiles of the tiles path: step 6's three, step 6's 32 x 128 on its side (for a small N),
-// and the 128 x 128 tile halved (finer waves where whole tiles leave one partly empty).
+// The tiles: step 6's three, its 32 x 128 on its side (a small N), the 128 x 128 tile halved.
 struct PlanTile {
-  int bm, bn, threads, minBlocks;  // minBlocks: __launch_bounds__' resident blocks per SM
-  bool wideLanes;                  // 8 x 8 outputs per lane (else 8 x 4)
+  int bm, bn, minBlocks;  // minBlocks: __launch_bounds__' resident blocks per SM
+  bool wideLanes;         // 8 x 8 outputs per lane (else 8 x 4)
 };
 template <class L>
 constexpr PlanTile plan_tile() {
-  return {L::TILE_M, L::TILE_N, L::THREADS, L::MIN_BLOCKS, L::LANE_M * L::LANE_N == 64};
+  return {L::TILE_M, L::TILE_N, L::MIN_BLOCKS, L::LANE_M * L::LANE_N == 64};
 }
 using TallTile = WarpLayout<128, 32, 32, 32, 8, 4>;
 using HalfRowsTile = WarpLayout<64, 128, 32, 64, 8, 8>;
@@ -59,44 +53,33 @@ constexpr int kPlanTileCount = 6;
 constexpr PlanTile kPlanTiles[kPlanTileCount] = {
     plan_tile<BigTile>(),  plan_tile<SmallTile>(),    plan_tile<SkinnyTile>(),
     plan_tile<TallTile>(), plan_tile<HalfRowsTile>(), plan_tile<HalfColumnsTile>()};
-constexpr ThinShape kThinShapes[] = {ThinShape::ShortK, ThinShape::SmallM4, ThinShape::SmallM16,
-                                     ThinShape::SmallN4, ThinShape::SmallN16};
 
-// What the estimate knows of a GPU. plan_gpu() reads it from the device in hand; a test can
-// describe any GPU.
+// What the estimate knows of a GPU: plan_gpu() reads the device in hand; a test, any GPU.
 struct PlanGpu {
   int sms = 0;
-  double fmaPerClock = 0;                    // FP32 FMA lanes per SM
+  double fmaPerClock = 0, clockGHz = 0;      // FP32 FMA lanes per SM; SM clock
   double dramBytesPerClock = 0;              // DRAM bytes per SM clock, the whole GPU
-  double clockGHz = 0;                       // SM clock
   int tileBlocksPerSm[kPlanTileCount] = {};  // resident blocks per SM of each tile's kernel
   int thinBlocksPerSm = 0;                   // of thin_gemm (every thin tile: 256 threads)
   int vectorBlocksPerSm = 0;                 // of the vector kernels (256 threads)
 };
 
-// The estimate's constants, each from a measurement of chapter 01 or of this chapter's lab:
-// - a wave's blocks start with a DRAM round trip before their first FMA: about 1 us under load
-//   (chapter 01's Little's-law table: 0.8-1.4 us seen at 16-32 KB in flight per SM);
+// The estimate's constants, each from a measurement (chapter 01; lab/LOG.md#the-chooser):
+// - a wave's blocks wait a DRAM round trip before their first FMA: about 1 us under load;
 constexpr double kRoundTripNs = 1000.0;
-// - at the full rate a load waits longer, about 1.5 us (chapter 01's Little's-law table: 1.4 us
-//   seen at the rate's knee): the bytes in flight that the rate needs;
+// - at the full DRAM rate a load waits about 1.5 us: the rate needs rate x 1.5 us in flight;
 constexpr double kLoadedRoundTripNs = 1500.0;
-// - a second launch (the slices' sum, stream-K's fixup) costs about 3 us of launch and first
-//   loads (lab/LOG.md, "The second launch");
+// - a second launch (the slices' sum, stream-K's fixup) costs about 3 us;
 constexpr double kLaunchNs = 3000.0;
-// - lanes of 8 x 4 outputs load 12 floats from shared memory for 32 FMAs where 8 x 8 lanes load
-//   16 for 64: measured, they reach 0.84 of the 8 x 8 lanes' FMA rate (lab/LOG.md, "Tile rates");
+// - 8 x 4 lanes load 12 floats for 32 FMAs (8 x 8: 16 for 64): 0.84 of 8 x 8 lanes' FMA rate;
 constexpr double kNarrowLanesRate = 0.84;
-// - thin_gemm spends a shared-memory load on every 2 to 4 FMAs: about a third of the FMA rate
-//   (lab/LOG.md, "Tile rates"). Its time is memory in the shapes it is for.
+// - thin_gemm loads from shared memory for every 2 to 4 FMAs: about a third of the FMA rate.
 constexpr double kThinFmaRate = 0.35;
-// Candidates timed: those estimated within kWindow of the cheapest, at most kShortlist (the
-// estimate was off by up to 2x where measured, lab/LOG.md "The chooser"; each candidate timed
-// adds up to about 0.1 s to a large shape's first call).
+// Timed: the candidates within kWindow of the cheapest estimate, at most kShortlist (the
+// estimate was off by up to 2x where measured).
 constexpr double kWindow = 2.0;
 constexpr int kShortlist = 10;
-// K is cut at most kMaxPlanSlices ways, and never so finely that the partial sums need more
-// than kMaxWorkspaceBytes (a quarter of a GB: every GPU the chapter runs on has it free).
+// K cut at most kMaxPlanSlices ways, the partial sums in at most kMaxWorkspaceBytes (256 MB).
 constexpr int kMaxPlanSlices = 1024;
 constexpr double kMaxWorkspaceBytes = double(1 << 28);
 
@@ -128,20 +111,13 @@ inline PlanGpu plan_gpu() {
   return g;
 }
 
-// ---- The estimate, in SM clocks -----------------------------------------------------------
-// A grid of `blocks` blocks, `perSm` resident per SM, runs in waves = ceil(blocks / (SMs x
-// perSm)); in a wave an SM's perSm blocks share its FMA lanes. So
-//     FMA time  = waves x perSm x (FMAs of one block) / (FMA lanes x the tile's rate)
-//     DRAM time = bytes that must move / (DRAM bytes per clock x fill)
-//     clocks    = max(FMA time, DRAM time) + waves x round trip + extra launches x launch
-// bytes: A, B read and C written once, and with S > 1 slices S partial products written and
-// read back. fill: Little's law (chapter 01): the full DRAM rate needs rate x round trip bytes
-// in flight; the resident blocks keep `inflight` bytes each.
-inline double compulsory_bytes(int M, int N, int K) {
-  return tutorial::gemm_compulsory_bytes(M, N, K);
-}
+// ---- The estimate, in SM clocks: `blocks` blocks, `perSm` resident per SM, run in waves; in a
+// wave an SM's blocks share its FMA lanes. DRAM: A, B and C once, S partial products written
+// and read back, at the DRAM rate times `fill`, Little's law for the bytes the resident blocks
+// keep in flight. Then a round trip per wave and the extra launches.
 inline double roof_clocks(const PlanGpu& g, long long blocks, int perSm, double blockFmas,
                           double rate, double bytes, double inflight, int launches) {
+  // BEGIN QUOTE estimate
   perSm = std::max(1, perSm);
   const double slots = double(g.sms) * perSm, waves = std::ceil(double(blocks) / slots);
   const double fma = waves * perSm * blockFmas / (g.fmaPerClock * rate);
@@ -149,92 +125,74 @@ inline double roof_clocks(const PlanGpu& g, long long blocks, int perSm, double 
   const double fill = std::min(1.0, std::min(double(blocks), slots) * inflight / needed);
   const double dram = bytes / (g.dramBytesPerClock * fill);
   return std::max(fma, dram) + (waves * kRoundTripNs + (launches - 1) * kLaunchNs) * g.clockGHz;
+  // END QUOTE estimate
 }
 
-// Tiles (t) or thin (thinBm x thinBn) in S slices of sliceK.
+// A bm x bn tile (tiles, thin, vector) in S slices of sliceK.
 inline double sliced_plan_clocks(const PlanGpu& g, int M, int N, int K, int bm, int bn, int perSm,
                                  double rate, double inflight, int slices, int sliceK) {
   const long long tiles = (long long)tutorial::ceil_div(M, bm) * tutorial::ceil_div(N, bn);
   const double partials = slices > 1 ? 2.0 * slices * 4.0 * double(M) * N : 0.0;
-  return roof_clocks(g, tiles * slices, perSm, double(bm) * bn * sliceK, rate,
-                     compulsory_bytes(M, N, K) + partials, inflight, slices > 1 ? 2 : 1);
+  const double bytes = tutorial::gemm_compulsory_bytes(M, N, K) + partials;
+  return roof_clocks(g, tiles * slices, perSm, double(bm) * bn * sliceK, rate, bytes, inflight,
+                     slices > 1 ? 2 : 1);
 }
 
-// Stream-K: every SM's share of all k-iterations, as if the waves were whole, plus the fixup.
+// Stream-K (128 x 128 tiles): every SM's share of all k-iterations, as if the waves were whole;
+// 2 partial tiles per stream-K block written and read back; the fixup's launch.
 inline double stream_k_clocks(const PlanGpu& g, int M, int N, int K) {
-  const PlanTile& c = kPlanTiles[0];
-  const int perSm = g.tileBlocksPerSm[0];
-  const StreamKPlan p = plan_stream_k(M, N, K, c.bm, c.bn, kSliceAlign, g.sms * perSm);
-  const double tiles = double(p.dpTiles + p.skTiles);
-  const double fma = tiles * c.bm * c.bn * double(K) / (double(g.sms) * g.fmaPerClock);
-  const double partials = 2.0 * 2.0 * g.sms * perSm * c.bm * c.bn * 4.0;  // written, read back
-  const double dram = (compulsory_bytes(M, N, K) + partials) / g.dramBytesPerClock;
-  const double waves = std::ceil(tiles / (double(g.sms) * perSm));
-  return std::max(fma, dram) + (waves * kRoundTripNs + kLaunchNs) * g.clockGHz;
+  const double slots = double(g.sms) * g.tileBlocksPerSm[0];
+  const double tiles = double(tutorial::ceil_div(M, 128)) * tutorial::ceil_div(N, 128);
+  const double fma = tiles * 128 * 128 * double(K) / (double(g.sms) * g.fmaPerClock);
+  const double partials = 2.0 * 2.0 * slots * 128 * 128 * 4.0;
+  const double dram = (tutorial::gemm_compulsory_bytes(M, N, K) + partials) / g.dramBytesPerClock;
+  return std::max(fma, dram) + (std::ceil(tiles / slots) * kRoundTripNs + kLaunchNs) * g.clockGHz;
 }
 
-// Every plan for M x N x K, with its estimate: each tile and thin tile at every slice count,
-// stream-K where the 128 x 128 tiles leave a last wave partly empty.
-inline std::vector<Candidate> plan_candidates(const PlanGpu& g, int M, int N,
-                                                                  int K) {
+// Every plan for M x N x K and its estimate: each tile at every cut of K (S = 1 .. 64, then 1.5x
+// apart), stream-K past one partial wave, thin tiles, vectors. `inflight`: a block's next loads.
+inline std::vector<Candidate> plan_candidates(const PlanGpu& g, int M, int N, int K) {
   std::vector<Candidate> all;
-  auto each_cut = [&](auto add) {
-    int last = 0;  // S = 1 .. 64 one by one, then about 1.5x apart up to kMaxPlanSlices
-    for (int wanted = 1; wanted <= kMaxPlanSlices;
+  auto each_cut = [&](GemmPlan plan, const std::string& name, int bm, int bn, int perSm,
+                      double rate, double inflight) {
+    for (int wanted = 1, last = 0; wanted <= kMaxPlanSlices;
          wanted = wanted < kMaxSlices ? wanted + 1 : wanted * 3 / 2) {
-      int slices = 1, sliceK = K;
-      slice_k(K, wanted, slices, sliceK);
-      if (slices == last) continue;
-      last = slices;
-      if (slices > 1 && 4.0 * slices * double(M) * N > kMaxWorkspaceBytes) return;
-      add(slices, sliceK);
+      int sliceK = K;
+      slice_k(K, wanted, plan.slices, sliceK);
+      if (plan.slices == last) continue;
+      last = plan.slices;
+      if (plan.slices > 1 && 4.0 * plan.slices * double(M) * N > kMaxWorkspaceBytes) return;
+      all.push_back({plan, sliced_plan_clocks(g, M, N, K, bm, bn, perSm, rate, inflight,
+                                               plan.slices, sliceK),
+                     name + " S=" + std::to_string(plan.slices)});
     }
   };
   for (int t = 0; t < kPlanTileCount; ++t) {
     const PlanTile& c = kPlanTiles[t];
-    const double rate = c.wideLanes ? 1.0 : kNarrowLanesRate;
-    // In flight per block: the next stage of its tiles, BK k's of A's rows and B's columns.
-    const double inflight = 4.0 * kSliceAlign * (std::min(c.bm, M) + std::min(c.bn, N));
-    each_cut([&](int slices, int sliceK) {
-      all.push_back({{GemmPath::Tiles, t, ThinShape::ShortK, slices},
-                     sliced_plan_clocks(g, M, N, K, c.bm, c.bn, g.tileBlocksPerSm[t], rate,
-                                        inflight, slices, sliceK),
-                     std::to_string(c.bm) + "x" + std::to_string(c.bn) + " S=" +
-                         std::to_string(slices)});
-    });
+    each_cut({GemmPath::Tiles, t}, std::to_string(c.bm) + "x" + std::to_string(c.bn), c.bm, c.bn,
+             g.tileBlocksPerSm[t], c.wideLanes ? 1.0 : kNarrowLanesRate,
+             4.0 * kSliceAlign * (std::min(c.bm, M) + std::min(c.bn, N)));
   }
   const long long slots = (long long)g.sms * g.tileBlocksPerSm[0];
   const long long bigTiles = (long long)tutorial::ceil_div(M, 128) * tutorial::ceil_div(N, 128);
   if (bigTiles > slots && bigTiles % slots != 0)
     all.push_back({{GemmPath::StreamK}, stream_k_clocks(g, M, N, K), "stream-K"});
-  for (ThinShape s : kThinShapes) {
-    if (!thin_fits(s, M, N, K)) continue;
+  for (int i = 0; i <= int(ThinShape::SmallN16); ++i) {
+    const ThinShape s = ThinShape(i);
     const ThinExtent e = thin_extent(s);
-    const double inflight = 4.0 * e.kc * (std::min(e.bm, M) + std::min(e.bn, N));  // a chunk
-    each_cut([&](int slices, int sliceK) {
-      all.push_back({{GemmPath::Thin, 0, s, slices},
-                     sliced_plan_clocks(g, M, N, K, e.bm, e.bn, g.thinBlocksPerSm, kThinFmaRate,
-                                        inflight, slices, sliceK),
-                     std::string("thin ") + thin_name(s) + " S=" + std::to_string(slices)});
-    });
+    if (thin_fits(s, M, N, K))
+      each_cut({GemmPath::Thin, 0, s}, std::string("thin ") + thin_name(s), e.bm, e.bn,
+               g.thinBlocksPerSm, kThinFmaRate,
+               4.0 * e.kc * (std::min(e.bm, M) + std::min(e.bn, N)));
   }
-  if (M == 1 || N == 1) {  // a block: 8 x 1 outputs (N = 1) or 1 x 1,024 (M = 1)
-    const int bm = N == 1 ? kVectorThreads / 32 : 1, bn = N == 1 ? 1 : 4 * kVectorThreads;
-    const double inflight = 16.0 * kVectorThreads * kVectorUnroll;  // each thread's float4s
-    each_cut([&](int slices, int sliceK) {
-      all.push_back({{GemmPath::Vector, 0, ThinShape::ShortK, slices},
-                     sliced_plan_clocks(g, M, N, K, bm, bn, g.vectorBlocksPerSm, kThinFmaRate,
-                                        inflight, slices, sliceK),
-                     "vector S=" + std::to_string(slices)});
-    });
-  }
+  if (M == 1 || N == 1)  // a block: 8 x 1 outputs (N = 1) or 1 x 1,024 (M = 1)
+    each_cut({GemmPath::Vector}, "vector", N == 1 ? kVectorThreads / 32 : 1,
+             N == 1 ? 1 : 4 * kVectorThreads, g.vectorBlocksPerSm, kThinFmaRate,
+             16.0 * kVectorThreads * kVectorUnroll);
   return all;
 }
 
-// What the chooser times: per path (each tile, stream-K, each thin tile) its cheapest cut and
-// its uncut plan, so that one path's many slice counts cannot crowd the others out.
-// (And twice its cheapest cut: where the estimate's fill is optimistic, more slices keep more
-// bytes in flight.)
+// Timed: per path its cheapest cut, uncut and twice the cheapest cut (the fill can be optimistic).
 inline std::vector<Candidate> plan_shortlist_input(const PlanGpu& g, int M, int N, int K) {
   const std::vector<Candidate> all = plan_candidates(g, M, N, K);
   std::vector<Candidate> kept;
@@ -242,8 +200,7 @@ inline std::vector<Candidate> plan_shortlist_input(const PlanGpu& g, int M, int 
     return a.path == b.path && a.tile == b.tile && a.thin == b.thin;
   };
   for (const Candidate& c : all) {
-    const Candidate* cheapest = &c;
-    const Candidate* twice = nullptr;  // the fewest slices >= 2 x the cheapest's
+    const Candidate *cheapest = &c, *twice = nullptr;  // twice: the fewest slices >= 2x cheapest's
     for (const Candidate& o : all)
       if (samePath(o.plan, c.plan) && o.estimate < cheapest->estimate) cheapest = &o;
     for (const Candidate& o : all)
@@ -259,28 +216,21 @@ inline std::vector<Candidate> plan_shortlist_input(const PlanGpu& g, int M, int 
 inline void run_gemm_plan(const GemmPlan& p, const float* A, const float* B, float* C, int M,
                           int N, int K) {
   switch (p.path) {
-    case GemmPath::StreamK:
-      run_stream_k_gemm<128, 128, 16, 32, 64, 8, 8>(A, B, C, M, N, K);
-      return;
-    case GemmPath::Thin:
-      run_thin_shape(p.thin, A, B, C, M, N, K, p.slices);
-      return;
-    case GemmPath::Vector:
-      run_vector_gemm(A, B, C, M, N, K, p.slices);
-      return;
-    case GemmPath::Tiles:
-      switch (p.tile) {
-        case 0: run_sliced_gemm<128, 128, 16, 32, 64, 8, 8>(A, B, C, M, N, K, p.slices); return;
-        case 1: run_sliced_gemm<64, 64, 16, 32, 32, 8, 4>(A, B, C, M, N, K, p.slices); return;
-        case 2: run_sliced_gemm<32, 128, 16, 32, 32, 8, 4>(A, B, C, M, N, K, p.slices); return;
-        case 3: run_sliced_gemm<128, 32, 16, 32, 32, 8, 4>(A, B, C, M, N, K, p.slices); return;
-        case 4: run_sliced_gemm<64, 128, 16, 32, 64, 8, 8>(A, B, C, M, N, K, p.slices); return;
-        default: run_sliced_gemm<128, 64, 16, 32, 64, 8, 8>(A, B, C, M, N, K, p.slices); return;
-      }
+    case GemmPath::StreamK: return run_stream_k_gemm<128, 128, 16, 32, 64, 8, 8>(A, B, C, M, N, K);
+    case GemmPath::Thin: return run_thin_shape(p.thin, A, B, C, M, N, K, p.slices);
+    case GemmPath::Vector: return run_vector_gemm(A, B, C, M, N, K, p.slices);
+    case GemmPath::Tiles: {  // kPlanTiles' order
+      using Run = void (*)(const float*, const float*, float*, int, int, int, int);
+      constexpr Run kRuns[kPlanTileCount] = {
+          run_sliced_gemm<128, 128, 16, 32, 64, 8, 8>, run_sliced_gemm<64, 64, 16, 32, 32, 8, 4>,
+          run_sliced_gemm<32, 128, 16, 32, 32, 8, 4>,  run_sliced_gemm<128, 32, 16, 32, 32, 8, 4>,
+          run_sliced_gemm<64, 128, 16, 32, 64, 8, 8>,  run_sliced_gemm<128, 64, 16, 32, 64, 8, 8>};
+      kRuns[p.tile](A, B, C, M, N, K, p.slices);
+    }
   }
 }
 
-// The plan for this shape on this GPU, chosen once per shape (and operand widths) and device.
+// The plan for this shape and these operand widths on this GPU, chosen once.
 inline GemmPlan chosen_plan(const float* A, const float* B, float* C, int M, int N, int K) {
   static tutorial::Chooser<GemmPlan> chooser(kWindow, kShortlist);
   const tutorial::VecOperands v = tutorial::vec_operands(A, B, C, N, K);

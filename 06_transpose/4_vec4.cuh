@@ -4,7 +4,7 @@
 // bytes with one instruction: a quarter of the instructions for the same sectors). Each thread
 // loads 4 float4 of 4 input rows, transposes the 4×4 block in registers and stores 4 float4 into
 // a transposed tile; an XOR swizzle of the tile's float4 chunks keeps those 16-byte
-// shared-memory accesses conflict-free. The blocks' order (BlockOrder, README part 4)
+// shared-memory accesses conflict-free. The blocks' order (BlockOrder, every_shape.md, part 1)
 // decides which side streams through DRAM: with OutputRows the blocks resident together write
 // whole output rows, the last few percent.
 // What it still gets wrong: float4 needs rows and cols multiples of 4 and 16-byte aligned

@@ -26,15 +26,15 @@ namespace ch06 {
 // multiple of 8 floats, or a misaligned `out`). The padded kernel then writes each 64-float
 // piece of an output row across 9 sectors, the first and the last partly; their other parts
 // come from a neighbouring block, and those partial writes cost a third of the bandwidth
-// (README, part 5). Here output row c is cut at sector boundaries instead: block b writes
+// (every_shape.md, part 2). Here output row c is cut at sector boundaries instead: block b writes
 // out[c][SPAN·b − s .. SPAN·b − s + SPAN), SPAN = TILE_ROWS, with s = (float index of
 // out[c][SPAN·b]) mod 8 the same for every b (SPAN is a multiple of 8), so every warp's store
 // starts a sector. The segment moves back by up to SHIFT = 7 floats, so the block stages input
 // rows SPAN·b − 7 .. SPAN·b + SPAN − 1 (7 more than it writes, read again by the block above:
 // 7 / SPAN more reads, mostly L2 hits), and the grid has a block for the last 7 columns.
 // TILE_ROWS input rows (output columns) by TILE_COLS input columns, TILE_COLS × BLOCK_ROWS
-// threads. 128 × 32 tiles with 32 × 8 threads measured best of the shapes tried (lab/LOG.md,
-// "6. Every shape"): the taller the tile, the smaller the share of its 7 extra rows.
+// threads. 128 × 32 tiles with 32 × 8 threads measured best of the shapes tried
+// (lab/LOG.md#every-shape): the taller the tile, the smaller the share of its 7 extra rows.
 template <int TILE_ROWS, int TILE_COLS, int BLOCK_ROWS>
 struct SectorAligned {
   static_assert(TILE_COLS % 32 == 0 && TILE_ROWS % TILE_COLS == 0,
@@ -55,7 +55,7 @@ struct SectorAligned {
     const int firstRow = band * TILE_ROWS - SHIFT;  // input row of tile row 0 (may be < 0)
     const int col = colBlock * TILE_COLS + threadIdx.x;
     // Unrolled, so that ptxas can put the loads ahead of the shared-memory stores: rolled, it kept
-    // 4 in flight, unrolled it issues them in groups of 3 and 7 (lab/LOG.md, "Round eight").
+    // 4 in flight, unrolled it issues them in groups of 3 and 7 (lab/LOG.md#round-8).
     constexpr int LOADS = (ROWS + BLOCK_ROWS - 1) / BLOCK_ROWS;
 #pragma unroll
     for (int i = 0; i < LOADS; ++i) {
@@ -103,7 +103,7 @@ __global__ void transpose_sector_aligned(const float* __restrict__ in, float* __
 
 // More than 8.4 million rows: more bands than a grid may have blocks along y (65,535). Each
 // block takes every gridDim.y-th band. A separate kernel, because the loop slows the common
-// case down (lab/LOG.md, "Round eight").
+// case down (lab/LOG.md#round-8).
 template <int TILE_ROWS, int TILE_COLS, int BLOCK_ROWS>
 __global__ void transpose_sector_aligned_bands(const float* __restrict__ in,
                                                float* __restrict__ out, int rows, int cols) {

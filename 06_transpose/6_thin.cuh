@@ -41,7 +41,7 @@ constexpr int kThinMax = 64;
 //   - each segment from its first 16-byte boundary on, a few floats before and after it one at
 //     a time, when P == thin. With an even thin side, P = thin + 1 breaks the contiguous
 //     side's float4s into scattered shared-memory accesses, and float4 segments on top of
-//     that measured slower than one float per lane (lab/LOG.md, "6. Every shape").
+//     that measured slower than one float per lane (lab/LOG.md#every-shape).
 // Element k of a walk is (k / n, k % n) for the walk's row length n; a thread steps k by
 // THREADS, so it steps the pair by (THREADS / n, THREADS % n) instead of dividing each time
 // (an integer division costs about 20 instructions, as much as the copy's whole budget).
@@ -176,7 +176,7 @@ void launch_thin_sized(const float* in, float* out, int rows, int cols) {
 }
 
 // Tall matrices measured fastest with 512 threads and 12,288-float chunks, wide ones with 256
-// threads and 8,192 floats at most shapes, though not all (lab/LOG.md, "6. Every shape"). Both
+// threads and 8,192 floats at most shapes, though not all (lab/LOG.md#every-shape). Both
 // stay within the 48 KB of shared memory any GPU gives a block unasked.
 inline void launch_thin(const float* in, float* out, int rows, int cols) {
   if (cols < rows)

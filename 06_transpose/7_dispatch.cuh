@@ -22,6 +22,7 @@
 #pragma once
 
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -56,10 +57,12 @@ using TransposeCandidate = tutorial::Candidate<TransposePlan>;
 
 // The estimate of one kernel: bytes at the DRAM rate, or waves of round trips.
 inline double transpose_estimate(int rows, int cols, long long blocks, long long resident) {
+  // BEGIN QUOTE estimate
   const tutorial::DeviceInfo& d = tutorial::current_device_info();
   const double bytes = tutorial::transpose_bytes(rows, cols);
   const double waves = std::ceil(double(blocks) / double(std::max(1LL, resident)));
   return std::max(bytes / (d.theoretical_bandwidth_gbs() * 1e9), waves * kRoundTripSeconds);
+  // END QUOTE estimate
 }
 
 // Every kernel of the chapter that can run this shape with these pointers, with its estimate.

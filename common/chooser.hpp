@@ -107,6 +107,7 @@ class Chooser {
 
   template <class MakeCandidates, class Run>
   Plan choose(const std::string& key, MakeCandidates make_candidates, Run run) {
+    // BEGIN QUOTE choose
     const ChooseBy by = choose_by();
     const Key k{detail::current_device_for_chooser(), int(by), key};
     auto it = cache_.find(k);
@@ -122,6 +123,7 @@ class Chooser {
       for (const Candidate<Plan>& c : list) runs.push_back([&run, &c] { run(c.plan); });
       chosen = detail::time_candidates(runs, ms);
     }
+    // BEGIN ELIDE choose: print the choice where asked (TUTORIAL_CHOOSE_PRINT)
     if (print_choices()) {
       std::vector<std::string> names;
       std::vector<double> estimates;
@@ -131,8 +133,10 @@ class Chooser {
       }
       detail::print_choice(key, names, estimates, ms, chosen, by);
     }
+    // END ELIDE choose
     cache_.emplace(k, list[size_t(chosen)].plan);
     return list[size_t(chosen)].plan;
+    // END QUOTE choose
   }
 
   // Times choose() took a measurement (the tests: a cached key is never timed again).
