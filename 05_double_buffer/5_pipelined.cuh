@@ -85,9 +85,9 @@ __device__ __forceinline__ void product_over_k(const float* __restrict__ A,
 #pragma unroll
   for (int i = 0; i < A_LOADS; ++i) rowInA[i] = blockRow + rA0 + i * A_ROWS < M;
   // Without float4, a row that starts on 8 bytes can still be read in pairs (tutorial::
-  // load_4_floats): A's with K, k0 and Ks even, B's with N even. The 8 x 4-lane tiles (steps 6 and
-  // 9) do; the 8 x 8 lanes (this step's kernel, step 6's 128 x 128 tile, stream-K, step 9's 64 x
-  // 128 and 128 x 64) keep 4-byte loads: with pairs the 128 x 128 tile gained a few points at
+  // load_4_floats): A's with K, k0 and Ks even, B's with N even. Lanes of 8 x 4 results do;
+  // those of 8 x 8 (this step's kernel, the 128 x 128 tile and its halves, stream-K) keep 4-byte
+  // loads: with pairs the 128 x 128 tile gained a few points at
   // mid-size shapes but lost up to 13% at large ones with a short K, even where no pairs were taken
   // (lab/LOG.md#round-6, "8-byte pairs").
   constexpr bool PAIRS = TM * TN == 32;

@@ -14,7 +14,7 @@
 //   - each operand as wide as its rows allow: A's rows are K floats long, B's and C's N, so an
 //     odd K costs A its float4 loads and an odd N costs B and C theirs, not all three at once
 //     (tutorial::vec_operands); the tiles' 4-byte stores of C go by rows through shared memory
-//     (store_lane_tile_by_rows; step 7's fixup of split tiles still stores 4 bytes at a time),
+//     (store_lane_tile_by_rows),
 //     and the 64 x 64 and 32 x 128 tiles read rows that start on 8 bytes (N or K even) in 8-byte
 //     pairs (step 5's product_over_k; lab/LOG.md#round-4).
 // Why it is faster: pipelined_gemm makes ceil(M/128) * ceil(N/128) blocks. The GPU runs
@@ -34,6 +34,7 @@
 // Step 5 and what it includes: product_over_k, the warp tile, the launch and shape checks.
 #include "05_double_buffer/5_pipelined.cuh"
 #include "common/cuda_check.hpp"     // CUDA_CHECK, CudaError
+#include "common/device_facts.hpp"
 #include "common/device_buffer.hpp"  // PerDeviceBuffer
 
 namespace ch05 {
@@ -361,15 +362,10 @@ inline void run_sliced_tile(int tile, const float* A, const float* B, float* C, 
                                 " is not one of kAnyShapeTiles (0, 1, 2)");
 }
 
-inline int sm_count() {
-  int device = 0, sms = 0;
-  CUDA_CHECK(cudaGetDevice(&device));
-  CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
-  return sms;
-}
+// This GPU's SMs (common/device_facts.hpp: read once per device).
+inline int sm_count() { return tutorial::current_device_info().sm_count; }
 
-// Tile and slices from the problem and this GPU (plan_any_shape); step 7's launcher calls it
-// wherever stream-K does not pay.
+// Tile and slices from the problem and this GPU (plan_any_shape).
 inline void launch_any_shape_gemm(const float* A, const float* B, float* C, int M, int N,
                                   int K) {
   tutorial::check_gemm_shape("any_shape_gemm", M, N, K);

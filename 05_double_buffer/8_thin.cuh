@@ -331,11 +331,13 @@ __global__ void __launch_bounds__(kVectorThreads)
     row_times_matrix(const float* __restrict__ A, const float* __restrict__ B,
                      float* __restrict__ C, int N, int K, int sliceK) {
   constexpr int COLS = VEC ? 4 : 1;
-  const int n = (blockIdx.x * kVectorThreads + threadIdx.x) * COLS;
+  // (64-bit: a column or k near INT_MAX must not wrap)
+  const long long n = (static_cast<long long>(blockIdx.x) * kVectorThreads + threadIdx.x) * COLS;
   if (n >= N) return;
-  const int k0 = blockIdx.y * sliceK, k1 = min(K, k0 + sliceK);
+  const long long k0 = static_cast<long long>(blockIdx.y) * sliceK;
+  const long long k1 = min(static_cast<long long>(K), k0 + sliceK);
   float acc[COLS] = {};
-  for (int k = k0; k < k1; k += kVectorUnroll) {
+  for (long long k = k0; k < k1; k += kVectorUnroll) {
     float b[kVectorUnroll][COLS], a[kVectorUnroll];
 #pragma unroll
     for (int u = 0; u < kVectorUnroll; ++u) {  // every load of the group first
@@ -370,15 +372,16 @@ __global__ void __launch_bounds__(kVectorThreads)
   __shared__ float lanes[WARPS][32];
   const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
   const int m = blockIdx.x * WARPS + warp;
-  const int k0 = blockIdx.y * sliceK, k1 = min(K, k0 + sliceK);
+  const long long k0 = static_cast<long long>(blockIdx.y) * sliceK;  // (64-bit, as above)
+  const long long k1 = min(static_cast<long long>(K), k0 + sliceK);
   float acc = 0.0f;
   if (m < M) {
     const float* row = A + size_t(m) * K;
-    for (int k = k0 + lane * COLS; k < k1; k += kVectorUnroll * STEP) {
+    for (long long k = k0 + lane * COLS; k < k1; k += kVectorUnroll * STEP) {
       float a[kVectorUnroll][COLS], b[kVectorUnroll][COLS];
 #pragma unroll
       for (int u = 0; u < kVectorUnroll; ++u) {
-        const int ku = k + u * STEP;
+        const long long ku = k + u * STEP;
         const bool in = ku < k1;  // (VEC: K % 4 == 0, so all 4 or none)
         if constexpr (VEC) {
           const float4 x = in ? *reinterpret_cast<const float4*>(&row[ku])

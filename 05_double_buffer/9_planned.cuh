@@ -1,9 +1,8 @@
-// Chapter 05, step 9: planned_gemm, the chapter's final launcher: every path, chosen on the GPU
-// in hand.
+// Chapter 05, step 9: planned_gemm, the final launcher: every path, chosen on the GPU in hand.
 //
 // What changed since step 8: no new kernel. Steps 6, 7 and 8 each chose among their own paths
-// with a rule of their own. Here every plan the chapter can run is a candidate:
-//   - tiles (step 6's sliced_gemm): six tile shapes, K cut into S slices (1 to 1,024);
+// with a rule of their own; here every plan the chapter can run is a candidate:
+//   - tiles (step 6's sliced_gemm): six tile shapes, K cut into S slices (up to 729);
 //   - stream-K (step 7): 128 x 128 tiles, the last partial wave shared out by k-iterations;
 //   - thin (step 8): each thin tile whose thin side fits the problem, K cut into S slices;
 //   - vector (step 8): where C is one row or one column, K cut into S slices.
@@ -60,26 +59,25 @@ struct PlanGpu {
   double fmaPerClock = 0, clockGHz = 0;      // FP32 FMA lanes per SM; SM clock
   double dramBytesPerClock = 0;              // DRAM bytes per SM clock, the whole GPU
   int tileBlocksPerSm[kPlanTileCount] = {};  // resident blocks per SM of each tile's kernel
-  int thinBlocksPerSm = 0;                   // of thin_gemm (every thin tile: 256 threads)
-  int vectorBlocksPerSm = 0;                 // of the vector kernels (256 threads)
+  int thinBlocksPerSm = 0, vectorBlocksPerSm = 0;  // thin_gemm's (short-K tile), the vectors'
 };
 
 // The estimate's constants, each from a measurement (chapter 01; lab/LOG.md#the-chooser):
-// - a wave's blocks wait a DRAM round trip before their first FMA: about 1 us under load;
+// - a wave's blocks wait a DRAM round trip before their first FMA: about 1 us (0.35 idle);
 constexpr double kRoundTripNs = 1000.0;
 // - at the full DRAM rate a load waits about 1.5 us: the rate needs rate x 1.5 us in flight;
 constexpr double kLoadedRoundTripNs = 1500.0;
 // - a second launch (the slices' sum, stream-K's fixup) costs about 3 us;
 constexpr double kLaunchNs = 3000.0;
-// - 8 x 4 lanes load 12 floats for 32 FMAs (8 x 8: 16 for 64): 0.84 of 8 x 8 lanes' FMA rate;
+// - lanes of 8 x 4 results reach 0.84 of the 8 x 8 lanes' FMA rate on large problems (measured);
 constexpr double kNarrowLanesRate = 0.84;
-// - thin_gemm loads from shared memory for every 2 to 4 FMAs: about a third of the FMA rate.
+// - thin_gemm loads from shared memory for every 2 to 4 FMAs: about a third of the FMA rate (the
+//   vector kernels counted the same: both are bound by DRAM where they are chosen).
 constexpr double kThinFmaRate = 0.35;
-// Timed: the candidates within kWindow of the cheapest estimate, at most kShortlist (the
-// estimate was off by up to 2x where measured).
+// Timed: within kWindow of the cheapest estimate (it was off by up to 2x), at most kShortlist.
 constexpr double kWindow = 2.0;
 constexpr int kShortlist = 10;
-// K cut at most kMaxPlanSlices ways, the partial sums in at most kMaxWorkspaceBytes (256 MB).
+// K cut at most kMaxPlanSlices ways (the cuts stop at 729), the partial sums in at most 256 MB.
 constexpr int kMaxPlanSlices = 1024;
 constexpr double kMaxWorkspaceBytes = double(1 << 28);
 
@@ -141,7 +139,7 @@ inline double sliced_plan_clocks(const PlanGpu& g, int M, int N, int K, int bm, 
 // Stream-K (128 x 128 tiles): every SM's share of all k-iterations, as if the waves were whole;
 // 2 partial tiles per stream-K block written and read back; the fixup's launch.
 inline double stream_k_clocks(const PlanGpu& g, int M, int N, int K) {
-  const double slots = double(g.sms) * g.tileBlocksPerSm[0];
+  const double slots = double(g.sms) * kPlanTiles[0].minBlocks;  // as run_stream_k_gemm launches
   const double tiles = double(tutorial::ceil_div(M, 128)) * tutorial::ceil_div(N, 128);
   const double fma = tiles * 128 * 128 * double(K) / (double(g.sms) * g.fmaPerClock);
   const double partials = 2.0 * 2.0 * slots * 128 * 128 * 4.0;
@@ -169,11 +167,12 @@ inline std::vector<Candidate> plan_candidates(const PlanGpu& g, int M, int N, in
   };
   for (int t = 0; t < kPlanTileCount; ++t) {
     const PlanTile& c = kPlanTiles[t];
+    if (tutorial::ceil_div(M, c.bm) > tutorial::kMaxGridY) continue;  // grid.y: tiles along M
     each_cut({GemmPath::Tiles, t}, std::to_string(c.bm) + "x" + std::to_string(c.bn), c.bm, c.bn,
              g.tileBlocksPerSm[t], c.wideLanes ? 1.0 : kNarrowLanesRate,
              4.0 * kSliceAlign * (std::min(c.bm, M) + std::min(c.bn, N)));
   }
-  const long long slots = (long long)g.sms * g.tileBlocksPerSm[0];
+  const long long slots = (long long)g.sms * kPlanTiles[0].minBlocks;  // as run_stream_k_gemm
   const long long bigTiles = (long long)tutorial::ceil_div(M, 128) * tutorial::ceil_div(N, 128);
   if (bigTiles > slots && bigTiles % slots != 0)
     all.push_back({{GemmPath::StreamK}, stream_k_clocks(g, M, N, K), "stream-K"});
@@ -185,7 +184,7 @@ inline std::vector<Candidate> plan_candidates(const PlanGpu& g, int M, int N, in
                g.thinBlocksPerSm, kThinFmaRate,
                4.0 * e.kc * (std::min(e.bm, M) + std::min(e.bn, N)));
   }
-  if (M == 1 || N == 1)  // a block: 8 x 1 outputs (N = 1) or 1 x 1,024 (M = 1)
+  if (M == 1 || N == 1)  // a block: 8 x 1 outputs (N = 1) or 1 x 1,024 (M = 1, float4)
     each_cut({GemmPath::Vector}, "vector", N == 1 ? kVectorThreads / 32 : 1,
              N == 1 ? 1 : 4 * kVectorThreads, g.vectorBlocksPerSm, kThinFmaRate,
              16.0 * kVectorThreads * kVectorUnroll);
@@ -211,15 +210,14 @@ inline std::vector<Candidate> plan_shortlist_input(const PlanGpu& g, int M, int 
   }
   return kept;
 }
-
-// Runs a plan.
+// Runs a plan (kPlanTiles' order for the tiles).
 inline void run_gemm_plan(const GemmPlan& p, const float* A, const float* B, float* C, int M,
                           int N, int K) {
   switch (p.path) {
     case GemmPath::StreamK: return run_stream_k_gemm<128, 128, 16, 32, 64, 8, 8>(A, B, C, M, N, K);
     case GemmPath::Thin: return run_thin_shape(p.thin, A, B, C, M, N, K, p.slices);
     case GemmPath::Vector: return run_vector_gemm(A, B, C, M, N, K, p.slices);
-    case GemmPath::Tiles: {  // kPlanTiles' order
+    case GemmPath::Tiles: {
       using Run = void (*)(const float*, const float*, float*, int, int, int, int);
       constexpr Run kRuns[kPlanTileCount] = {
           run_sliced_gemm<128, 128, 16, 32, 64, 8, 8>, run_sliced_gemm<64, 64, 16, 32, 32, 8, 4>,
@@ -233,9 +231,11 @@ inline void run_gemm_plan(const GemmPlan& p, const float* A, const float* B, flo
 // The plan for this shape and these operand widths on this GPU, chosen once.
 inline GemmPlan chosen_plan(const float* A, const float* B, float* C, int M, int N, int K) {
   static tutorial::Chooser<GemmPlan> chooser(kWindow, kShortlist);
-  const tutorial::VecOperands v = tutorial::vec_operands(A, B, C, N, K);
-  const std::string key = "planned_gemm " + std::to_string(M) + "x" + std::to_string(N) + "x" +
-                          std::to_string(K) + (v.a ? " a16" : " a4") + (v.bc ? " bc16" : " bc4");
+  const tutorial::VecOperands v = tutorial::vec_operands(A, B, C, N, K);  // and B's, for N = 1
+  const std::string key =
+      "planned_gemm " + std::to_string(M) + "x" + std::to_string(N) + "x" + std::to_string(K) +
+      " widths " + std::to_string(v.a) + std::to_string(v.bc) + std::to_string(v.pairsA) +
+      std::to_string(v.pairsB) + std::to_string(tutorial::starts_on_16_bytes(B));
   return chooser.choose(
       key, [&] { return plan_shortlist_input(plan_gpu(), M, N, K); },
       [&](const GemmPlan& p) { run_gemm_plan(p, A, B, C, M, N, K); });

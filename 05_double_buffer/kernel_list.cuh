@@ -56,7 +56,7 @@ inline std::vector<tutorial::GemmKernel> chapter_kernels() {
       // Every path above (three more tiles: 128 x 32, 64 x 128 and 128 x 64) and thin_gemm,
       // ranked by an estimate, the closest timed on a shape's first call: the chapter's final
       // launcher. (The DRAM model of its 128 x 128 tile, which runs at the table's sizes.)
-      {"planned: tiles|stream-K|split-K|thin", launch_planned_gemm,
+      {"planned: tiles|stream-K|split-K|thin|vector", launch_planned_gemm,
        block_tile_intensity<128, 128>},
   };
 }
@@ -64,7 +64,7 @@ inline std::vector<tutorial::GemmKernel> chapter_kernels() {
 // The chapter's final GEMM: for each shape, the plan that runs fastest on this GPU among those
 // its estimate ranks closest (step 9).
 inline tutorial::GemmKernel best_kernel() {
-  return {"ch05::planned: tiles|stream-K|split-K|thin", launch_planned_gemm};
+  return {"ch05::planned: tiles|stream-K|split-K|thin|vector", launch_planned_gemm};
 }
 
 }  // namespace ch05

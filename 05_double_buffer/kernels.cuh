@@ -26,12 +26,11 @@
 //   8_thin.cuh           thin_gemm           the shapes whose time is memory (short K, small M
 //                                            or N, matrix-vector): tiles shaped like the
 //                                            problem, every access coalesced at any alignment
-//   9_planned.cuh        (plan_gemm)         one model of every path's time (waves, FMAs,
-//                                            bytes that must move) picks the path and its cut,
-//                                            with three tiles more (128 x 32, for N just
-//                                            above a multiple of 64; 64 x 128 and 128 x 64,
-//                                            for finer waves); where it ranks plans
-//                                            close, the first call times them;
+//   9_planned.cuh        (planned_gemm)      every path is a candidate, three tiles more
+//                                            (128 x 32, 64 x 128, 128 x 64); an estimate
+//                                            (waves, FMAs, bytes) ranks them and the closest
+//                                            are timed on a shape's first call
+//                                            (common/chooser.hpp);
 //                                            launch_planned_gemm: the chapter's final launcher
 //   appendix_async.cuh   async_gemm          cp.async, 3 stages: measured, no faster here
 //

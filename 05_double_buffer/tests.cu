@@ -375,6 +375,7 @@ TEST_CASE("the measured plan: one of the shortlist, timed once, the harness sees
     // The first call times the shortlist; the harness still sees one launch of the chosen plan.
     const long before = tutorial::launch_count();
     ch05::launch_planned_gemm(a, b, c, s.M, s.N, s.K);
+    const long firstLaunches = tutorial::launch_count() - before;
     const tutorial::LaunchRecord first = tutorial::first_launch_since(before);
     const ch05::GemmPlan plan = ch05::chosen_plan(a, b, c, s.M, s.N, s.K);
     bool listed = false;
@@ -391,6 +392,8 @@ TEST_CASE("the measured plan: one of the shortlist, timed once, the harness sees
     const long beforeAgain = tutorial::launch_count();
     ch05::launch_planned_gemm(a, b, c, s.M, s.N, s.K);
     CHECK(tutorial::launch_count() - beforeAgain == planLaunches);
+    // The first call timed the shortlist (launch_count counts the trial runs too).
+    if (list.size() > 1) CHECK(firstLaunches > planLaunches);
     CHECK(ch05::chosen_plan(a, b, c, s.M, s.N, s.K) == plan);
   }
 }
@@ -652,12 +655,24 @@ TEST_CASE("step 9's candidates: every path where it can run, no cut past the wor
           twice = o.plan.slices;
       CHECK((c.estimate == cheapest->estimate || c.plan.slices == 1 || c.plan.slices == twice));
     }
-    // The shortlist: the cheapest estimate first, then those within the window, at most six.
+    // The shortlist: the cheapest estimate first, then those within the window, at most kShortlist.
     const auto list = tutorial::shortlist(input, ch05::kWindow, ch05::kShortlist);
     REQUIRE(!list.empty());
     CHECK(int(list.size()) <= ch05::kShortlist);
     for (const ch05::Candidate& c : all) CHECK(list[0].estimate <= c.estimate);
     for (const ch05::Candidate& c : list) CHECK(c.estimate <= ch05::kWindow * list[0].estimate);
+  }
+}
+
+TEST_CASE("step 9's candidates fit the grid: no tiles past 65,535 rows of blocks", "[model]") {
+  const ch05::PlanGpu g = h100_plan_gpu();
+  for (const TestShape& s : {TestShape{8400000, 17, 16}, TestShape{4194304 * 2 + 64, 3, 1}}) {
+    INFO(s.M << "x" << s.N << "x" << s.K);
+    const auto all = ch05::plan_candidates(g, s.M, s.N, s.K);
+    REQUIRE_FALSE(all.empty());
+    for (const ch05::Candidate& c : all)
+      if (c.plan.path == ch05::GemmPath::Tiles)
+        CHECK(ceil_div(s.M, ch05::kPlanTiles[c.plan.tile].bm) <= tutorial::kMaxGridY);
   }
 }
 

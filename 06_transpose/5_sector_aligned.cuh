@@ -109,7 +109,7 @@ __global__ void transpose_sector_aligned_bands(const float* __restrict__ in,
                                                float* __restrict__ out, int rows, int cols) {
   using Kernel = SectorAligned<TILE_ROWS, TILE_COLS, BLOCK_ROWS>;
   __shared__ typename Kernel::Tile tile;
-  const int bands = (rows + Kernel::SHIFT + TILE_ROWS - 1) / TILE_ROWS;
+  const int bands = int((static_cast<long long>(rows) + Kernel::SHIFT + TILE_ROWS - 1) / TILE_ROWS);
   for (int band = blockIdx.y; band < bands; band += gridDim.y) {  // the same for the whole block
     Kernel::band(in, out, rows, cols, band, blockIdx.x, tile);
     // The next band overwrites the tile: every thread must be done reading it.
@@ -124,7 +124,7 @@ template <int TILE_ROWS, int TILE_COLS, int BLOCK_ROWS,
           BlockOrder ORDER = BlockOrder::InputRows>
 void launch_sector_aligned_capped(const float* in, float* out, int rows, int cols,
                                   int max_grid_y) {
-  const int bands = tutorial::ceil_div(rows + 7, TILE_ROWS);
+  const int bands = int((static_cast<long long>(rows) + 7 + TILE_ROWS - 1) / TILE_ROWS);
   const int colBlocks = tutorial::ceil_div(cols, TILE_COLS);
   const dim3 block(TILE_COLS, BLOCK_ROWS);
   if (ORDER == BlockOrder::OutputRows && colBlocks <= max_grid_y)

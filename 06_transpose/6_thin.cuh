@@ -1,13 +1,15 @@
-// Chapter 06, step 6: transpose_thin, matrices of fewer than 64 rows or columns.
+// Chapter 06, step 6: transpose_thin, matrices of a few rows or columns.
 //
 // What changed since step 5: the tile kernels move 64 x 64 (or 128 x 32) patches, of which a
 // thin matrix fills a few rows; their stores are a few floats per warp. Seen as flat arrays, a
 // chunk of whole rows (tall) or columns (wide) is one contiguous range on one side and a few
 // on the other: transpose_thin copies such chunks through shared memory, float4 on both sides
 // where the addresses allow.
-// And the thinnest (up to 8 rows or columns) need no shared memory at all: transpose_thin_regs.
-// What it still gets wrong: it takes thin matrices only (launch_thin refuses the others), and
-// even there some shapes stay below the copy; which chunk size is fastest depends on the shape.
+// And the thinnest (up to 16 rows or columns) need no shared memory at all: transpose_thin_regs.
+// What it still gets wrong: a chunk must hold 32 elements along the long side for each on the
+// thin side (launch_thin refuses a thin side of 256 or more, at 8,192 floats a chunk), so it is
+// for thin matrices only; even there some shapes stay below the copy, and which chunk size is
+// fastest depends on the shape and the GPU.
 #pragma once
 
 #include <algorithm>
@@ -21,9 +23,6 @@
 #include "common/launch.cuh"
 
 namespace ch06 {
-
-// The thin side transpose_thin takes: fewer than kThinMax rows or columns.
-constexpr int kThinMax = 64;
 
 // Thin matrices: fewer than 64 rows or 64 columns. A 64 × 64 tile holds only a few of them,
 // and each output row (or input row) piece is a few floats: stores of 12 bytes per warp.
@@ -201,7 +200,8 @@ __global__ void __launch_bounds__(256)
     transpose_thin_regs(const float* __restrict__ in, float* __restrict__ out, int rows, int cols) {
   const bool tall = cols < rows;
   const int thin = tall ? cols : rows, along = tall ? rows : cols;
-  const int i = blockIdx.x * blockDim.x + threadIdx.x;  // input row (tall) or column (wide)
+  // Input row (tall) or column (wide); 64-bit, since along may be near INT_MAX.
+  const long long i = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;
   if (i >= along) return;
   // Its own row: input row i (tall) or output row i (wide), `thin` floats.
   const uintptr_t own = tall ? reinterpret_cast<uintptr_t>(in + size_t(i) * cols)

@@ -7,7 +7,8 @@
 // from one GPU's measurements, the launcher lists the kernels that can run a shape, ranks them
 // with an estimate a student can derive (below), and times the closest on the shape's first
 // call (tutorial::Chooser, common/chooser.hpp); later calls run the winner at once.
-//   - a single row or column is copied (copy_vec4): its transpose is the same floats;
+//   - a single row or column is copied (copy_vec4, where both pointers allow float4): its
+//     transpose is the same floats;
 //   - thin matrices: transpose_thin in two sizes, and transpose_thin_regs where a row or column
 //     fits in registers (step 6);
 //   - float4 shapes: transpose_vec4 in both block orders (step 4);
@@ -44,7 +45,10 @@ namespace ch06 {
 // A block's loads arrive about one DRAM round trip after they issue: ~0.5 us idle, ~1 us under
 // load (chapter 01's latency ladder and Little's-law table).
 constexpr double kRoundTripSeconds = 1e-6;
-// Candidates timed: those estimated within kWindow of the cheapest, at most kShortlist.
+// Candidates timed: those estimated within kWindow of the cheapest, at most kShortlist. The
+// estimate ties every kernel that moves the bytes in a wave or two (the window keeps them) and
+// puts one that needs many waves of near-empty blocks far behind (the window drops it); each
+// candidate timed costs a few rounds of the shape's first call.
 constexpr double kWindow = 1.6;
 constexpr int kShortlist = 6;
 
@@ -101,7 +105,7 @@ inline std::vector<TransposeCandidate> transpose_candidates(const float* in, con
     add(launch_vec4<64, 256, BlockOrder::OutputRows>, "vec4 output rows", tiles64, r);
     add(launch_vec4<64, 256, BlockOrder::InputRows>, "vec4 input rows", tiles64, r);
   }
-  const long long bands = (long long)ceil_div(rows + 7, 128) * ceil_div(cols, 32);
+  const long long bands = ((long long)rows + 7 + 127) / 128 * ceil_div(cols, 32);
   const long long sectorResident =
       resident_blocks(transpose_sector_aligned<128, 32, 8, BlockOrder::InputRows>, 256, 0, 8);
   add(launch_sector_aligned<128, 32, 8, BlockOrder::OutputRows>, "sector-aligned output rows",

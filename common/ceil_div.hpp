@@ -4,6 +4,7 @@
 
 namespace tutorial {
 
-constexpr int ceil_div(int a, int b) { return (a + b - 1) / b; }
+// In 64-bit arithmetic: a + b - 1 overflows an int for a near INT_MAX (a matrix side may be).
+constexpr int ceil_div(int a, int b) { return int((static_cast<long long>(a) + b - 1) / b); }
 
 }  // namespace tutorial

@@ -4,6 +4,7 @@
 #include <iostream>
 #include <sstream>
 
+#include "common/chooser.hpp"
 #include "common/cuda_check.hpp"
 #include "common/gemm_resources.hpp"
 #include "common/gemm_shape.hpp"
@@ -133,6 +134,9 @@ int guarded_main(int argc, char** argv, const CliOptions& defaults,
     // Everything that needs no GPU first: flags, sizes (parse_cli), the kernel selection.
     options = parse_cli(argc, argv, defaults);
     if (!options.help) check_kernel_prefixes(options.kernels, kernel_names);
+    if (options.choose == "estimate") set_choose_by(ChooseBy::Estimate);
+    if (options.choose == "measure") set_choose_by(ChooseBy::Measure);
+    if (options.print_choices) set_print_choices(true);
   } catch (const CliError& e) {
     std::cerr << "error: " << e.what() << "\n"
               << "(" << program << " --help lists the options)\n";

@@ -30,6 +30,12 @@ ChooseBy choose_by() {
   if (g_choose_by >= 0) return ChooseBy(g_choose_by);
   if (env_is("TUTORIAL_CHOOSE", "estimate")) return ChooseBy::Estimate;
   if (env_is("TUTORIAL_CHOOSE", "measure")) return ChooseBy::Measure;
+  static bool warned = false;
+  if (std::getenv("TUTORIAL_CHOOSE") != nullptr && !warned) {
+    std::cerr << "warning: TUTORIAL_CHOOSE=" << std::getenv("TUTORIAL_CHOOSE")
+              << " is neither estimate nor measure: ignored\n";
+    warned = true;
+  }
 #ifdef TUTORIAL_CPU_BACKEND
   return ChooseBy::Estimate;
 #else
@@ -78,10 +84,7 @@ int time_candidates(const std::vector<std::function<void()>>& runs, std::vector<
     }
     runnable.push_back(i);
   }
-  if (runnable.size() == 1) {
-    ms[runnable[0]] = 0.0;
-    return int(runnable[0]);
-  }
+  if (runnable.size() == 1) return int(runnable[0]);  // (nothing to time it against)
   std::vector<std::function<void()>> timed;
   for (size_t i : runnable) timed.push_back(runs[i]);
   TimingOptions options;

@@ -16,9 +16,9 @@
 // that two processes agree where they cannot tell.
 //
 // How it chooses: ChooseBy::Measure on a GPU, ChooseBy::Estimate on the CPU backend (its times
-// are the CPU's) or where TUTORIAL_CHOOSE=estimate (the chapters' --choose estimate sets the
-// same); TUTORIAL_CHOOSE_PRINT=1 (or --print-choices) prints every choice to stderr, with the
-// estimate and the time of each candidate timed.
+// are the CPU's) or where TUTORIAL_CHOOSE=estimate (a chapter executable's --choose estimate
+// sets the same); TUTORIAL_CHOOSE_PRINT=1 (or --print-choices) prints every choice to stderr,
+// with the estimate and the time of each candidate timed.
 //
 // What it cannot do: the first call of a key synchronizes the device to read its timers, so it
 // cannot be captured into a CUDA graph (call it once before capturing, or choose by estimate);
@@ -139,9 +139,8 @@ class Chooser {
     // END QUOTE choose
   }
 
-  // Times choose() took a measurement (the tests: a cached key is never timed again).
+  // Choices in the cache (every way of choosing, every device).
   size_t cached() const { return cache_.size(); }
-  void forget() { cache_.clear(); }
 
  private:
   using Key = std::tuple<int, int, std::string>;

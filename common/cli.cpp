@@ -61,6 +61,13 @@ CliOptions parse_cli(int argc, const char* const* argv, const CliOptions& defaul
       if (prefix == nullptr || *prefix == '\0')
         throw CliError("--kernel expects the start of a kernel's name");
       o.kernels.push_back(prefix);
+    } else if (arg == "--choose") {
+      const char* how = value();
+      o.choose = how ? how : "";
+      if (o.choose != "estimate" && o.choose != "measure")
+        throw CliError("--choose expects estimate or measure, got '" + o.choose + "'");
+    } else if (arg == "--print-choices") {
+      o.print_choices = true;
     } else if (arg == "--csv" || arg == "--json") {
       const OutputFormat format = arg == "--csv" ? OutputFormat::Csv : OutputFormat::Json;
       if (o.format != OutputFormat::Table && o.format != format)
@@ -112,6 +119,10 @@ std::string usage(const std::string& program, const CliOptions& d) {
     << "  --no-check      skip the correctness check against the reference\n"
     << "  --carveout P    prefer P% of each SM's L1/shared memory as shared memory (0-100;\n"
     << "                  default: the driver's choice)\n"
+    << "  --choose HOW    how the final launchers choose a kernel for a shape: estimate (the\n"
+    << "                  model alone, the same in every run) or measure (time the closest\n"
+    << "                  candidates once; the default on a GPU); TUTORIAL_CHOOSE does the same\n"
+    << "  --print-choices print each choice and the times behind it (TUTORIAL_CHOOSE_PRINT=1)\n"
     << "  --csv | --json  machine-readable output\n"
     << "  --help          this text\n";
   return u.str();

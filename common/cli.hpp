@@ -40,6 +40,8 @@ struct CliOptions {
   bool help = false;
   Problem problem = Problem::Gemm;  // set by the chapter in its defaults
   std::vector<std::string> kernels;  // --kernel prefixes, in the order given; empty: all
+  std::string choose;                // --choose estimate|measure (common/chooser.hpp); empty: unset
+  bool print_choices = false;        // --print-choices
 };
 
 // "gemm" or "transpose": the problem kind as the CSV/JSON reports name it.

@@ -55,10 +55,12 @@ def main():
         rs = run(a.exe, rows, cols, a.iters, a.kernel)
         if not rs:
             continue
-        memcpy = next(r for r in rs if r["kernel"] == "cudaMemcpy D2D")
-        copyk = next(r for r in rs if r["kernel"].startswith("copy kernel"))
+        memcpy = next((r for r in rs if r["kernel"] == "cudaMemcpy D2D"), None)
+        copyk = next((r for r in rs if r["kernel"].startswith("copy kernel")), None)
+        if memcpy is None or copyk is None:
+            sys.exit("error: no ceiling rows (pass --kernel \"copy kernel\" with --kernel)")
         tm, tc = float(memcpy["median_ms"]), float(copyk["median_ms"])
-        cells, top = [], (0, "")
+        cells, top = [], (0, "", float("nan"))
         for r in rs:
             if r["chapter"] == "ceiling":
                 continue
@@ -85,6 +87,8 @@ def main():
         w = min(v)
         summary.append("%-10s %6.1f (%6.1f)  worst %5.1f at %dx%d  n=%d" % (
             k, geo([x[0] for x in v]), geo([x[1] for x in v]), w[0], w[2][0], w[2][1], len(v)))
+    if not best:
+        sys.exit("error: no shape ran")
     w = min(best)
     summary.append("best-of    %6.1f (%6.1f)  worst %5.1f at %dx%d (%s)  n=%d" % (
         geo([b[0] for b in best]), geo(best_memcpy), w[0], w[1][0], w[1][1], w[2], len(best)))

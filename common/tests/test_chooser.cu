@@ -89,7 +89,7 @@ TEST_CASE("choosing by measurement: each shortlisted candidate timed once, then 
   const int n = 1 << 15;
   DeviceBuffer<float> out(n);
   // Candidate p runs work[p] rounds per element: the estimate's first (plan 0) is the slowest.
-  const std::vector<int> work = {8192, 16, 64};
+  const std::vector<int> work = {8192, 16, 4096};
   std::vector<int> runs(work.size(), 0);
   auto make = [] {
     return std::vector<Candidate<int>>{{0, 1.0, "slow"}, {1, 1.1, "fast"}, {2, 1.2, "middle"}};

@@ -108,3 +108,12 @@ TEST_CASE("usage lists every flag", "[cli]") {
                            "--carveout", "--csv", "--json"})
     CHECK(u.find(flag) != std::string::npos);
 }
+
+TEST_CASE("--choose and --print-choices: how the final launchers choose", "[cli]") {
+  CHECK(parse({}).choose.empty());
+  CHECK_FALSE(parse({}).print_choices);
+  CHECK(parse({"--choose", "estimate"}).choose == "estimate");
+  CHECK(parse({"--choose", "measure", "--print-choices"}).print_choices);
+  CHECK_THROWS_AS(parse({"--choose", "fastest"}), CliError);
+  CHECK_THROWS_AS(parse({"--choose"}), CliError);
+}
