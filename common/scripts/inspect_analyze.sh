@@ -44,9 +44,9 @@ for chapter in "$@"; do
     continue
   fi
   digest="$OUT_DIR/$chapter-analyze.md"
-  # The same counts as CSV, for `make model-check` on a GPU machine (model_vs_ncu.py).
-  if "$exe" "${args[@]}" >"$digest" 2>"$digest.err" &&
-     "$exe" $(printf '%s\n' "${args[@]}" | grep -vx -- --lines) --csv >"$OUT_DIR/$chapter-model.csv" 2>>"$digest.err"; then
+  # The same counts as CSV, from the same run, for `make model-check` on a GPU machine
+  # (model_vs_ncu.py).
+  if "$exe" "${args[@]}" --csv-to "$OUT_DIR/$chapter-model.csv" >"$digest" 2>"$digest.err"; then
     cat "$digest"
     echo
     inspect_publish "$digest"
