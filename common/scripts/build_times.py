@@ -124,8 +124,10 @@ def measure(args):
             if code != 0:
                 print(text[-3000:])
                 sys.exit(f"error: {name} failed (exit {code}); nothing written")
+            # When and where, per step: a partial measurement keeps the other steps' rows.
             entry = {"command": command, "env": extra, "seconds": round(seconds, 1),
-                     "cpu_seconds": round(cpu, 1)}
+                     "cpu_seconds": round(cpu, 1), "date": doc["date"], "commit": commit,
+                     "load_average": round(os.getloadavg()[0], 1)}
             if " check" in command:
                 entry.update(test_counts(text))
             doc["steps"][name] = entry
@@ -149,29 +151,41 @@ def first_hour(doc):
     steps, m = doc["steps"], doc["machine"]
     def took(name):
         return duration(steps[name]["seconds"]) if name in steps else "(not measured)"
+    when = sorted({when_of(doc, step) for step in steps.values()})
     return (f"Measured on {m['cores']} cores without a GPU, from a fresh clone (common/BUILD.md: "
-            f"{doc['date']}, commit {doc['commit']}): the first table "
-            f"{took('first-table')}, then chapter 01's check {took('first-check')}; the whole "
-            f"`make check` {took('check')}.\n")
+            f"{'; '.join(when)}): the first table {took('first-table')}, then chapter 01's "
+            f"check {took('first-check')}; the whole `make check` {took('check')}.\n")
+
+
+def when_of(doc, step):
+    """'2026-11-29, commit abc1234': the step's own, else the document's (older files)."""
+    return f"{step.get('date', doc['date'])}, commit {step.get('commit', doc['commit'])}"
 
 
 def markdown(doc):
     m = doc["machine"]
     cores = m["cores"]
-    lines = [f"Measured {doc['date']} at commit {doc['commit']} by "
+    steps = doc["steps"]
+    when = {when_of(doc, step) for step in steps.values()}
+    loads = sorted({step.get("load_average", m["load_average"]) for step in steps.values()})
+    load = f"{loads[0]}" if len(loads) == 1 else f"{loads[0]} to {loads[-1]}"
+    one_run = len(when) == 1
+    lines = [f"Measured {'at ' + next(iter(when)) + ' ' if one_run else ''}by "
              "`python3 common/scripts/build_times.py measure` (a fresh clone, ccache off) on "
              f"{cores} cores ({m['cpu']}), {m['nvcc']}, {m['cmake']}. The machine was shared "
-             f"with other builds (load average {m['load_average']} at the start), so the wall "
+             f"with other builds (load average {load} as each step started), so the wall "
              "times are long; the CPU time, divided by the cores, is what the command itself "
              "needs of them (its wall time on an idle machine is at least that):", "",
-             f"| command | wall time | CPU time / {cores} |", "| --- | --: | --: |"]
-    for name, step in doc["steps"].items():
+             f"| command | wall time | CPU time / {cores} |" + ("" if one_run else " measured |"),
+             "| --- | --: | --: |" + ("" if one_run else " --- |")]
+    for name, step in steps.items():
         what = STEPS[name][2] if name in STEPS else step["command"]
         if step.get("tests"):
             what += f"; {step['tests']} tests, {step['skipped']} of them skipped"
         cpu = step.get("cpu_seconds")
         lines.append(f"| {what} | {duration(step['seconds'])} | "
-                     f"{duration(cpu / cores) if cpu is not None else '-'} |")
+                     f"{duration(cpu / cores) if cpu is not None else '-'} |" +
+                     ("" if one_run else f" {when_of(doc, step)} |"))
     return "\n".join(lines) + "\n"
 
 
