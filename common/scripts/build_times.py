@@ -127,13 +127,18 @@ def measure(args):
             # When and where, per step: a partial measurement keeps the other steps' rows.
             entry = {"command": command, "env": extra, "seconds": round(seconds, 1),
                      "cpu_seconds": round(cpu, 1), "date": doc["date"], "commit": commit,
-                     "load_average": round(os.getloadavg()[0], 1)}
+                     "cpu": doc["machine"]["cpu"], "load_average": round(os.getloadavg()[0], 1)}
             if " check" in command:
                 entry.update(test_counts(text))
             doc["steps"][name] = entry
             print(f"   {seconds:.1f} s ({cpu:.1f} s of CPU)", flush=True)
     old = json.loads(Path(args.json).read_text()) if Path(args.json).is_file() else {"steps": {}}
     old_steps = old.get("steps", {})
+    for step in old_steps.values():  # rows of an older file: their own date, commit and machine
+        for key, value in (("date", old.get("date")), ("commit", old.get("commit")),
+                           ("cpu", old.get("machine", {}).get("cpu")),
+                           ("load_average", old.get("machine", {}).get("load_average"))):
+            step.setdefault(key, value)
     old_steps.update(doc["steps"])  # a partial measurement keeps the other steps' rows
     doc["steps"] = {name: old_steps[name] for name in STEPS if name in old_steps}
     Path(args.json).write_text(json.dumps(doc, indent=2) + "\n")
@@ -149,30 +154,37 @@ def duration(seconds):
 def first_hour(doc):
     """The top README's lines: the short path's two commands and the whole check."""
     steps, m = doc["steps"], doc["machine"]
+    when = {when_of(doc, step) for step in steps.values()}
+
     def took(name):
-        return duration(steps[name]["seconds"]) if name in steps else "(not measured)"
-    when = sorted({when_of(doc, step) for step in steps.values()})
-    return (f"Measured on {m['cores']} cores without a GPU, from a fresh clone (common/BUILD.md: "
-            f"{'; '.join(when)}): the first table {took('first-table')}, then chapter 01's "
-            f"check {took('first-check')}; the whole `make check` {took('check')}.\n")
+        if name not in steps:
+            return "(not measured)"
+        text = duration(steps[name]["seconds"])
+        return text if len(when) == 1 else f"{text} ({when_of(doc, steps[name])})"
+    return (f"Measured on {m['cores']} cores without a GPU, from a fresh clone (common/BUILD.md"
+            f"{': ' + next(iter(when)) if len(when) == 1 else ''}): the first table "
+            f"{took('first-table')}, then chapter 01's check {took('first-check')}; the whole "
+            f"`make check` {took('check')}.\n")
 
 
-def when_of(doc, step):
-    """'2026-11-29, commit abc1234': the step's own, else the document's (older files)."""
-    return f"{step.get('date', doc['date'])}, commit {step.get('commit', doc['commit'])}"
+def when_of(doc, step, machine=False):
+    """'2026-11-29, commit abc1234' (and the processor): the step's own, else the document's."""
+    text = f"{step.get('date', doc['date'])}, commit {step.get('commit', doc['commit'])}"
+    return text + (f", {step.get('cpu', doc['machine']['cpu'])}" if machine else "")
 
 
 def markdown(doc):
     m = doc["machine"]
     cores = m["cores"]
     steps = doc["steps"]
-    when = {when_of(doc, step) for step in steps.values()}
+    when = {when_of(doc, step, machine=True) for step in steps.values()}
     loads = sorted({step.get("load_average", m["load_average"]) for step in steps.values()})
     load = f"{loads[0]}" if len(loads) == 1 else f"{loads[0]} to {loads[-1]}"
     one_run = len(when) == 1
-    lines = [f"Measured {'at ' + next(iter(when)) + ' ' if one_run else ''}by "
+    lines = [f"Measured {'at ' + next(iter(when)).rsplit(', ', 1)[0] + ' ' if one_run else ''}by "
              "`python3 common/scripts/build_times.py measure` (a fresh clone, ccache off) on "
-             f"{cores} cores ({m['cpu']}), {m['nvcc']}, {m['cmake']}. The machine was shared "
+             f"{cores} cores{' (' + m['cpu'] + ')' if one_run else ''}, {m['nvcc']}, {m['cmake']}. "
+             "The machine was shared "
              f"with other builds (load average {load} as each step started), so the wall "
              "times are long; the CPU time, divided by the cores, is what the command itself "
              "needs of them (its wall time on an idle machine is at least that):", "",
@@ -185,7 +197,7 @@ def markdown(doc):
         cpu = step.get("cpu_seconds")
         lines.append(f"| {what} | {duration(step['seconds'])} | "
                      f"{duration(cpu / cores) if cpu is not None else '-'} |" +
-                     ("" if one_run else f" {when_of(doc, step)} |"))
+                     ("" if one_run else f" {when_of(doc, step, machine=True)} |"))
     return "\n".join(lines) + "\n"
 
 
