@@ -6,8 +6,12 @@
 #              (ARGS="--iters 20" adds flags to every chapter executable)
 # make plots   roofline and progression charts from that JSON (gnuplot; any machine)
 # make readme-tables  refill the generated results tables of the READMEs from that JSON
-# make memory-system  (GPU) latency per level, bandwidth by working set, Little's law: the
-#              output is kept in common/results/memory-system.txt (chapter 01's opening)
+# make code-quotes    refill the code the lessons quote from the source (common/scripts/code_quotes.py;
+#              lesson_check.py fails while a quote differs from its source)
+# make memory-system  (GPU) latency per level, bandwidth by working set, Little's law, a gather,
+#              __restrict__: the output is kept in common/results/memory-system.txt (chapter
+#              01's opening; `make -C 01_naive memory-system` is the same). Without a GPU it
+#              stops at once, as `make run` does (GPU_GOALS, common/make/build.mk)
 # make bench   run every chapter's Google Benchmark binary
 # make docs-test  try every command the READMEs show (common/scripts/docs_test.py; after a build)
 # make arch-check  every chapter compiled for sm_75 ... sm_120, warnings checked (no GPU)
@@ -19,7 +23,7 @@ include $(TOP)/common/make/inspect.mk
 
 CHAPTERS := $(TUTORIAL_CHAPTERS)
 
-.PHONY: all build check run plots readme-tables memory-system bench docs-test arch-check clean
+.PHONY: all build check run plots readme-tables code-quotes memory-system bench docs-test arch-check clean
 all: build
 
 build: configure
@@ -43,8 +47,11 @@ plots:
 readme-tables:
 	$(PROGRESSION) readme-tables --results $(RESULTS_DIR)
 
+code-quotes:
+	python3 $(TOP)/common/scripts/code_quotes.py
+
 memory-system: configure
-	cmake --build $(BUILD_DIR) --target 06_memory_system -j $(JOBS)
+	cmake --build $(BUILD_DIR) --target 01_memory_system -j $(JOBS)
 	bash $(TOP)/common/scripts/memory_system.sh $(BUILD_DIR) $(RESULTS_DIR) $(ARGS)
 
 bench: build

@@ -39,7 +39,7 @@ inline std::vector<tutorial::GemmKernel> chapter_kernels() {
        block_tile_intensity<64, 64>},
       {"register_1d 64x64x8 TM=16", launch_register_1d_gemm<64, 64, 8, 16>,
        block_tile_intensity<64, 64>},
-      // Twice the k depth: twice the FMAs between two barriers (NOTES: the 1D kernel is bound
+      // Twice the k depth: twice the FMAs between two barriers (lab/LOG.md: the 1D kernel is bound
       // by its barriers and global-load waits, not by shared memory).
       {"register_1d 64x64x16 TM=16", launch_register_1d_gemm<64, 64, 16, 16>,
        block_tile_intensity<64, 64>},

@@ -6,7 +6,7 @@
 // Why it is hardly faster: the loads are plain C++ (global -> register -> shared in one
 // statement), so a warp still stalls on each load before it reaches the math; only a barrier
 // is saved. And it doubles the shared memory, which costs resident blocks exactly when shared
-// memory is what limits them (README, part 1; the full table: NOTES.md).
+// memory is what limits them (README.md; the full table: lab/LOG.md#occupancy).
 // What it still gets wrong: the global-memory latency is not hidden. Step 2 fixes that.
 #pragma once
 

@@ -85,6 +85,7 @@ __global__ void __launch_bounds__((BM / TM) * (BN / TN), 2)
   float regM[TM];
   float regN[TN];
 
+  // BEGIN QUOTE main-loop
   loadNext(0);
   storeNext(0);
   __syncthreads();
@@ -93,6 +94,7 @@ __global__ void __launch_bounds__((BM / TM) * (BN / TN), 2)
     const bool hasNext = tileK + BK < K;
     if (hasNext) loadNext(tileK + BK);  // in flight during the math below
 
+    // BEGIN ELIDE main-loop: the BK steps of chapter 04's k loop, from buffer `stage`
 #pragma unroll
     for (int k = 0; k < BK; ++k) {
 #pragma unroll
@@ -118,12 +120,14 @@ __global__ void __launch_bounds__((BM / TM) * (BN / TN), 2)
 #pragma unroll
         for (int j = 0; j < TN; ++j) regC[i][j] += regM[i] * regN[j];
     }
+    // END ELIDE main-loop
 
     // The other buffer was last read in the previous step, which the barrier below ended.
     if (hasNext) storeNext(stage ^ 1);
     __syncthreads();  // the new tile is complete, and everyone is done with this buffer
     stage ^= 1;
   }
+  // END QUOTE main-loop
 
 #pragma unroll
   for (int i = 0; i < TM; ++i) {

@@ -13,8 +13,8 @@
 //     loads and stores nothing and needs no barrier), so the loop body tests nothing;
 //   - the FMAs of a step column by column (outer_product_by_columns), with which ptxas finds a
 //     register assignment with few bank conflicts. Each of the three alone measured slower or
-//     no better; together they bring the kernel level with cuBLAS at 8192 (NOTES.md, runs
-//     10-16; README, part 3).
+//     no better; together they bring the kernel level with cuBLAS at 8192 (lab/LOG.md,
+//     runs 10-16; warp_tiles.md).
 // What it still gets wrong: one 128 x 128 tile for every problem, so a problem with too few
 // tiles to fill the GPU (small sizes, small M, long K) runs far below cuBLAS; and it is FP32 on
 // the CUDA cores: the same GPU multiplies TF32, BF16 or FP8 matrices on its tensor cores many
@@ -41,7 +41,7 @@ namespace ch05 {
 // the same instructions as when it was written inside the kernel (k0 = 0 folds away); moving k0
 // into the pointers instead (A + k0, B + k0 * N) adds 12 instructions per 2,048 FFMAs to
 // stream_k_gemm's float4 loop and 24 to sliced_gemm's, and measured 2 points slower at 4096^3
-// (NOTES.md: stream-K's fix 1, and the SASS counts).
+// (lab/LOG.md#stream-k: fix 1, and the SASS counts).
 // VEC_A, VEC_B: A's and B's tiles are read 16 bytes at a time; else, in the 8 x 4-lane tiles, in
 // 8-byte pairs where the rows start on 8 bytes (pairsA, pairsB below), else 4 bytes at a time. One
 // flag for both here, each operand its own from step 6 on (tutorial::vec_operands).
@@ -89,7 +89,7 @@ __device__ __forceinline__ void product_over_k(const float* __restrict__ A,
   // 9) do; the 8 x 8 lanes (this step's kernel, step 6's 128 x 128 tile, stream-K, step 9's 64 x
   // 128 and 128 x 64) keep 4-byte loads: with pairs the 128 x 128 tile gained a few points at
   // mid-size shapes but lost up to 13% at large ones with a short K, even where no pairs were taken
-  // (NOTES.md, "8-byte pairs").
+  // (lab/LOG.md#round-6, "8-byte pairs").
   constexpr bool PAIRS = TM * TN == 32;
   const bool pairsA = PAIRS && !VEC_A && (K | k0 | Ks) % 2 == 0 && starts_on_8_bytes(A);
   const bool pairsB = PAIRS && !VEC_B && N % 2 == 0 && starts_on_8_bytes(B);
@@ -149,6 +149,7 @@ __device__ __forceinline__ void product_over_k(const float* __restrict__ A,
   load_fragments<LDA, BN>(&As[0][0][0], &Bs[0][0][0], 0, w, regM[0], regN[0]);
   // One tile from buffer BUF; the caller has issued the next tile's global loads. With
   // HAS_NEXT they go to the other buffer before the barrier, its first fragments after it.
+  // BEGIN QUOTE pipelined-loop
   auto tile = [&](auto buffer, auto hasNext) {
     constexpr int BUF = decltype(buffer)::value;
 #pragma unroll
@@ -165,6 +166,7 @@ __device__ __forceinline__ void product_over_k(const float* __restrict__ A,
       outer_product_by_columns(regM[k % 2], regN[k % 2], regC);
     }
   };
+  // END QUOTE pipelined-loop
   using Buffer0 = std::integral_constant<int, 0>;
   using Buffer1 = std::integral_constant<int, 1>;
   int tileK = 0;

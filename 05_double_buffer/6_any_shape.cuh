@@ -5,28 +5,26 @@
 //   - sliced_gemm: block (x, y, z) computes tile (y, x) of C over the K range of slice z only,
 //     [z * sliceK, z * sliceK + sliceK), and stores that partial product in slice z of a
 //     workspace (S x M x N floats). With one slice it stores straight to C: then it is
-//     pipelined_gemm, as fast, and faster where float4 cannot be used (NOTES.md, "5. Stream-K");
+//     pipelined_gemm, as fast, and faster where float4 cannot be used;
 //   - sum_slices: C = partial 0 + partial 1 + ... + partial S-1, in that order for every
 //     element: no atomics, so the result is the same bit for bit run after run;
 //   - launch_any_shape_gemm: picks the tile (128 x 128; 64 x 64 or 32 x 128 where the estimate
 //     says it is faster: small M or N, tiny problems) and the slice count S from M, N, K and the
-//     GPU's SM count, with the wave arithmetic of plan_any_shape below (README, part 4);
+//     GPU's SM count, with the wave arithmetic of plan_any_shape below (every_shape.md);
 //   - each operand as wide as its rows allow: A's rows are K floats long, B's and C's N, so an
 //     odd K costs A its float4 loads and an odd N costs B and C theirs, not all three at once
 //     (tutorial::vec_operands); the tiles' 4-byte stores of C go by rows through shared memory
 //     (store_lane_tile_by_rows; step 7's fixup of split tiles still stores 4 bytes at a time),
 //     and the 64 x 64 and 32 x 128 tiles read rows that start on 8 bytes (N or K even) in 8-byte
-//     pairs (step 5's product_over_k). Measured: NOTES.md, "Each operand its own width" and
-//     "8-byte pairs".
+//     pairs (step 5's product_over_k; lab/LOG.md#round-4).
 // Why it is faster: pipelined_gemm makes ceil(M/128) * ceil(N/128) blocks. The GPU runs
-// SMs x 2 of them at once (one wave: 264 on an H100); at 256 x 256 x 65536 that is 4 blocks,
-// each walking all of K, and 128 of the 132 SMs idle. Slicing K gives the idle SMs work.
+// SMs x 2 of them at once (one wave: 264 on a GPU of 132 SMs); at 256 x 256 x 65536 that is 4
+// blocks, each walking all of K, and 128 of the 132 SMs idle. Slicing K gives the idle SMs work.
 // What it still gets wrong: the partial products cost traffic (S x M x N floats written and
 // read again) and a second launch; a partly filled last wave still idles SMs (wave
 // quantization), which only an even division of the total work (stream-K) removes; a 64 x 64
 // and 32 x 128 tiles' lanes (8 x 4) load 1.5 times the shared memory per FMA of the 128 x 128
-// tile's (8 x 8);
-// and the choice comes from a model with round constants, measured on one H100.
+// tile's (8 x 8); and the choice comes from a model with round constants.
 #pragma once
 
 #include <algorithm>
@@ -54,8 +52,8 @@ __global__ void sum_slices(const T* __restrict__ partials, T* __restrict__ C, in
   C[i] = sum;
 }
 
-// The same sum for many slices (steps 8 and 9 cut K into up to 1,024): sum_slices gives each element
-// one thread, which adds the S partials one after another, so with a tiny C and hundreds of
+// The same sum for many slices: sum_slices gives each element one thread, which adds the S
+// partials one after another, so with a tiny C and hundreds of
 // slices a few thousand threads each wait on hundreds of loads. Here each element has 8 threads
 // (threadIdx.y): thread y adds slices y, y + 8, y + 16, ... in that order, then thread 0 adds
 // the 8 sums in the order y = 0 .. 7. Not sum_slices' order, but the same order on every run:
@@ -77,8 +75,8 @@ __global__ void __launch_bounds__(256)
 }
 
 // C = the sum of the `slices` partial products in `partials` (count elements each): sum_slices
-// up to `many` slices, sum_many_slices above (thin_gemm: above 8; the tiles: above step 6's
-// kMaxSlices, so that step 6's own cuts keep sum_slices).
+// up to `many` slices, sum_many_slices above (the tiles: above kMaxSlices, the most this step's
+// own plan cuts).
 template <typename T>
 void sum_partials(const T* partials, T* C, int count, int slices, int many) {
   if (slices > many) {
@@ -156,6 +154,7 @@ __global__ void __launch_bounds__(WarpLayout<BM, BN, WM, WN, TM, TN>::THREADS,
                                   WarpLayout<BM, BN, WM, WN, TM, TN>::MIN_BLOCKS)
     sliced_gemm(const float* __restrict__ A, const float* __restrict__ B, float* __restrict__ C,
                 int M, int N, int K, int sliceK) {
+  // BEGIN QUOTE sliced
   const int k0 = blockIdx.z * sliceK;
   const int Ks = min(sliceK, K - k0);  // the launcher makes every slice non-empty
   const int blockRow = blockIdx.y * BM, blockCol = blockIdx.x * BN;
@@ -166,6 +165,7 @@ __global__ void __launch_bounds__(WarpLayout<BM, BN, WM, WN, TM, TN>::THREADS,
   // (S, M, N): this slice's partial product.
   store_c_tile<BM, BN, BK, WM, WN, TM, TN, VEC_BC>(C + size_t(blockIdx.z) * M * N, M, N,
                                                    blockRow, blockCol, regC);
+  // END QUOTE sliced
 }
 
 // ---------------------------------------------------------------------------------------
@@ -175,7 +175,7 @@ __global__ void __launch_bounds__(WarpLayout<BM, BN, WM, WN, TM, TN>::THREADS,
 // A GPU runs a grid in waves: at most SMs x (resident blocks per SM) blocks at once, the
 // rest waiting for a slot. For BM x BN tiles and S slices of K:
 //     blocks = ceil(M / BM) * ceil(N / BN) * S
-//     slots  = SMs * blocksPerSM                      (H100, 128 x 128: 132 * 2 = 264)
+//     slots  = SMs * blocksPerSM                      (132 SMs, 128 x 128: 132 * 2 = 264)
 //     waves  = ceil(blocks / slots)
 // and a block that shares its SM with others gets a share of the SM's FMAs. A problem of 4
 // blocks (256 x 256 x 65536) runs 1 wave of 65536 k's with 128 SMs idle; split 64 ways it
@@ -189,11 +189,10 @@ __global__ void __launch_bounds__(WarpLayout<BM, BN, WM, WN, TM, TN>::THREADS,
 //              (fraction of its 128 FMA per clock: it takes kBusyWarps warps to hide latency)
 //     clocks = rounds * kBlockClocks + load * BM * BN * sliceK / (128 * rate)
 //              + (S > 1 ? (2 S + 1) * M * N * 4 bytes / kBytesPerClock + kLaunchClocks : 0)
-// The constants are rough H100/H200 figures (README, part 4); only their ratios matter.
+// The constants are rough figures of a GPU of 132 SMs; only their ratios matter.
 struct TileChoice {
   int bm, bn, warps, blocks_per_sm;  // blocks_per_sm: the kernel's __launch_bounds__ minimum
   double efficiency;          // fraction of the SM's FMA rate a full wave of these blocks gets
-  double overheadK = 0;       // step 9: a block's fixed costs, in k's of its own FMA time
 };
 struct AnyShapePlan {
   int tile = 0;     // index into the tile list: 0: 128 x 128, 1: 64 x 64, 2: 32 x 128
@@ -204,21 +203,14 @@ struct AnyShapePlan {
 };
 
 constexpr int kMaxSlices = 64;
-// BK of every tile (of 8 x 8 lanes with a 4-byte operand or in blocks of 4 warps: BK / 2)
+// BK of every tile (half of it for some lanes: tile_depth, below); slices start at its multiples.
 constexpr int kSliceAlign = 16;
 
-// The model's constants (step 9 measures its own set of the same quantities).
-struct SliceCosts {
-  double blockClocks;    // a round of blocks' first loads and stores
-  double busyWarps;      // warps an SM needs to hide latency
-  double bytesPerClock;  // DRAM bytes the whole GPU moves per SM clock
-  double launchClocks;   // the second launch (sum_slices)
-};
+// The model's constants (about 2 GHz, 3 TB/s: a GPU of 132 SMs).
 constexpr double kBlockClocks = 3000.0;   // a block's first loads and its store (~1.5 us)
 constexpr double kBusyWarps = 16.0;       // the chapter's kernels run 2 blocks of 8 warps per SM
 constexpr double kBytesPerClock = 1500.0; // ~3 TB/s at ~2 GHz
 constexpr double kLaunchClocks = 6000.0;  // ~3 us for the second launch
-constexpr SliceCosts kAnyShapeCosts = {kBlockClocks, kBusyWarps, kBytesPerClock, kLaunchClocks};
 
 // S slices of K, each a multiple of kSliceAlign long and none empty: the S actually used can
 // be smaller than asked (K = 100, S = 8 -> slices of 16 -> 7 slices; K <= 16 -> 1 slice).
@@ -234,19 +226,17 @@ inline void slice_k(int K, int wanted, int& slices, int& sliceK) {
   if (slices == 1) sliceK = K;
 }
 
-// The estimate above for one tile and one cut of K: clocks of the busiest SM, with the costs
-// `k` (kAnyShapeCosts here; step 9 measured its own, and adds each tile's overheadK to sliceK).
-inline double sliced_clocks(int M, int N, int sms, const TileChoice& c, int slices, int sliceK,
-                            const SliceCosts& k) {
+// The estimate above for one tile and one cut of K: clocks of the busiest SM.
+inline double sliced_clocks(int M, int N, int sms, const TileChoice& c, int slices, int sliceK) {
   const long long blocks =
       (long long)tutorial::ceil_div(M, c.bm) * tutorial::ceil_div(N, c.bn) * slices;
   const long long load = (blocks + sms - 1) / sms;
   const long long rounds = (load + c.blocks_per_sm - 1) / c.blocks_per_sm;
   const double warps = double(std::min<long long>(load, c.blocks_per_sm)) * c.warps;
-  const double rate = c.efficiency * std::min(1.0, warps / k.busyWarps);
-  double clocks = double(rounds) * k.blockClocks +
-                  double(load) * c.bm * c.bn * (sliceK + c.overheadK) / (128.0 * rate);
-  if (slices > 1) clocks += (2.0 * slices + 1.0) * M * N * 4.0 / k.bytesPerClock + k.launchClocks;
+  const double rate = c.efficiency * std::min(1.0, warps / kBusyWarps);
+  double clocks =
+      double(rounds) * kBlockClocks + double(load) * c.bm * c.bn * sliceK / (128.0 * rate);
+  if (slices > 1) clocks += (2.0 * slices + 1.0) * M * N * 4.0 / kBytesPerClock + kLaunchClocks;
   return clocks;
 }
 
@@ -255,7 +245,7 @@ AnyShapePlan plan_any_shape(int M, int N, int K, int sms, const TileChoice (&til
   AnyShapePlan best;
   // At least one full wave of 128 x 128 tiles: pipelined_gemm as it is. Blocks do not run in
   // lockstep waves, so a partly filled last wave after several full ones costs less than the
-  // model below says; the remaining tail is stream-K's business (README, part 4).
+  // model below says; the remaining tail is stream-K's business (every_shape.md).
   const long long bigTiles =
       (long long)tutorial::ceil_div(M, tiles[0].bm) * tutorial::ceil_div(N, tiles[0].bn);
   const long long bigSlots = (long long)sms * tiles[0].blocks_per_sm;
@@ -273,7 +263,7 @@ AnyShapePlan plan_any_shape(int M, int N, int K, int sms, const TileChoice (&til
       if (slices == lastSlices) continue;  // same cut as a smaller `wanted`
       lastSlices = slices;
       const long long blocks = tileCount * slices;
-      const double clocks = sliced_clocks(M, N, sms, c, slices, sliceK, kAnyShapeCosts);
+      const double clocks = sliced_clocks(M, N, sms, c, slices, sliceK);
       if (best.blocks == 0 || clocks < bestClocks) {
         bestClocks = clocks;
         best = {t, slices, sliceK, blocks, double(blocks) / double(slots)};
@@ -293,7 +283,7 @@ using BigTile = WarpLayout<128, 128, 32, 64, 8, 8>;
 using SmallTile = WarpLayout<64, 64, 32, 32, 8, 4>;
 using SkinnyTile = WarpLayout<32, 128, 32, 32, 8, 4>;
 // The efficiency of the 8 x 4 lane tiles relative to the 128 x 128 one is a guess (0.7),
-// checked by the sweep (README, part 4).
+// checked by the sweep (every_shape.md).
 constexpr TileChoice kAnyShapeTiles[3] = {
     {128, 128, BigTile::THREADS / 32, BigTile::MIN_BLOCKS, 1.0},
     {64, 64, SmallTile::THREADS / 32, SmallTile::MIN_BLOCKS, 0.7},
@@ -317,6 +307,17 @@ inline float* slice_workspace(size_t floats, int slices, int M, int N) {
   }
 }
 
+// How deep a tile of K the lanes of layout L take: BK, or BK / 2 where a lane's next tile would
+// not fit the registers __launch_bounds__ leaves it. 8 x 8 lanes hold 64 accumulators: with
+// either operand 4 bytes wide their next tile is 16 floats in 16 registers at BK (8 at BK / 2),
+// and in blocks of 4 warps it is 24 floats even with float4. At the 128-register cap of two
+// blocks per SM those spill or stall; half-deep tiles do not (lab/LOG.md#round-3).
+// 8 x 4 lanes have the registers and keep BK.
+template <class L, int BK = kSliceAlign>
+constexpr int tile_depth(bool vecA, bool vecBC) {
+  return L::LANE_M * L::LANE_N == 64 && (!vecA || !vecBC || L::THREADS < 256) ? BK / 2 : BK;
+}
+
 // C = A * B in `slices` slices of K (fewer when K is short: slice_k), BM x BN tiles.
 template <int BM, int BN, int BK, int WM, int WN, int TM, int TN>
 void run_sliced_gemm(const float* A, const float* B, float* C, int M, int N, int K,
@@ -325,30 +326,14 @@ void run_sliced_gemm(const float* A, const float* B, float* C, int M, int N, int
   tutorial::check_gemm_shape("sliced_gemm", M, N, K);
   int slices = 1, sliceK = K;
   slice_k(K, wantedSlices, slices, sliceK);
-  // One slice: straight to C, no workspace and no sum (as fast as pipelined_gemm at 128 x 128,
-  // faster where float4 cannot be used: NOTES.md, "5. Stream-K").
+  // One slice: straight to C, no workspace and no sum (as fast as pipelined_gemm at 128 x 128).
   const size_t count = size_t(M) * N;
   float* out = slices == 1 ? C : slice_workspace(count * slices, slices, M, N);
   const dim3 block(WarpLayout<BM, BN, WM, WN, TM, TN>::THREADS);
   const dim3 grid(tutorial::ceil_div(N, BN), tutorial::ceil_div(M, BM), slices);
   tutorial::dispatch_vec_operands(A, B, out, N, K, [&](auto vecA, auto vecBC) {
-    // With either operand 4 bytes wide the 8 x 8 lanes take tiles half as deep (BK / 2): a
-    // thread's next tile is then 8 floats in 8 registers instead of 16, at the 128-register cap
-    // of two blocks per SM (our reading of why it pays: Nsight Compute saw 11% more instructions
-    // and 26% more cycles between a warp's instructions at BK = 16 than with float4). Measured
-    // (H100), both operands 4 bytes wide: 4093 x 4099 x 4097 96.0% -> 98.8% of cuBLAS (the listed
-    // sweeps), the 128 x 128 tile better at 15 of 18 mid-size shapes; one operand: time ratios
-    // against float4 0.88 instead of 0.75 (N odd), 1.16 instead of 0.93 (K odd) at 20 shapes.
-    // The 8 x 4 lanes lost with it (9941 x 370 x 71: 94.2% -> 81.4%) and keep BK (NOTES.md, "The
-    // 4-byte path" and "Each operand its own width").
-    // 8 x 8 lanes in blocks of 4 warps (step 9's 64 x 128 and 128 x 64 tiles) take half-deep
-    // tiles with float4 too: at BK = 16 a thread's next tile would be 24 floats, not 16. Measured
-    // (H100), 64 x 128 in one slice: 4096^3 92.7% -> 96.8% of cuBLAS, 2048^3 87.4% -> 93.0%
-    // (NOTES.md, "Round ten").
     constexpr bool VEC_A = decltype(vecA)::value, VEC_BC = decltype(vecBC)::value;
-    constexpr bool HALF_DEEP = TM * TN == 64 && (!VEC_A || !VEC_BC ||
-                                                 WarpLayout<BM, BN, WM, WN, TM, TN>::THREADS < 256);
-    constexpr int KT = HALF_DEEP ? BK / 2 : BK;
+    constexpr int KT = tile_depth<WarpLayout<BM, BN, WM, WN, TM, TN>, BK>(VEC_A, VEC_BC);
     tutorial::launch(sliced_gemm<BM, BN, KT, WM, WN, TM, TN, VEC_A, VEC_BC>, grid, block,
                      warp_tiles_smem_bytes<BM, BN, KT, 2>(), A, B, out, M, N, K, sliceK);
   });

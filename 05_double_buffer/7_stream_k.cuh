@@ -13,20 +13,16 @@
 //     its equal share of the remaining tiles' iterations. A segment that covers a whole tile
 //     goes to C; a partial one to the block's slot in a workspace (slot 2b: the stream-K
 //     block's first segment, 2b + 1: its last). One loop around one copy of the main loop
-//     (product_over_k, step 5): with a second copy the kernel was 13 points slower at 4096^3.
+//     (product_over_k, step 5): a second copy made the kernel slower (lab/LOG.md#stream-k).
 //   - stream_k_fixup: C = a split tile's partial segments added in the order of their blocks:
-//     no atomics, the same bits on every run, like sum_slices. It stays a second launch
-//     because inside stream_k_gemm (as the paper does it) the adding up cost about 1 to 4
-//     points at the shapes that use stream-K, 8192^3 included, whose tiles are nearly all
-//     whole (NOTES.md, stream-K).
+//     no atomics, the same bits on every run, like sum_slices. It stays a second launch:
+//     done inside stream_k_gemm (as the paper does it), the adding up slowed the whole tiles
+//     down too (lab/LOG.md#stream-k).
 //   - launch_stream_k_gemm: stream-K wherever the last wave is partial and K is not short,
 //     step 6's any_shape_gemm elsewhere.
 // The cost: split tiles are written and read back (2 slots of 64 KB per stream-K block at
-// most, 34 MB on an H100), the fixup is a second launch, and the stream-K blocks work at
-// different k, so they share less of A and B in the L2. Its first version lost wherever the
-// last wave was more than half full; three fixes measured in NOTES.md, stream-K (k0 in the
-// loads' offsets, one block per whole tile instead of blocks looping over tiles, a fixup
-// that moves float4) made it win or tie at every partial last wave measured with K >= 1536.
+// most), the fixup is a second launch, and the stream-K blocks work at different k, so they
+// share less of A and B in the L2 (lab/LOG.md#stream-k: the first version, three fixes).
 #pragma once
 
 #include <algorithm>
@@ -60,6 +56,7 @@ __global__ void __launch_bounds__(WarpLayout<BM, BN, WM, WN, TM, TN>::THREADS,
   // last plan.blocks blocks takes its share of the stream-K tiles' iterations, one segment per
   // tile it meets. One loop with one product_over_k: a second copy of the main loop costs
   // registers.
+  // BEGIN QUOTE stream-k
   const long long skFirst = (long long)plan.dpTiles * plan.kIters;
   const int b = int(blockIdx.x) - plan.dpTiles;  // the stream-K block's index; < 0: whole tile
   long long it = b < 0 ? (long long)blockIdx.x * plan.kIters : skFirst + plan.begin(b);
@@ -75,15 +72,18 @@ __global__ void __launch_bounds__(WarpLayout<BM, BN, WM, WN, TM, TN>::THREADS,
     float regC[TM][TN] = {};
     product_over_k<BM, BN, BK, WM, WN, TM, TN, VEC_A, VEC_BC>(A, B, M, N, K, k0, Ks, blockRow,
                                                               blockCol, regC);
+    // BEGIN ELIDE stream-k: a whole tile to C; a partial segment to the block's first or last slot
     if (kb == 0 && ke == plan.kIters) {  // a whole tile: nothing to add up
       store_c_tile<BM, BN, BK, WM, WN, TM, TN, VEC_BC>(C, M, N, blockRow, blockCol, regC);
     } else {  // a partial segment (b >= 0): the block's first (slot 2b) or last (2b + 1)
       float* slot = partials + (2 * size_t(b) + (firstSegment ? 0 : 1)) * BM * BN;
       store_lane_tile<TM, TN, true>(slot, BM, BN, 0, 0, Layout(), regC);
     }
+    // END ELIDE stream-k
     firstSegment = false;
     __syncthreads();  // the next product refills the shared tiles
   }
+  // END QUOTE stream-k
 }
 
 // The stream-K tiles that no single block finished: C = the sum of their partial segments, in
@@ -133,87 +133,70 @@ __global__ void __launch_bounds__(THREADS)
   }
 }
 
-// Which of the last tiles are shared out by k-iterations: only the last partial wave's (the
-// kernel's choice), those of the last two waves (each block then gets at least one tile's
-// iterations: the first version's choice, measured slower once the fixup was fast), or none
-// (every tile whole). The last two are the comparisons of NOTES.md, stream-K.
-enum class StreamKShare { LastWave, LastTwoWaves, None };
-
-// No stream-K tiles where the tiles fill whole waves, whatever the share.
-inline StreamKPlan plan_stream_k(int M, int N, int K, int BM, int BN, int BK, int slots,
-                                 StreamKShare share = StreamKShare::LastWave) {
+// The last partial wave's tiles shared out by k-iterations among `slots` blocks; none where the
+// tiles fill whole waves.
+inline StreamKPlan plan_stream_k(int M, int N, int K, int BM, int BN, int BK, int slots) {
   StreamKPlan p;
   p.tilesN = tutorial::ceil_div(N, BN);
   const int tiles = tutorial::ceil_div(M, BM) * p.tilesN;
   p.kIters = tutorial::ceil_div(K, BK);
   p.blocks = slots;
-  const int partial = tiles % slots;
-  if (partial == 0 || share == StreamKShare::None)
-    p.skTiles = 0;
-  else if (share == StreamKShare::LastWave)
-    p.skTiles = partial;
-  else
-    p.skTiles = std::min(tiles, partial + slots);
+  p.skTiles = tiles % slots;
   p.dpTiles = tiles - p.skTiles;
   return p;
 }
 
-// Stream-K with BM x BN tiles for the whole problem (the tests and the sweep call it at any
-// shape; launch_stream_k_gemm only where it pays). slots: the stream-K blocks, 0 for one per
-// resident slot of this GPU (the tests pass small counts to cut tiles at many places).
+// Runs a stream-K plan with BM x BN tiles: one block per whole tile, then the plan's stream-K
+// blocks, then the fixup of the split tiles.
 template <int BM, int BN, int BK, int WM, int WN, int TM, int TN>
-void run_stream_k_gemm(const float* A, const float* B, float* C, int M, int N, int K,
-                       int slots = 0, StreamKShare share = StreamKShare::LastWave) {
-  tutorial::check_gemm_shape("stream_k_gemm", M, N, K);
+void run_stream_k_plan(const float* A, const float* B, float* C, int M, int N, int K,
+                       const StreamKPlan& plan) {
   using Layout = WarpLayout<BM, BN, WM, WN, TM, TN>;
   constexpr size_t SMEM = warp_tiles_smem_bytes<BM, BN, BK, 2>();
-  // A slot: one of the blocks __launch_bounds__ promises each SM (2 for 128 x 128 tiles; the
-  // shared memory of two fits every GPU the chapter runs on).
   tutorial::dispatch_vec_operands(A, B, C, N, K, [&](auto vecA, auto vecBC) {
     constexpr bool VEC_A = decltype(vecA)::value, VEC_BC = decltype(vecBC)::value;
-    const auto kernel = stream_k_gemm<BM, BN, BK, WM, WN, TM, TN, VEC_A, VEC_BC>;
-    const StreamKPlan plan =
-        plan_stream_k(M, N, K, BM, BN, BK, slots > 0 ? slots : sm_count() * Layout::MIN_BLOCKS,
-                      share);
     // Whole waves (skTiles == 0): every tile whole, no workspace, no fixup.
     float* partials = plan.skTiles == 0 ? nullptr
                                         : slice_workspace(2 * size_t(plan.blocks) * BM * BN,
                                                           2 * plan.blocks, BM, BN);
     // One block per whole tile, then the stream-K blocks (none where there is nothing to share).
     const int grid = plan.dpTiles + (plan.skTiles > 0 ? plan.blocks : 0);
-    tutorial::launch(kernel, dim3(grid), dim3(Layout::THREADS), SMEM, A, B, C, partials, M, N, K,
-                     plan);
+    tutorial::launch(stream_k_gemm<BM, BN, BK, WM, WN, TM, TN, VEC_A, VEC_BC>, dim3(grid),
+                     dim3(Layout::THREADS), SMEM, A, B, C, partials, M, N, K, plan);
     if (plan.skTiles > 0)
-      tutorial::launch(stream_k_fixup<BM, BN, 256, VEC_BC>, dim3(plan.skTiles),
-                       dim3(256), 0, partials, C, M, N, plan);
+      tutorial::launch(stream_k_fixup<BM, BN, 256, VEC_BC>, dim3(plan.skTiles), dim3(256), 0,
+                       partials, C, M, N, plan);
   });
 }
 
-// SLOTS stream-K blocks (0: one per resident slot), for the tests and the benchmarks.
-template <int BM, int BN, int BK, int WM, int WN, int TM, int TN, int SLOTS,
-          StreamKShare SHARE = StreamKShare::LastWave>
-void launch_stream_k_slots(const float* A, const float* B, float* C, int M, int N, int K) {
-  run_stream_k_gemm<BM, BN, BK, WM, WN, TM, TN>(A, B, C, M, N, K, SLOTS, SHARE);
+// Stream-K with BM x BN tiles for the whole problem (the tests and the sweep call it at any
+// shape; launch_stream_k_gemm only where it pays). slots: the stream-K blocks, 0 for one per
+// resident slot of this GPU (a slot: one of the blocks __launch_bounds__ promises each SM; the
+// tests pass small counts to cut tiles at many places).
+template <int BM, int BN, int BK, int WM, int WN, int TM, int TN>
+void run_stream_k_gemm(const float* A, const float* B, float* C, int M, int N, int K,
+                       int slots = 0) {
+  tutorial::check_gemm_shape("stream_k_gemm", M, N, K);
+  using Layout = WarpLayout<BM, BN, WM, WN, TM, TN>;
+  if (slots <= 0) slots = sm_count() * Layout::MIN_BLOCKS;
+  run_stream_k_plan<BM, BN, BK, WM, WN, TM, TN>(A, B, C, M, N, K,
+                                                plan_stream_k(M, N, K, BM, BN, BK, slots));
 }
 
-// At K = 1024 a tile's product is short against its prologue and store, and stream-K lost
-// (16384 x 1024 x 1024: 98.1% of cuBLAS against 100.0% for whole tiles); at K = 1536 it won
-// (8192 x 8192 x 1536: 103.1% against 101.7%), and at every partial last wave measured from
-// K = 2048 on but one tie (NOTES.md, stream-K).
+// Below about K = 1536 a tile's product is short against its first loads and its store, and
+// the split tiles' extra traffic outweighs the idle slots it fills (lab/LOG.md#stream-k).
 constexpr int kStreamKMinK = 1536;
 
 // Whether stream-K pays: more than one wave of 128 x 128 tiles, a last wave that is not full,
-// and K long enough. What stream-K wins is the idle part of the last wave: on an H100, from
-// 12% of it (4096^3, 3.88 waves: +1 point) to 82% (3072^3, 2.18 waves: +13 points).
+// and K long enough. What stream-K wins is the idle part of the last wave.
 inline bool stream_k_pays(int M, int N, int K, int sms) {
   const long long tiles = (long long)tutorial::ceil_div(M, 128) * tutorial::ceil_div(N, 128);
   const long long slots = (long long)sms * BigTile::MIN_BLOCKS;  // as run_stream_k_gemm
   return tiles > slots && tiles % slots != 0 && K >= kStreamKMinK;
 }
 
-// Step 7's launcher (the chapter's final one until step 9): stream-K with 128 x 128 tiles where
-// it pays by the rule above; step 6's choice (whole tiles for whole waves, split-K and smaller
-// tiles for small problems) elsewhere.
+// Step 7's launcher: stream-K with 128 x 128 tiles where it pays by the rule above; step 6's
+// choice (whole tiles for whole waves, split-K and smaller tiles for small problems) elsewhere.
 inline void launch_stream_k_gemm(const float* A, const float* B, float* C, int M, int N, int K) {
   tutorial::check_gemm_shape("stream_k_gemm", M, N, K);
   if (stream_k_pays(M, N, K, sm_count()))

@@ -3,8 +3,8 @@
 // What changed since step 7: a second kernel, for the shapes the 128 x 128 tile cannot serve.
 // A GEMM moves at least 4 (MK + KN + MN) bytes for 2 MNK FLOPs. With one side small that ratio
 // is small too: about K / 2 FLOP per byte when K is short (C's writes dominate), M / 2 when M
-// is (B's reads dominate), N / 2 when N is (A's). An H100 does about 17 FLOP per byte of DRAM
-// bandwidth (50 TFLOP/s against 3 TB/s), so below a side of about 32 the GPU waits on memory,
+// is (B's reads dominate), N / 2 when N is (A's). A GPU that does 50 TFLOP/s against 3 TB/s
+// does about 17 FLOP per byte of DRAM bandwidth, so below a side of about 32 it waits on memory,
 // and the fastest kernel is the one that streams the big matrix at the copy's speed:
 //   - every global access coalesced whatever M, N, K and the pointers' alignment: the tiles
 //     come through shared memory, each loaded by consecutive threads along the side that is
@@ -17,14 +17,18 @@
 //   - the next chunk's loads issued before the current chunk's FMAs (step 2's prefetch), and,
 //     where the tiles are too few to keep every SM's loads in flight, K cut into slices summed
 //     afterwards in a fixed order (step 6's sum_partials).
-// Which problems take it, and with how many slices: step 9's plan, from the bytes that must
-// move, the FLOPs and the waves.
+// And where C is a single row or column, vector kernels that skip shared memory altogether.
+// launch_thin_gemm takes them where the roofline says memory binds (the bytes that must move
+// take longer at the DRAM rate than the FMAs at the FP32 peak), step 7's launcher elsewhere.
 #pragma once
 
 #include <algorithm>
 #include <string>
+#include <type_traits>
 
-#include "05_double_buffer/6_any_shape.cuh"  // slice_k, slice_workspace, sum_partials
+#include "05_double_buffer/7_stream_k.cuh"  // launch_stream_k_gemm; slice_k, sum_partials
+#include "common/device_facts.hpp"
+#include "common/gemm.hpp"
 
 namespace ch05 {
 
@@ -197,7 +201,7 @@ __global__ void __launch_bounds__(32 * WARPS_M * WARPS_N, 2)
     }
 }
 
-// The thin shapes a plan can choose (step 9), one instantiation each:
+// The thin tiles, one instantiation each:
 //   ShortK   64 x 128, lanes along N, 8 x 4 per thread, chunks of 32: all of a short K at once
 //   SmallM4  4 x 512 (M <= 4, down to a row vector times a matrix), lanes along N
 //   SmallM16 16 x 512 (M <= 16), lanes along N
@@ -257,10 +261,205 @@ void run_thin_gemm(const float* A, const float* B, float* C, int M, int N, int K
   if (slices > 1) sum_partials(out, C, int(count), slices, kThinManySlices);
 }
 
-// A fixed tile and slice count, for the tests and the comparisons.
-template <ThinShape S, int SLICES>
-void launch_thin_gemm(const float* A, const float* B, float* C, int M, int N, int K) {
-  run_thin_gemm<S>(A, B, C, M, N, K, SLICES);
+// Whether tile S suits the problem: its thin side fits one tile (K <= 64 for the short-K tile;
+// M <= 4 or 16, N <= 4 or 16 for the others). Any shape runs on any tile; these are where
+// a tile computes little outside C.
+inline bool thin_fits(ThinShape s, int M, int N, int K) {
+  switch (s) {
+    case ThinShape::ShortK: return K <= 64;
+    case ThinShape::SmallM4: return M <= 4;
+    case ThinShape::SmallM16: return M <= 16;
+    case ThinShape::SmallN4: return N <= 4;
+    case ThinShape::SmallN16: return N <= 16;
+  }
+  return false;
+}
+
+// Tile S's block tile, and its name, for code that holds S as a value.
+struct ThinExtent {
+  int bm, bn, kc;  // the block tile, and the k's of one chunk
+};
+template <ThinShape S>
+constexpr ThinExtent thin_extent_of() {
+  return {ThinLayoutOf<S>::BM, ThinLayoutOf<S>::BN, ThinConfig<S>::KC};
+}
+inline ThinExtent thin_extent(ThinShape s) {
+  switch (s) {
+    case ThinShape::ShortK: return thin_extent_of<ThinShape::ShortK>();
+    case ThinShape::SmallM4: return thin_extent_of<ThinShape::SmallM4>();
+    case ThinShape::SmallM16: return thin_extent_of<ThinShape::SmallM16>();
+    case ThinShape::SmallN4: return thin_extent_of<ThinShape::SmallN4>();
+    default: return thin_extent_of<ThinShape::SmallN16>();
+  }
+}
+inline const char* thin_name(ThinShape s) {
+  switch (s) {
+    case ThinShape::ShortK: return "short-K 64x128";
+    case ThinShape::SmallM4: return "small-M 4x512";
+    case ThinShape::SmallM16: return "small-M 16x512";
+    case ThinShape::SmallN4: return "small-N 512x4";
+    default: return "small-N 512x16";
+  }
+}
+
+// run_thin_gemm with the tile as a value.
+inline void run_thin_shape(ThinShape s, const float* A, const float* B, float* C, int M, int N,
+                           int K, int slices) {
+  switch (s) {
+    case ThinShape::ShortK: return run_thin_gemm<ThinShape::ShortK>(A, B, C, M, N, K, slices);
+    case ThinShape::SmallM4: return run_thin_gemm<ThinShape::SmallM4>(A, B, C, M, N, K, slices);
+    case ThinShape::SmallM16: return run_thin_gemm<ThinShape::SmallM16>(A, B, C, M, N, K, slices);
+    case ThinShape::SmallN4: return run_thin_gemm<ThinShape::SmallN4>(A, B, C, M, N, K, slices);
+    case ThinShape::SmallN16: return run_thin_gemm<ThinShape::SmallN16>(A, B, C, M, N, K, slices);
+  }
+}
+
+// ---------------------------------------------------------------------------------------
+// Vectors: C with one row (M = 1) or one column (N = 1)
+// ---------------------------------------------------------------------------------------
+// Here every element of the matrix is used once: a tile gains nothing from shared memory, and
+// what is left is to stream the matrix at the copy's speed. So each lane reads its own part of
+// it straight into registers, 16 bytes at a time where the rows allow (VEC), kVectorUnroll loads
+// in flight before the first is used, and adds in k order (the same bits every run).
+constexpr int kVectorThreads = 256;
+constexpr int kVectorUnroll = 8;
+
+// M = 1: C[n] = sum over k of A[k] * B[k][n]. Thread t of block (x, z) owns COLS columns of C
+// (4 with float4) and the k's of slice z; consecutive threads read consecutive bytes of B's rows.
+template <bool VEC>
+__global__ void __launch_bounds__(kVectorThreads)
+    row_times_matrix(const float* __restrict__ A, const float* __restrict__ B,
+                     float* __restrict__ C, int N, int K, int sliceK) {
+  constexpr int COLS = VEC ? 4 : 1;
+  const int n = (blockIdx.x * kVectorThreads + threadIdx.x) * COLS;
+  if (n >= N) return;
+  const int k0 = blockIdx.y * sliceK, k1 = min(K, k0 + sliceK);
+  float acc[COLS] = {};
+  for (int k = k0; k < k1; k += kVectorUnroll) {
+    float b[kVectorUnroll][COLS], a[kVectorUnroll];
+#pragma unroll
+    for (int u = 0; u < kVectorUnroll; ++u) {  // every load of the group first
+      const bool in = k + u < k1;
+      a[u] = in ? A[k + u] : 0.0f;
+      if constexpr (VEC) {
+        const float4 v = in ? *reinterpret_cast<const float4*>(&B[size_t(k + u) * N + n])
+                            : make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+        b[u][0] = v.x, b[u][1] = v.y, b[u][2] = v.z, b[u][3] = v.w;
+      } else {
+        b[u][0] = in ? B[size_t(k + u) * N + n] : 0.0f;
+      }
+    }
+#pragma unroll
+    for (int u = 0; u < kVectorUnroll; ++u)
+#pragma unroll
+      for (int c = 0; c < COLS; ++c) acc[c] += a[u] * b[u][c];
+  }
+  float* out = C + size_t(blockIdx.y) * N;  // (S, 1, N): this slice's partial product
+#pragma unroll
+  for (int c = 0; c < COLS; ++c) out[n + c] = acc[c];
+}
+
+// N = 1: C[m] = sum over k of A[m][k] * B[k]. One warp per row of A: lane l reads its floats
+// COLS at a time, 32 * COLS apart, so the warp reads 32 * COLS consecutive floats of the row per
+// load; the 32 lane sums are added by lane 0 in lane order through shared memory.
+template <bool VEC>
+__global__ void __launch_bounds__(kVectorThreads)
+    matrix_times_column(const float* __restrict__ A, const float* __restrict__ B,
+                        float* __restrict__ C, int M, int K, int sliceK) {
+  constexpr int COLS = VEC ? 4 : 1, STEP = 32 * COLS, WARPS = kVectorThreads / 32;
+  __shared__ float lanes[WARPS][32];
+  const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+  const int m = blockIdx.x * WARPS + warp;
+  const int k0 = blockIdx.y * sliceK, k1 = min(K, k0 + sliceK);
+  float acc = 0.0f;
+  if (m < M) {
+    const float* row = A + size_t(m) * K;
+    for (int k = k0 + lane * COLS; k < k1; k += kVectorUnroll * STEP) {
+      float a[kVectorUnroll][COLS], b[kVectorUnroll][COLS];
+#pragma unroll
+      for (int u = 0; u < kVectorUnroll; ++u) {
+        const int ku = k + u * STEP;
+        const bool in = ku < k1;  // (VEC: K % 4 == 0, so all 4 or none)
+        if constexpr (VEC) {
+          const float4 x = in ? *reinterpret_cast<const float4*>(&row[ku])
+                              : make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+          const float4 y = in ? *reinterpret_cast<const float4*>(&B[ku])
+                              : make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+          a[u][0] = x.x, a[u][1] = x.y, a[u][2] = x.z, a[u][3] = x.w;
+          b[u][0] = y.x, b[u][1] = y.y, b[u][2] = y.z, b[u][3] = y.w;
+        } else {
+          a[u][0] = in ? row[ku] : 0.0f;
+          b[u][0] = in ? B[ku] : 0.0f;
+        }
+      }
+#pragma unroll
+      for (int u = 0; u < kVectorUnroll; ++u)
+#pragma unroll
+        for (int c = 0; c < COLS; ++c) acc += a[u][c] * b[u][c];
+    }
+  }
+  lanes[warp][lane] = acc;
+  __syncthreads();  // every lane's sum is in shared memory
+  if (lane != 0 || m >= M) return;
+  float sum = lanes[warp][0];
+  for (int l = 1; l < 32; ++l) sum += lanes[warp][l];
+  C[size_t(blockIdx.y) * M + m] = sum;  // (S, M, 1)
+}
+
+// C = A * B where M == 1 or N == 1, K cut into `wantedSlices` slices summed afterwards.
+inline void run_vector_gemm(const float* A, const float* B, float* C, int M, int N, int K,
+                            int wantedSlices) {
+  tutorial::check_gemm_shape("vector_gemm", M, N, K);
+  if (M != 1 && N != 1)
+    throw tutorial::UnsupportedShape("vector_gemm: M or N must be 1, got " + std::to_string(M) +
+                                     "x" + std::to_string(N) + "x" + std::to_string(K));
+  int slices = 1, sliceK = K;
+  slice_k(K, wantedSlices, slices, sliceK);
+  const size_t count = size_t(M) * N;
+  float* out = slices == 1 ? C : slice_workspace(count * slices, slices, M, N);
+  if (N != 1) {  // M == 1: a row of C
+    using tutorial::starts_on_16_bytes;
+    const bool vec = N % 4 == 0 && starts_on_16_bytes(B) && starts_on_16_bytes(out);
+    const dim3 grid(tutorial::ceil_div(N, kVectorThreads * (vec ? 4 : 1)), slices);
+    const auto kernel = vec ? row_times_matrix<true> : row_times_matrix<false>;
+    tutorial::launch(kernel, grid, dim3(kVectorThreads), 0, A, B, out, N, K, sliceK);
+  } else {  // a column of C (a single element too)
+    using tutorial::starts_on_16_bytes;
+    const bool vec = K % 4 == 0 && starts_on_16_bytes(A) && starts_on_16_bytes(B);
+    const dim3 grid(tutorial::ceil_div(M, kVectorThreads / 32), slices);
+    const auto kernel = vec ? matrix_times_column<true> : matrix_times_column<false>;
+    tutorial::launch(kernel, grid, dim3(kVectorThreads), 0, A, B, out, M, K, sliceK);
+  }
+  if (slices > 1) sum_partials(out, C, int(count), slices, kThinManySlices);
+}
+
+// Step 8's launcher: where the roofline says the problem waits on memory, a vector kernel (C of
+// one row or column) or the thin tile its thin side fits, with K cut into enough slices to give
+// every SM a block; step 7's launcher elsewhere.
+inline void launch_thin_gemm(const float* A, const float* B, float* C, int M, int N, int K) {
+  tutorial::check_gemm_shape("thin_gemm", M, N, K);
+  const tutorial::DeviceInfo& d = tutorial::current_device_info();
+  const double seconds_of_bytes =
+      tutorial::gemm_compulsory_bytes(M, N, K) / (d.theoretical_bandwidth_gbs() * 1e9);
+  const double seconds_of_flops = 2.0 * M * N * double(K) / (d.fp32_peak_gflops() * 1e9);
+  if (seconds_of_bytes < seconds_of_flops) return launch_stream_k_gemm(A, B, C, M, N, K);
+  // Slices so that the blocks cover the SMs once: blocks of one slice x S >= SMs.
+  auto slices_for = [&](long long blocks) {
+    return int(std::min<long long>(64, std::max<long long>(1, d.sm_count / std::max(1LL, blocks))));
+  };
+  auto thin = [&](auto shape) {
+    constexpr ThinShape S = decltype(shape)::value;
+    run_thin_gemm<S>(A, B, C, M, N, K, slices_for(thin_tiles<S>(M, N)));
+  };
+  using T = ThinShape;
+  if (M == 1) return run_vector_gemm(A, B, C, M, N, K, slices_for(tutorial::ceil_div(N, 1024)));
+  if (N == 1) return run_vector_gemm(A, B, C, M, N, K, slices_for(tutorial::ceil_div(M, 8)));
+  if (K <= 64) return thin(std::integral_constant<T, T::ShortK>{});
+  if (M <= 4) return thin(std::integral_constant<T, T::SmallM4>{});
+  if (M <= 16) return thin(std::integral_constant<T, T::SmallM16>{});
+  if (N <= 4) return thin(std::integral_constant<T, T::SmallN4>{});
+  if (N <= 16) return thin(std::integral_constant<T, T::SmallN16>{});
+  launch_stream_k_gemm(A, B, C, M, N, K);  // memory-bound but not thin: the tiles
 }
 
 }  // namespace ch05

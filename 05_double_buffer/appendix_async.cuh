@@ -5,7 +5,7 @@
 // hold tiles in flight and no thread waits for a load it issued. Shipped in cuBLAS's own
 // geometry (128 x 256 tiles, 8 warps of 64 x 64, 8 x 16 per thread, one block per SM).
 // Measured, not a step: on the H200 it does not beat warp_tiled_gemm; the copies were never
-// the bottleneck (README, part 1; NOTES.md).
+// the bottleneck (README.md; lab/LOG.md#main-loop).
 #pragma once
 
 #include <cuda_pipeline.h>
@@ -135,12 +135,15 @@ __global__ void __launch_bounds__(WarpLayout<BM, BN, WM, WN, TM, TN>::THREADS,
   float regC[TM][TN] = {};
   const int numTiles = tutorial::ceil_div(K, BK);
 
+  // BEGIN QUOTE main-loop
   // Fill the pipeline: tiles 0 .. STAGES-2 in flight, one commit group each.
+  // BEGIN ELIDE main-loop: for s < STAGES - 1: copyTile(s * BK, s); __pipeline_commit();
 #pragma unroll
   for (int s = 0; s < STAGES - 1; ++s) {
     if (s < numTiles) copyTile(s * BK, s);
     __pipeline_commit();
   }
+  // END ELIDE main-loop
 
   int stage = 0;  // the stage computed in this step: t % STAGES
   for (int t = 0; t < numTiles; ++t) {
@@ -157,6 +160,7 @@ __global__ void __launch_bounds__(WarpLayout<BM, BN, WM, WN, TM, TN>::THREADS,
     multiply_tiles<BK, LDA, BN>(&As[stage][0][0], &Bs[stage][0][0], w, regC);
     stage = stage + 1 == STAGES ? 0 : stage + 1;
   }
+  // END QUOTE main-loop
 
   store_lane_tile<TM, TN, VEC>(C, M, N, blockRow, blockCol, w, regC);
 }

@@ -15,7 +15,7 @@ modulo --banks) needs an extra cycle to read its operands: that is the count.
 Jia et al. ("Dissecting the NVIDIA Volta GPU Architecture via Microbenchmarking", 2018) found
 two 64-bit register banks on Volta (bank = register number mod 2) and the reuse cache; NVIDIA
 does not document either for later GPUs, so read the count as a guide that ranks variants of
-one loop (chapter 05's README), not as a law. Python 3 standard library only.
+one loop (chapter 05's warp_tiles.md), not as a law. Python 3 standard library only.
 """
 import argparse
 import re

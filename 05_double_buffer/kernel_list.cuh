@@ -49,39 +49,22 @@ inline std::vector<tutorial::GemmKernel> chapter_kernels() {
       // any_shape_gemm, with stream-K for the last wave where 128 x 128 tiles fill more than
       // one wave and leave the last one partial (K >= 1536).
       {"stream-K 128x128 + any_shape", launch_stream_k_gemm, block_tile_intensity<128, 128>},
-      // Every path above, three more tiles (128 x 32, 64 x 128, 128 x 64) and thin_gemm, the
-      // cheapest by a model of each one's time, or by timing where the model ranks several close:
-      // the chapter's final launcher.
-      // (The DRAM model of its 128 x 128 tile, which runs at the table's sizes.)
+      // stream-K + any_shape, with thin_gemm or a vector kernel where the roofline says memory
+      // binds.
+      {"thin|vector where memory binds, else stream-K", launch_thin_gemm,
+       block_tile_intensity<128, 128>},
+      // Every path above (three more tiles: 128 x 32, 64 x 128 and 128 x 64) and thin_gemm,
+      // ranked by an estimate, the closest timed on a shape's first call: the chapter's final
+      // launcher. (The DRAM model of its 128 x 128 tile, which runs at the table's sizes.)
       {"planned: tiles|stream-K|split-K|thin", launch_planned_gemm,
        block_tile_intensity<128, 128>},
   };
 }
 
-// The chapter's final GEMM: for each shape, step 7's path unless plan_gemm estimates another
-// clearly faster on this GPU: whole 128 x 128 tiles, stream-K for a partial last wave, split-K
-// and smaller tiles below one wave, thin_gemm where the time is memory; on a GPU, the plans the
-// estimate ranks close timed on the shape's first call (README, "Shapes nobody listed": random
-// shapes as well as the 24 of sweep_shapes.txt).
+// The chapter's final GEMM: for each shape, the plan that runs fastest on this GPU among those
+// its estimate ranks closest (step 9).
 inline tutorial::GemmKernel best_kernel() {
   return {"ch05::planned: tiles|stream-K|split-K|thin", launch_planned_gemm};
-}
-
-// thin_gemm at fixed slice counts, for the tests: each tile whole (S = 1) and with K cut into
-// uneven slices (S = 3, and 12: sum_many_slices).
-inline std::vector<tutorial::GemmKernel> thin_kernels() {
-  return {
-      {"thin short-K 64x128", launch_thin_gemm<ThinShape::ShortK, 1>},
-      {"thin short-K 64x128 S=3", launch_thin_gemm<ThinShape::ShortK, 3>},
-      {"thin small-M 4x512", launch_thin_gemm<ThinShape::SmallM4, 1>},
-      {"thin small-M 4x512 S=12", launch_thin_gemm<ThinShape::SmallM4, 12>},
-      {"thin small-M 16x512", launch_thin_gemm<ThinShape::SmallM16, 1>},
-      {"thin small-M 16x512 S=3", launch_thin_gemm<ThinShape::SmallM16, 3>},
-      {"thin small-N 512x4", launch_thin_gemm<ThinShape::SmallN4, 1>},
-      {"thin small-N 512x4 S=12", launch_thin_gemm<ThinShape::SmallN4, 12>},
-      {"thin small-N 512x16", launch_thin_gemm<ThinShape::SmallN16, 1>},
-      {"thin small-N 512x16 S=3", launch_thin_gemm<ThinShape::SmallN16, 3>},
-  };
 }
 
 }  // namespace ch05

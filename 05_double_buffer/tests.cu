@@ -10,6 +10,8 @@
 
 #include "04_register_block/kernel_list.cuh"  // ch04::best_kernel, the starting point
 #include "05_double_buffer/kernel_list.cuh"
+#include "05_double_buffer/lab/knobs.cuh"
+#include "common/chooser.hpp"
 #include "common/catch_compat.hpp"
 #include "common/device_buffer.hpp"
 #include "common/gemm.hpp"
@@ -51,7 +53,7 @@ const std::vector<GemmKernel> kPerOperandKernels = {
     {"sliced 128x32 S=2", ch05::launch_sliced_gemm<128, 32, 16, 32, 32, 8, 4, 2>},
     {"sliced 64x128 S=1", ch05::launch_sliced_gemm<64, 128, 16, 32, 64, 8, 8, 1>},
     {"sliced 128x64 S=2", ch05::launch_sliced_gemm<128, 64, 16, 32, 64, 8, 8, 2>},
-    {"stream-K 128x128 3 blocks", ch05::launch_stream_k_slots<128, 128, 16, 32, 64, 8, 8, 3>},
+    {"stream-K 128x128 3 blocks", ch05lab::launch_stream_k_slots<128, 128, 16, 32, 64, 8, 8, 3>},
     {"planned", ch05::launch_planned_gemm}};
 
 // kPerOperandKernels with one pointer `floats` floats off 16 bytes at a time (A, then B, then C),
@@ -119,17 +121,17 @@ const std::vector<GemmKernel> kSlicedKernels = {
     // Stream-K (7_stream_k.cuh) on small grids: with 3, 5 or 7 blocks the k-iterations of the
     // tiles are cut at the start, the middle and the end of tiles, one block may hold two
     // partial segments, and whole tiles go straight to C.
-    {"stream-K 128x128 3 blocks", ch05::launch_stream_k_slots<128, 128, 16, 32, 64, 8, 8, 3>},
-    {"stream-K 128x128 5 blocks", ch05::launch_stream_k_slots<128, 128, 16, 32, 64, 8, 8, 5>},
+    {"stream-K 128x128 3 blocks", ch05lab::launch_stream_k_slots<128, 128, 16, 32, 64, 8, 8, 3>},
+    {"stream-K 128x128 5 blocks", ch05lab::launch_stream_k_slots<128, 128, 16, 32, 64, 8, 8, 5>},
     // More blocks than iterations: some blocks get none (5 iterations of one tile, 7 blocks).
-    {"stream-K 128x128 7 blocks", ch05::launch_stream_k_slots<128, 128, 16, 32, 64, 8, 8, 7>},
-    // The comparisons of NOTES.md (stream-K): the last two waves by iterations, and no tile by
+    {"stream-K 128x128 7 blocks", ch05lab::launch_stream_k_slots<128, 128, 16, 32, 64, 8, 8, 7>},
+    // The lab's comparisons (lab/knobs.cuh): the last two waves by iterations, and no tile by
     // iterations.
     {"stream-K 128x128 5 blocks, last two waves",
-     ch05::launch_stream_k_slots<128, 128, 16, 32, 64, 8, 8, 5,
-                                 ch05::StreamKShare::LastTwoWaves>},
+     ch05lab::launch_stream_k_slots<128, 128, 16, 32, 64, 8, 8, 5,
+                                 ch05lab::StreamKShare::LastTwoWaves>},
     {"stream-K 128x128 5 blocks, whole tiles",
-     ch05::launch_stream_k_slots<128, 128, 16, 32, 64, 8, 8, 5, ch05::StreamKShare::None>},
+     ch05lab::launch_stream_k_slots<128, 128, 16, 32, 64, 8, 8, 5, ch05lab::StreamKShare::None>},
     {"stream-K final", ch05::launch_stream_k_gemm}};
 
 }  // namespace
@@ -198,6 +200,35 @@ TEST_CASE("the final launcher runs stream-K where this GPU's last wave is partia
 // backend), whichever path its plan takes there.
 namespace {
 
+// thin_gemm at fixed slice counts: each tile whole (S = 1) and with K cut into uneven slices
+// (S = 3, and 12: sum_many_slices).
+std::vector<GemmKernel> thin_kernels() {
+  using ch05::ThinShape;
+  using ch05lab::launch_thin_gemm;
+  return {
+      {"thin short-K 64x128", launch_thin_gemm<ThinShape::ShortK, 1>},
+      {"thin short-K 64x128 S=3", launch_thin_gemm<ThinShape::ShortK, 3>},
+      {"thin small-M 4x512", launch_thin_gemm<ThinShape::SmallM4, 1>},
+      {"thin small-M 4x512 S=12", launch_thin_gemm<ThinShape::SmallM4, 12>},
+      {"thin small-M 16x512", launch_thin_gemm<ThinShape::SmallM16, 1>},
+      {"thin small-M 16x512 S=3", launch_thin_gemm<ThinShape::SmallM16, 3>},
+      {"thin small-N 512x4", launch_thin_gemm<ThinShape::SmallN4, 1>},
+      {"thin small-N 512x4 S=12", launch_thin_gemm<ThinShape::SmallN4, 12>},
+      {"thin small-N 512x16", launch_thin_gemm<ThinShape::SmallN16, 1>},
+      {"thin small-N 512x16 S=3", launch_thin_gemm<ThinShape::SmallN16, 3>},
+  };
+}
+
+// The final launcher with each way of choosing forced (common/chooser.hpp).
+void estimated_gemm(const float* A, const float* B, float* C, int M, int N, int K) {
+  const tutorial::ChooseByScope by(tutorial::ChooseBy::Estimate);
+  ch05::launch_planned_gemm(A, B, C, M, N, K);
+}
+void measured_gemm(const float* A, const float* B, float* C, int M, int N, int K) {
+  const tutorial::ChooseByScope by(tutorial::ChooseBy::Measure);
+  ch05::launch_planned_gemm(A, B, C, M, N, K);
+}
+
 const std::vector<TestShape> kThinShapes = {
     {1, 1, 1},     {1, 513, 37},  {2, 1000, 19}, {5, 517, 300},  {17, 33, 1},
     {4, 1025, 64}, {16, 9, 700},  {1000, 1, 45}, {513, 2, 333},  {700, 5, 31},
@@ -207,18 +238,42 @@ const std::vector<TestShape> kThinShapes = {
 
 TEST_CASE("thin_gemm is correct at thin, odd and edge shapes", "[gpu][small]") {
   REQUIRE_GPU();
-  check_kernels_at(ch05::thin_kernels(), kThinShapes);
-  check_kernels_at(ch05::thin_kernels(), kOddAndEdgeShapes);
+  check_kernels_at(thin_kernels(), kThinShapes);
+  check_kernels_at(thin_kernels(), kOddAndEdgeShapes);
+}
+
+namespace {
+template <int S>
+void vector_gemm(const float* A, const float* B, float* C, int M, int N, int K) {
+  ch05::run_vector_gemm(A, B, C, M, N, K, S);
+}
+}  // namespace
+
+TEST_CASE("the vector kernels: C of one row or one column, whole K or in slices", "[gpu][small]") {
+  REQUIRE_GPU();
+  // float4 where the rows allow it (N % 4 == 0 for one row, K % 4 == 0 for one column), one
+  // float at a time elsewhere; K shorter and longer than a group of loads; one element.
+  const std::vector<TestShape> shapes = {{1, 1, 1},     {1, 513, 37},  {1, 4096, 100}, {1, 7, 3},
+                                         {1, 1027, 2049}, {1, 2, 5000}, {1000, 1, 45},  {7, 1, 3},
+                                         {3001, 1, 4097}, {9, 1, 4096}, {33, 1, 2}};
+  check_kernels_at({{"vector S=1", vector_gemm<1>},
+                    {"vector S=3", vector_gemm<3>},
+                    {"vector S=12", vector_gemm<12>},
+                    {"planned", ch05::launch_planned_gemm}},
+                   shapes);
+  CHECK(differ_between_runs({"vector S=12", vector_gemm<12>}, {1, 1000, 3001}, 3) == 0);
+  // Neither side 1: refused with the reason.
+  CHECK_THROWS_AS(ch05::run_vector_gemm(nullptr, nullptr, nullptr, 2, 2, 2, 1), UnsupportedShape);
 }
 
 TEST_CASE("thin_gemm reads and writes at any alignment", "[gpu]") {
   REQUIRE_GPU();
-  check_unaligned_pointers(ch05::thin_kernels());
+  check_unaligned_pointers(thin_kernels());
 }
 
 TEST_CASE("thin_gemm's slices are summed the same way on every run", "[gpu][small]") {
   REQUIRE_GPU();
-  for (const GemmKernel& kernel : ch05::thin_kernels()) {
+  for (const GemmKernel& kernel : thin_kernels()) {
     const std::string name = kernel.name;
     CAPTURE(name);
     CHECK(differ_between_runs(kernel, {37, 20, 3001}, 5) == 0);
@@ -232,10 +287,12 @@ TEST_CASE("thin_gemm's slices are summed the same way on every run", "[gpu][smal
 TEST_CASE("small shapes of the thin and planned paths for the sanitizers", "[gpu][sanitize]") {
   REQUIRE_GPU();
   const std::vector<TestShape> shapes = {{3, 5, 7}, {17, 33, 70}, {65, 130, 9}, {4, 515, 33}};
-  check_kernels_at(ch05::thin_kernels(), shapes);
+  check_kernels_at(thin_kernels(), shapes);
+  check_kernels_at({{"vector S=3", vector_gemm<3>}, {"vector S=12", vector_gemm<12>}},
+                   {{1, 515, 33}, {70, 1, 2000}, {1, 1, 700}});
   check_kernels_at({{"sliced 64x64 S=100", ch05::launch_sliced_gemm<64, 64, 16, 32, 32, 8, 4, 100>},
                     {"planned", ch05::launch_planned_gemm},
-                    {"measured", ch05::launch_measured_gemm}},
+                    {"measured", measured_gemm}},
                    {{3, 5, 1700}, {70, 33, 2000}, {130, 9, 300}});
   // Each operand its own width (N or K alone off a multiple of 4, and both at 259 x 70 x 43; C by
   // rows through shared memory; B in 8-byte pairs where N is even, both at 66 x 70 x 42), whole
@@ -246,7 +303,7 @@ TEST_CASE("small shapes of the thin and planned paths for the sanitizers", "[gpu
                     {"sliced 64x128 S=2", ch05::launch_sliced_gemm<64, 128, 16, 32, 64, 8, 8, 2>},
                     {"sliced 128x64 S=1", ch05::launch_sliced_gemm<128, 64, 16, 32, 64, 8, 8, 1>},
                     {"stream-K 128x128 3 blocks",
-                     ch05::launch_stream_k_slots<128, 128, 16, 32, 64, 8, 8, 3>}},
+                     ch05lab::launch_stream_k_slots<128, 128, 16, 32, 64, 8, 8, 3>}},
                    {{37, 66, 40}, {70, 36, 33}, {130, 258, 300}, {259, 70, 43}, {66, 70, 42}});
 }
 
@@ -296,15 +353,14 @@ TEST_CASE("the planned launcher is correct at random shapes, whatever path it ta
   CHECK(differ_between_runs({"planned", ch05::launch_planned_gemm}, {4, 4, 30001}, 3) == 0);
   // Each way of choosing on its own: the estimate alone at every shape; the timed shortlist (the
   // default on a GPU, where the lines above ran it) at a few on the CPU backend, where it is slow.
-  check_kernel_at({"estimated", ch05::launch_estimated_gemm}, shapes);
+  check_kernel_at({"estimated", estimated_gemm}, shapes);
   const std::vector<TestShape> fewer(shapes.begin(), shapes.begin() + 6);
-  check_kernel_at({"measured", ch05::launch_measured_gemm}, fewer);
+  check_kernel_at({"measured", measured_gemm}, fewer);
 }
 
 TEST_CASE("the measured plan: one of the shortlist, timed once, the harness sees its launch",
           "[gpu]") {
   REQUIRE_GPU();
-  const ch05::GpuModel& g = ch05::current_gpu_model();
   for (const TestShape& s : random_shapes(4, 31, 600, 3e6)) {
     INFO(s.M << "x" << s.N << "x" << s.K);
     tutorial::DeviceBuffer<float> A(size_t(s.M) * s.K), B(size_t(s.K) * s.N);
@@ -313,16 +369,16 @@ TEST_CASE("the measured plan: one of the shortlist, timed once, the harness sees
     B.upload(std::vector<float>(B.size(), 1.0f));
     const float *a = A.data(), *b = B.data();
     float* c = C.data();
-    const tutorial::VecOperands vec = tutorial::vec_operands(a, b, c, s.N, s.K);
-    const ch05::Shortlist list = ch05::shortlist(s.M, s.N, s.K, g, vec);
+    const tutorial::ChooseByScope by(tutorial::ChooseBy::Measure);
+    const auto list = tutorial::shortlist(ch05::plan_shortlist_input(ch05::plan_gpu(), s.M, s.N, s.K),
+                                          ch05::kWindow, ch05::kShortlist);
     // The first call times the shortlist; the harness still sees one launch of the chosen plan.
     const long before = tutorial::launch_count();
-    ch05::launch_measured_gemm(a, b, c, s.M, s.N, s.K);
+    ch05::launch_planned_gemm(a, b, c, s.M, s.N, s.K);
     const tutorial::LaunchRecord first = tutorial::first_launch_since(before);
-    const ch05::GemmPlan plan =
-        ch05::cached_plan(s.M, s.N, s.K, vec, ch05::PlanChoice::Measured, a, b, c);
+    const ch05::GemmPlan plan = ch05::chosen_plan(a, b, c, s.M, s.N, s.K);
     bool listed = false;
-    for (int i = 0; i < list.count; ++i) listed = listed || ch05::same_plan(list.plans[i], plan);
+    for (const auto& candidate : list) listed = listed || candidate.plan == plan;
     CHECK(listed);
     const long beforePlan = tutorial::launch_count();
     ch05::run_gemm_plan(plan, a, b, c, s.M, s.N, s.K);
@@ -333,19 +389,10 @@ TEST_CASE("the measured plan: one of the shortlist, timed once, the harness sees
     CHECK(first.grid.z == own.grid.z);
     // Later calls do not time again: the plan's own launches, and the same plan.
     const long beforeAgain = tutorial::launch_count();
-    ch05::launch_measured_gemm(a, b, c, s.M, s.N, s.K);
+    ch05::launch_planned_gemm(a, b, c, s.M, s.N, s.K);
     CHECK(tutorial::launch_count() - beforeAgain == planLaunches);
-    CHECK(ch05::same_plan(
-        ch05::cached_plan(s.M, s.N, s.K, vec, ch05::PlanChoice::Measured, a, b, c), plan));
+    CHECK(ch05::chosen_plan(a, b, c, s.M, s.N, s.K) == plan);
   }
-}
-
-TEST_CASE("the measured pick: the fastest, but the estimate's choice within 3%", "[model]") {
-  CHECK(ch05::pick_fastest({1.0}) == 0);
-  CHECK(ch05::pick_fastest({1.0, 0.98}) == 0);        // within the noise: the estimate's choice
-  CHECK(ch05::pick_fastest({1.0, 0.96}) == 1);
-  CHECK(ch05::pick_fastest({1.0, 0.96, 0.95, 1.3}) == 2);
-  CHECK(ch05::pick_fastest({1.0, 1.2, 1.01}) == 0);
 }
 
 TEST_CASE("split-K and stream-K use a workspace on whichever GPU is current", "[gpu][multi]") {
@@ -495,7 +542,7 @@ TEST_CASE("any_shape's plan on a 132-SM GPU (H100): waves", "[model]") {
 
 TEST_CASE("stream-K wherever the last wave is partial and K is long (132 SMs, as an H100)",
           "[model]") {
-  // 264 slots of 128 x 128 tiles (NOTES.md, "5. Stream-K").
+  // 264 slots of 128 x 128 tiles (lab/LOG.md#stream-k).
   CHECK(ch05::stream_k_pays(3072, 3072, 3072, 132));        // 576 tiles: 2.18 waves
   CHECK(ch05::stream_k_pays(3000, 3000, 3000, 132));        // the same 576
   CHECK(ch05::stream_k_pays(2048, 11008, 4096, 132));       // 1376 tiles: 5.21 waves
@@ -515,244 +562,141 @@ TEST_CASE("stream-K wherever the last wave is partial and K is long (132 SMs, as
   // Whole waves: nothing by iterations.
   CHECK(ch05::plan_stream_k(4093, 4099, 4097, 128, 128, 16, 264).skTiles == 0);
   // The comparisons: the last two waves (48 + 264 tiles), or none.
-  using ch05::StreamKShare;
-  CHECK(ch05::plan_stream_k(3072, 3072, 3072, 128, 128, 16, 264, StreamKShare::LastTwoWaves)
-            .skTiles == 312);
-  CHECK(ch05::plan_stream_k(3072, 3072, 3072, 128, 128, 16, 264, StreamKShare::None).skTiles == 0);
-  CHECK(ch05::plan_stream_k(3072, 3072, 3072, 128, 128, 16, 264, StreamKShare::None).dpTiles ==
-        576);
+  using ch05lab::StreamKShare;
+  auto share = [](StreamKShare h) {
+    return ch05lab::plan_stream_k_share(3072, 3072, 3072, 128, 128, 16, 264, h);
+  };
+  CHECK(share(StreamKShare::LastTwoWaves).skTiles == 312);
+  CHECK(share(StreamKShare::None).skTiles == 0);
+  CHECK(share(StreamKShare::None).dpTiles == 576);
 }
 
-TEST_CASE("the plan of step 9 on a 132-SM GPU (H100): a path for each family", "[model]") {
-  // An H100 SXM as gpu_model_of reads it: 132 SMs of 128 FP32 lanes at 1,980 MHz, HBM3 at
-  // 2,619 MHz on a 5,120-bit bus (3.35 TB/s, 90% of it: 1,524 bytes per SM clock).
-  tutorial::DeviceInfo h100;
-  h100.sm_count = 132;
-  h100.compute_major = 9;
-  h100.sm_clock_khz = 1980000;
-  h100.memory_clock_khz = 2619000;
-  h100.memory_bus_bits = 5120;
-  const ch05::GpuModel g = ch05::gpu_model_of(h100);
-  CHECK(g.sms == 132);
-  CHECK(g.fmaPerClock == 128.0);
-  CHECK(g.dramBytesPerClock == Approx(1524.0).epsilon(0.01));
+namespace {
+// An H100 SXM as plan_gpu() reads it: 132 SMs of 128 FP32 lanes at 1,980 MHz, HBM3 at 2,619 MHz
+// on a 5,120-bit bus (3.35 TB/s: 1,693 bytes per SM clock), each tile's kernel resident at its
+// __launch_bounds__ minimum, thin_gemm 2 blocks per SM.
+ch05::PlanGpu h100_plan_gpu() {
+  ch05::PlanGpu g;
+  g.sms = 132;
+  g.fmaPerClock = 128.0;
+  g.dramBytesPerClock = 2.0 * 2619e6 * 5120 / 8 / 1980e6;
+  g.clockGHz = 1.98;
+  for (int t = 0; t < ch05::kPlanTileCount; ++t) g.tileBlocksPerSm[t] = ch05::kPlanTiles[t].minBlocks;
+  g.thinBlocksPerSm = 2;
+  g.vectorBlocksPerSm = 8;
+  return g;
+}
+const ch05::Candidate* find_plan(const std::vector<ch05::Candidate>& all, const ch05::GemmPlan& p) {
+  for (const ch05::Candidate& c : all)
+    if (c.plan == p) return &c;
+  return nullptr;
+}
+}  // namespace
+
+TEST_CASE("step 9's estimate, by hand: waves, the FMA and DRAM roofs, round trips", "[model]") {
+  const ch05::PlanGpu g = h100_plan_gpu();
+  CHECK(g.dramBytesPerClock == Approx(1693.0).epsilon(0.001));
+  // 4096^3 in whole 128 x 128 tiles: 1,024 blocks, 264 at once, 4 waves; each SM's 2 blocks of a
+  // wave share its 128 lanes: 4 x 2 x 128 x 128 x 4096 / 128 FMAs' clocks. DRAM: 3 x 64 MB.
+  const double fma = 4.0 * 2 * 128 * 128 * 4096 / 128.0;
+  const double dram = 3.0 * 4096 * 4096 * 4 / g.dramBytesPerClock;
+  const double trips = 4 * ch05::kRoundTripNs * g.clockGHz;
+  const auto all = ch05::plan_candidates(g, 4096, 4096, 4096);
+  const ch05::Candidate* whole = find_plan(all, {ch05::GemmPath::Tiles, 0, ch05::ThinShape::ShortK, 1});
+  REQUIRE(whole != nullptr);
+  CHECK(whole->estimate == Approx(std::max(fma, dram) + trips));
+  // Two slices: 2,048 blocks, 8 waves of half as long each, the partials written and read back,
+  // and the sum's launch.
+  const ch05::Candidate* two = find_plan(all, {ch05::GemmPath::Tiles, 0, ch05::ThinShape::ShortK, 2});
+  REQUIRE(two != nullptr);
+  const double dram2 = (3.0 * 4096 * 4096 * 4 + 2.0 * 2 * 4 * 4096.0 * 4096) / g.dramBytesPerClock;
+  CHECK(two->estimate ==
+        Approx(std::max(8.0 * 2 * 128 * 128 * 2048 / 128.0, dram2) +
+               (8 * ch05::kRoundTripNs + ch05::kLaunchNs) * g.clockGHz));
+}
+
+TEST_CASE("step 9's candidates: every path where it can run, no cut past the workspace",
+          "[model]") {
+  const ch05::PlanGpu g = h100_plan_gpu();
   using ch05::GemmPath;
-  using ch05::ThinShape;
-  // (cudaMalloc'd pointers: A float4 where K is a multiple of 4, in pairs where it is even; B
-  // and C likewise with N: as the launcher decides.)
-  auto plan = [&](int M, int N, int K) { return ch05::plan_gemm(M, N, K, g, aligned_vec(N, K)); };
-  // Large problems with a partial last wave: stream-K (the final launcher of step 7 there).
-  for (const TestShape s : {TestShape{4096, 4096, 4096}, {8192, 8192, 8192}, {3072, 3072, 3072},
-                            {2048, 11008, 4096}}) {
+  for (const TestShape& s : random_shapes(200, 41, 16384, 6.9e10)) {
     INFO(s.M << "x" << s.N << "x" << s.K);
-    CHECK(plan(s.M, s.N, s.K).path == GemmPath::StreamK);
+    const auto all = ch05::plan_candidates(g, s.M, s.N, s.K);
+    bool tiles[ch05::kPlanTileCount] = {}, streamK = false;
+    for (const ch05::Candidate& c : all) {
+      CHECK(c.estimate > 0);
+      CHECK(c.plan.slices >= 1);
+      CHECK(c.plan.slices <= ch05::kMaxPlanSlices);
+      CHECK((c.plan.slices == 1 || 4.0 * c.plan.slices * double(s.M) * s.N <= ch05::kMaxWorkspaceBytes));
+      if (c.plan.path == GemmPath::Tiles && c.plan.slices == 1) tiles[c.plan.tile] = true;
+      if (c.plan.path == GemmPath::StreamK) streamK = true;
+      if (c.plan.path == GemmPath::Thin) CHECK(ch05::thin_fits(c.plan.thin, s.M, s.N, s.K));
+    }
+    for (bool t : tiles) CHECK(t);  // every tile, uncut
+    const long long bigTiles = (long long)ceil_div(s.M, 128) * ceil_div(s.N, 128);
+    CHECK(streamK == (bigTiles > 264 && bigTiles % 264 != 0));
+    // What the chooser sees: per path its cheapest cut, its uncut plan and its first cut of at
+    // least twice the cheapest's slices, nothing else.
+    const auto input = ch05::plan_shortlist_input(g, s.M, s.N, s.K);
+    for (const ch05::Candidate& c : input) {
+      auto samePath = [&](const ch05::Candidate& o) {
+        return o.plan.path == c.plan.path && o.plan.tile == c.plan.tile && o.plan.thin == c.plan.thin;
+      };
+      const ch05::Candidate* cheapest = &c;
+      for (const ch05::Candidate& o : all)
+        if (samePath(o) && o.estimate < cheapest->estimate) cheapest = &o;
+      int twice = 0;
+      for (const ch05::Candidate& o : all)
+        if (samePath(o) && o.plan.slices >= 2 * cheapest->plan.slices &&
+            (twice == 0 || o.plan.slices < twice))
+          twice = o.plan.slices;
+      CHECK((c.estimate == cheapest->estimate || c.plan.slices == 1 || c.plan.slices == twice));
+    }
+    // The shortlist: the cheapest estimate first, then those within the window, at most six.
+    const auto list = tutorial::shortlist(input, ch05::kWindow, ch05::kShortlist);
+    REQUIRE(!list.empty());
+    CHECK(int(list.size()) <= ch05::kShortlist);
+    for (const ch05::Candidate& c : all) CHECK(list[0].estimate <= c.estimate);
+    for (const ch05::Candidate& c : list) CHECK(c.estimate <= ch05::kWindow * list[0].estimate);
   }
-  // Whole waves, or K too short for stream-K's partial tiles to pay: one block per tile.
-  for (const TestShape s : {TestShape{4093, 4099, 4097}, {16384, 1024, 1024}}) {
+}
+
+TEST_CASE("step 9's estimate on a 132-SM GPU: the path each family needs", "[model]") {
+  const ch05::PlanGpu g = h100_plan_gpu();
+  using ch05::GemmPath;
+  auto best = [&](int M, int N, int K) {
+    return tutorial::shortlist(ch05::plan_shortlist_input(g, M, N, K), ch05::kWindow, 1)[0].plan;
+  };
+  // A matrix times a vector, a vector times a matrix: their time is reading the matrix once
+  // (the estimates of every plan that streams it at the full rate tie), and a 128 x 128 tile
+  // would compute 127 rows (or columns) of nothing for every one of C: the vector kernel is
+  // timed, the 128 x 128 tile is not first.
+  for (const TestShape& s : {TestShape{4096, 1, 4096}, TestShape{1, 4096, 4096}}) {
     INFO(s.M << "x" << s.N << "x" << s.K);
-    const ch05::GemmPlan p = plan(s.M, s.N, s.K);
-    CHECK(p.path == GemmPath::Tiles);
-    CHECK(p.tile == 0);
-    CHECK(p.slices == 1);
+    const auto top = tutorial::shortlist(ch05::plan_shortlist_input(g, s.M, s.N, s.K),
+                                         ch05::kWindow, ch05::kShortlist);
+    CHECK_FALSE((top[0].plan.path == GemmPath::Tiles && top[0].plan.tile == 0));
+    bool vector = false;
+    for (const ch05::Candidate& c : top) vector = vector || c.plan.path == GemmPath::Vector;
+    CHECK(vector);
   }
-  // The bandwidth-bound shapes: thin_gemm, with slices where the tiles are too few.
-  CHECK(plan(3622, 4500, 11).path == GemmPath::Thin);
-  CHECK(plan(3622, 4500, 11).thin == ThinShape::ShortK);
-  const ch05::GemmPlan gemv = plan(4096, 1, 4096), vecmat = plan(1, 4096, 4096);
-  CHECK(gemv.path == GemmPath::Thin);
-  CHECK(gemv.thin == ThinShape::SmallN4);
-  CHECK(gemv.slices > 1);
-  // (A row vector times a matrix: the 4-row thin tile or the 32 x 128 one measured within 5
-  // points of each other; not the 128 x 128 tile, which computes 127 rows of nothing.)
-  CHECK_FALSE((vecmat.path == GemmPath::Tiles && vecmat.tile == 0));
-  // A tiny C and an enormous K: more slices than step 6's 64, at least a wave of blocks.
-  const ch05::GemmPlan tiny = plan(64, 64, 1048576);
-  CHECK(tiny.slices > 64);
-  CHECK(tiny.slices <= ch05::kMaxPlanSlices);
-  // 270 tiles of 128 x 128 for 264 slots: not one block per 128 x 128 tile (two waves, the
-  // second nearly empty).
-  const ch05::GemmPlan nearlyOneWave = plan(6899, 528, 195);
-  CHECK_FALSE((nearlyOneWave.path == GemmPath::Tiles && nearlyOneWave.tile == 0 &&
-               nearlyOneWave.slices == 1));
-  // N far below 64 (12 of the 64 columns a 64 x 64 tile computes; 12 of 32 with 128 x 32): the
-  // 128 x 32 tile, in 6 slices. Measured (H100, in one process): 106.9% of cuBLAS against 88.7%
-  // for step 7's 64 x 64 tiles (NOTES.md, "A tile for N just above a multiple").
-  const ch05::GemmPlan narrowN = plan(9858, 12, 901);
-  CHECK((narrowN.path == GemmPath::Tiles && narrowN.tile == ch05::kTallTile));
-  // The 128 x 128 tile halved where it fills the SMs in finer steps: 673 rows in 11 tiles of 64
-  // (6 x 128 compute 768), 2 slices filling 528 slots once; 162 columns in 3 tiles of 64 (2 x 128
-  // compute 256). Measured (H100): 89.8% and 87.5% of cuBLAS against 76.3% and 71.5% for 128 x
-  // 128 tiles (NOTES.md, "Round ten").
-  const ch05::GemmPlan halfRows = plan(673, 3002, 2619), halfColumns = plan(3444, 162, 10388);
-  CHECK((halfRows.path == GemmPath::Tiles && halfRows.tile == ch05::kHalfRowsTile));
-  CHECK(halfRows.slices == 2);
-  CHECK((halfColumns.path == GemmPath::Tiles && halfColumns.tile == ch05::kHalfColumnsTile));
+  // A tiny C and an enormous K: more slices than step 6's 64, to fill the SMs.
+  CHECK(best(64, 64, 1048576).slices > 64);
+  // A large square: whole 128 x 128 tiles or stream-K, never cut along K.
+  const ch05::GemmPlan square = best(8192, 8192, 8192);
+  CHECK((square.path == GemmPath::StreamK || (square.tile == 0 && square.slices == 1)));
   // A GPU with twice the SMs cuts 4 tiles and a long K into more blocks.
-  ch05::GpuModel twice = g;
+  ch05::PlanGpu twice = g;
   twice.sms = 264;
   auto blocks = [](const ch05::GemmPlan& p) {
-    REQUIRE(p.path == GemmPath::Tiles);
-    const ch05::TileChoice& t = ch05::kPlanTiles[p.tile];
-    return ceil_div(256, t.bm) * ceil_div(256, t.bn) * p.slices;
+    const ch05::ThinExtent e = p.path == GemmPath::Thin
+                                   ? ch05::thin_extent(p.thin)
+                                   : ch05::ThinExtent{ch05::kPlanTiles[p.tile].bm,
+                                                      ch05::kPlanTiles[p.tile].bn, 0};
+    return ceil_div(256, e.bm) * ceil_div(256, e.bn) * p.slices;
   };
-  CHECK(blocks(ch05::plan_gemm(256, 256, 65536, twice, true)) > blocks(plan(256, 256, 65536)));
-}
-
-TEST_CASE("the plan of step 9 leaves step 7's choice only for a gain beyond its margin",
-          "[model]") {
-  const ch05::GpuModel g{132, 128.0, 1524.0};
-  using ch05::GemmPath;
-  for (const TestShape& s : random_shapes(300, 41, 16384, 6.9e10)) {
-    INFO(s.M << "x" << s.N << "x" << s.K);
-    const tutorial::VecOperands vec = aligned_vec(s.N, s.K);
-    const ch05::GemmPlan p = ch05::plan_gemm(s.M, s.N, s.K, g, vec);
-    const ch05::GemmPlan step7 = ch05::step7_plan(s.M, s.N, s.K, g, vec);
-    REQUIRE(p.clocks > 0);
-    CHECK(p.slices >= 1);
-    CHECK(p.slices <= ch05::kMaxPlanSlices);
-    CHECK((p.slices == 1 || 4.0 * p.slices * double(s.M) * s.N <= ch05::kMaxWorkspaceBytes));
-    const auto cost = [&](const ch05::GemmPlan& q) {
-      return ch05::same_plan(q, step7)
-                 ? step7.clocks
-                 : q.clocks * (1.0 + ch05::departure_margin(q, step7, s.N));
-    };
-    // A departure only where its estimate, margin added, is below step 7's.
-    if (!ch05::same_plan(p, step7)) CHECK(cost(p) < step7.clocks);
-    // None of the plans it could have taken costs less, margins counted.
-    ch05::for_each_plan(s.M, s.N, s.K, g, vec,
-                        [&](const ch05::GemmPlan& q) { CHECK(cost(q) >= cost(p)); });
-    // The thin tiles only where the thin side fits one tile, and, cut along K, in no more
-    // blocks than one round of the SMs holds.
-    if (p.path == GemmPath::Thin) {
-      CHECK((s.K <= 64 || s.M <= 16 || s.N <= 16));
-      if (p.slices > 1)
-        CHECK(thin_blocks(p.thin, s.M, s.N) * p.slices <= 132LL * ch05::kThinBlocksPerSm);
-    }
-  }
-}
-
-TEST_CASE("the shortlist: the estimate's choice first, step 7's, each path's cheapest close by",
-          "[model]") {
-  const ch05::GpuModel g{132, 128.0, 1524.0};
-  for (const TestShape& s : random_shapes(300, 43, 16384, 6.9e10)) {
-    INFO(s.M << "x" << s.N << "x" << s.K);
-    const tutorial::VecOperands vec = aligned_vec(s.N, s.K);
-    const ch05::Shortlist list = ch05::shortlist(s.M, s.N, s.K, g, vec);
-    REQUIRE(list.count >= 1);
-    REQUIRE(list.count <= ch05::Shortlist::kMax);
-    CHECK(ch05::same_plan(list.plans[0], ch05::plan_gemm(s.M, s.N, s.K, g, vec)));
-    const ch05::GemmPlan step7 = ch05::step7_plan(s.M, s.N, s.K, g, vec);
-    double least = -1;
-    ch05::for_each_plan(s.M, s.N, s.K, g, vec, [&](const ch05::GemmPlan& q) {
-      if (least < 0 || q.clocks < least) least = q.clocks;
-    });
-    bool hasStep7 = false, hasCheapest = false;
-    for (int i = 0; i < list.count; ++i) {
-      const ch05::GemmPlan& p = list.plans[i];
-      hasStep7 = hasStep7 || ch05::same_plan(p, step7);
-      hasCheapest = hasCheapest || p.clocks == least;
-      CHECK(p.slices >= 1);
-      CHECK(p.slices <= ch05::kMaxPlanSlices);
-      for (int j = 0; j < i; ++j) CHECK_FALSE(ch05::same_plan(p, list.plans[j]));
-      // Beyond the first two, a path's cheapest within the window, or that path uncut.
-      if (i >= 2 && p.slices > 1) CHECK(p.clocks <= ch05::kShortlistWindow * least);
-    }
-    CHECK(hasStep7);
-    CHECK(hasCheapest);
-    // Every path whose cheapest plan is within the window, with that plan uncut beside it.
-    ch05::for_each_plan(s.M, s.N, s.K, g, vec, [&](const ch05::GemmPlan& q) {
-      if (q.slices != 1) return;
-      double pathLeast = -1;
-      ch05::for_each_plan(s.M, s.N, s.K, g, vec, [&](const ch05::GemmPlan& r) {
-        if (ch05::path_index(r) == ch05::path_index(q) && (pathLeast < 0 || r.clocks < pathLeast))
-          pathLeast = r.clocks;
-      });
-      if (pathLeast > ch05::kShortlistWindow * least) return;
-      bool listed = false;
-      for (int i = 0; i < list.count; ++i) listed = listed || ch05::same_plan(list.plans[i], q);
-      CHECK(listed);
-    });
-  }
-}
-
-TEST_CASE("the plan of step 9 at a small N with a long K (132 SMs)", "[model]") {
-  const ch05::GpuModel g{132, 128.0, 1524.0};
-  // Measured on an H100 (NOTES.md, "Round seven"): the thin tile in 18 slices, 378 blocks for
-  // 264 at once, 70% of cuBLAS; in 6, 85%; the 128 x 32 tile, 86%.
-  const ch05::GemmPlan small = ch05::plan_gemm(10654, 16, 3728, g, aligned_vec(16, 3728));
-  CHECK_FALSE((small.path == ch05::GemmPath::Thin && small.slices > 12));
-  // N = 24: the 128 x 32 tile computes 32 columns, the 64-wide tiles 64 (6427 x 24 x 8928: 64 x 64
-  // tiles 68%, the 128 x 32 tile 86%).
-  const ch05::GemmPlan tall = ch05::plan_gemm(6427, 24, 8928, g, aligned_vec(24, 8928));
-  CHECK(tall.path == ch05::GemmPath::Tiles);
-  CHECK(tall.tile == ch05::kTallTile);
-  // A matrix times a vector keeps its thin tile: the 128 x 32 tile's own margin needs a quarter
-  // of its 32 columns real.
-  const ch05::GemmPlan gemv = ch05::plan_gemm(4096, 1, 4096, g, aligned_vec(1, 4096));
-  CHECK(gemv.path == ch05::GemmPath::Thin);
-}
-
-TEST_CASE("the plan of step 9 keeps step 7's choice where step 7 measured better (132 SMs)",
-          "[model]") {
-  // Shapes of the H100 runs where the first plan (no margins) took another path and lost to
-  // step 7's: 64^3 (thin, 77% against 92% of cuBLAS), 1000^3 and 1024^3 (64 x 64 tiles, 97-98%
-  // against 107-109%), 32 x 4096 x 4096 (22 slices instead of 16: 106% against 123%),
-  // 211 x 819 x 13043 (32 x 128 tiles: 66% against 82%), 42 x 7022 x 94 (3 slices: 68% against
-  // 93%). Tuning data, kept as a check that the margins do what they were set for.
-  const ch05::GpuModel g{132, 128.0, 1524.0};
-  for (const TestShape s : {TestShape{64, 64, 64}, {1000, 1000, 1000}, {1024, 1024, 1024},
-                            {32, 4096, 4096}, {211, 819, 13043}, {42, 7022, 94}}) {
-    INFO(s.M << "x" << s.N << "x" << s.K);
-    const tutorial::VecOperands vec = aligned_vec(s.N, s.K);  // as the launcher decides
-    CHECK(ch05::same_plan(ch05::plan_gemm(s.M, s.N, s.K, g, vec),
-                          ch05::step7_plan(s.M, s.N, s.K, g, vec)));
-  }
-  // 1536^3: the 64 x 64 tile lost there (91% against 98%); fewer slices of step 7's 128 x 128
-  // tile (3 instead of 4, estimated about as fast) carry no margin.
-  const ch05::GemmPlan p = ch05::plan_gemm(1536, 1536, 1536, g, true);
-  CHECK(p.path == ch05::GemmPath::Tiles);
-  CHECK(p.tile == 0);
-}
-
-TEST_CASE("the plan of step 9 counts the 4-byte path's cost per operand", "[model]") {
-  // Measured on an H100 (NOTES.md, "Each operand its own width"): at 9940 x 369 x 73 (N and K
-  // both off a multiple of 4) step 7's 128 x 128 tiles made 113% of cuBLAS and 64 x 64 tiles
-  // 105%; before A, B and C took their widths one by one and C was stored by rows, the 128 x 128
-  // tile made 71.5% at 9941 x 370 x 71 and the plan moved that shape to 64 x 64 tiles.
-  const ch05::GpuModel g{132, 128.0, 1524.0};
-  const ch05::GemmPlan both = ch05::plan_gemm(9940, 369, 73, g, tutorial::VecOperands(false));
-  CHECK((both.path == ch05::GemmPath::Tiles && both.tile == 0));
-  // One operand 4 bytes wide costs less than two; and a plan whose tiles are as deep either way
-  // (all but step 6's 128 x 128 tile, half-deep without float4 and measured faster so at small
-  // grids) is never estimated faster with an operand 4 bytes wide than with it 16.
-  for (const TestShape& s : random_shapes(100, 43, 16384, 6.9e10)) {
-    INFO(s.M << "x" << s.N << "x" << s.K);
-    const auto cheapest = [&](tutorial::VecOperands v) {
-      return ch05::cheapest_plan(s.M, s.N, s.K, g, v, [](const ch05::GemmPlan& p) {
-               return !(p.path == ch05::GemmPath::Tiles && p.tile == 0);
-             }).clocks;
-    };
-    const double wide = cheapest({true, true}), aOnly = cheapest({false, true}),
-                 bcOnly = cheapest({true, false}), narrow = cheapest({false, false});
-    CHECK(wide <= aOnly);
-    CHECK(wide <= bcOnly);
-    CHECK(aOnly <= narrow);
-    CHECK(bcOnly <= narrow);
-    // 8-byte pairs sit between the two: never slower than 4 bytes, never faster than 16.
-    const double aPairs = cheapest({false, true, true, false}),
-                 bcPairs = cheapest({true, false, false, true}),
-                 bothPairs = cheapest({false, false, true, true});
-    CHECK(wide <= aPairs);
-    CHECK(aPairs <= aOnly);
-    CHECK(wide <= bcPairs);
-    CHECK(bcPairs <= bcOnly);
-    CHECK(aPairs <= bothPairs);
-    CHECK(bothPairs <= narrow);
-  }
-  // thin_gemm loads 4 bytes either way: its estimate does not change.
-  const auto thinOnly = [](const ch05::GemmPlan& p) { return p.path == ch05::GemmPath::Thin; };
-  const ch05::GemmPlan thinScalar = ch05::cheapest_plan(3622, 4500, 11, g, false, thinOnly);
-  CHECK(thinScalar.clocks == ch05::cheapest_plan(3622, 4500, 11, g, true, thinOnly).clocks);
+  CHECK(blocks(tutorial::shortlist(ch05::plan_shortlist_input(twice, 256, 256, 65536), ch05::kWindow,
+                                   1)[0].plan) > blocks(best(256, 256, 65536)));
 }
 
 TEST_CASE("shared memory of the shipped configurations", "[model]") {

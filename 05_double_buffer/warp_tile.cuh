@@ -39,6 +39,9 @@ struct WarpLayout {
   static_assert(TM % 4 == 0 && TN % 4 == 0, "a lane's tile is made of 4 x 4 sub-tiles");
   static_assert(WM % TM == 0 && WN % TN == 0, "lanes must tile a warp piece");
   static_assert((WM / TM) * (WN / TN) == 32, "a warp piece holds exactly 32 lane tiles");
+  // The arguments, for code that holds a layout as a type (step 9's list of tiles).
+  static constexpr int TILE_M = BM, TILE_N = BN, PIECE_M = WM, PIECE_N = WN, LANE_M = TM,
+                       LANE_N = TN;
   static constexpr int WARPS_N = BN / WN;
   static constexpr int THREADS = (BM / WM) * (BN / WN) * 32;
   static constexpr int LANES_M = WM / TM, LANES_N = WN / TN;
@@ -51,6 +54,7 @@ struct WarpLayout {
   static constexpr int MIN_BLOCKS =
       65536 / (THREADS * REGS_ESTIMATE) > 1 ? 65536 / (THREADS * REGS_ESTIMATE) : 1;
 
+  // BEGIN QUOTE lane-layout
   int warpRow, warpCol;  // the warp's piece, relative to the block tile
   int laneRow, laneCol;  // the lane's position in the LANES_M x LANES_N grid
   __device__ WarpLayout() {
@@ -63,6 +67,7 @@ struct WarpLayout {
   // Tile row of the lane's sub-tile row i (i < TM/4) and tile column of sub-tile column j.
   __device__ int row(int i) const { return warpRow + i * WSUB_M + laneRow * 4; }
   __device__ int col(int j) const { return warpCol + j * WSUB_N + laneCol * 4; }
+  // END QUOTE lane-layout
 };
 
 // A lane's fragments at step k: its TM values of column k of the A tile (TM/4 LDS.128 from
@@ -107,17 +112,19 @@ __device__ __forceinline__ void outer_product(const float (&regM)[TM], const flo
 //     for j: for i (reversed when j is odd): regC[i][j] += regM[i] * regN[j]
 // regN[j] stays in the reuse cache down a column, and at each change of column the same
 // regM[i] is read twice in a row. The order decides which registers each FFMA reads from the
-// register banks, and with it how often two operands collide in one bank (README, part 3).
+// register banks, and with it how often two operands collide in one bank (warp_tiles.md).
 template <int TM, int TN>
 __device__ __forceinline__ void outer_product_by_columns(const float (&regM)[TM],
                                                          const float (&regN)[TN],
                                                          float (&regC)[TM][TN]) {
+  // BEGIN QUOTE fma-columns
 #pragma unroll
   for (int t = 0; t < TM * TN; ++t) {
     const int j = t / TM;
     const int i = j % 2 == 1 ? TM - 1 - t % TM : t % TM;
     regC[i][j] += regM[i] * regN[j];
   }
+  // END QUOTE fma-columns
 }
 
 // All BK steps of one pair of shared tiles:

@@ -27,12 +27,14 @@ __global__ void transpose_naive(const float* __restrict__ in, float* __restrict_
   static_assert(TILE % BLOCK_ROWS == 0,
                 "TILE must be a multiple of BLOCK_ROWS: each thread moves TILE/BLOCK_ROWS rows");
   static_assert(TILE * BLOCK_ROWS <= 1024, "a block has at most 1024 threads");
+  // BEGIN QUOTE naive
   const int col = blockIdx.x * TILE + threadIdx.x;
   const int row = blockIdx.y * TILE + threadIdx.y;
 #pragma unroll
   for (int j = 0; j < TILE; j += BLOCK_ROWS)
     if (row + j < rows && col < cols)
       out[size_t(col) * rows + (row + j)] = in[size_t(row + j) * cols + col];
+  // END QUOTE naive
 }
 
 template <int TILE = 32, int BLOCK_ROWS = 8>

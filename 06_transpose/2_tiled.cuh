@@ -26,6 +26,7 @@ __global__ void transpose_tiled(const float* __restrict__ in, float* __restrict_
   static_assert(TILE % BLOCK_ROWS == 0,
                 "TILE must be a multiple of BLOCK_ROWS: each thread moves TILE/BLOCK_ROWS rows");
   static_assert(TILE * BLOCK_ROWS <= 1024, "a block has at most 1024 threads");
+  // BEGIN QUOTE tiled
   __shared__ float tile[TILE][TILE];
   int col = blockIdx.x * TILE + threadIdx.x;
   int row = blockIdx.y * TILE + threadIdx.y;
@@ -42,6 +43,7 @@ __global__ void transpose_tiled(const float* __restrict__ in, float* __restrict_
   for (int j = 0; j < TILE; j += BLOCK_ROWS)
     if (row + j < cols && col < rows)
       out[size_t(row + j) * rows + col] = tile[threadIdx.x][threadIdx.y + j];  // (TILE, TILE)
+  // END QUOTE tiled
 }
 
 template <int TILE = 32, int BLOCK_ROWS = 8>

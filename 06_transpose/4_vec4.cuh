@@ -4,7 +4,7 @@
 // bytes with one instruction: a quarter of the instructions for the same sectors). Each thread
 // loads 4 float4 of 4 input rows, transposes the 4×4 block in registers and stores 4 float4 into
 // a transposed tile; an XOR swizzle of the tile's float4 chunks keeps those 16-byte
-// shared-memory accesses conflict-free. The blocks' order (BlockOrder, README part 4)
+// shared-memory accesses conflict-free. The blocks' order (BlockOrder, every_shape.md, part 1)
 // decides which side streams through DRAM: with OutputRows the blocks resident together write
 // whole output rows, the last few percent.
 // What it still gets wrong: float4 needs rows and cols multiples of 4 and 16-byte aligned
@@ -40,15 +40,14 @@ __host__ __device__ constexpr int swizzled_chunk(int row, int chunk) {
 }
 
 // Which tile a block moves. Blocks start roughly in blockIdx order, so the ~1000 blocks
-// resident at one time (132 SMs × 8 on an H100/H200) have consecutive blockIdx.x:
+// resident at one time (a GPU of 132 SMs holds 132 × 8) have consecutive blockIdx.x:
 //   InputRows   blockIdx.x walks along a row of tiles: together the resident blocks read
 //               whole input rows (one contiguous stream) and write short pieces of every
 //               output row.
 //   OutputRows  blockIdx.x walks down a column of tiles: together they write whole output
 //               rows and read short pieces of every input row. DRAM takes scattered reads
-//               better than scattered writes, so this order is the faster one, unless a
-//               tall matrix's column of tiles outnumbers the resident blocks, or only the
-//               input rows split 32-byte sectors and a row of tiles is short (step 7).
+//               better than scattered writes, so this order is usually the faster one; not
+//               always (a tall matrix whose column of tiles outnumbers the resident blocks).
 enum class BlockOrder { InputRows, OutputRows };
 
 // float4 + swizzled tile. A tile is (TILE/4)² blocks of 4×4; block (i, j) covers input
@@ -69,9 +68,11 @@ __global__ void __launch_bounds__(THREADS, 2048 / THREADS)
                 "(TILE/4)^2 4x4 blocks must divide evenly among THREADS threads");
   __shared__ float4 tileT[TILE][CHUNKS];  // tileT[c][i]: input rows 4i..4i+3 of column c
 
+  // BEGIN QUOTE block-order
   const bool byInputRows = ORDER == BlockOrder::InputRows;
   const int blockRow = (byInputRows ? blockIdx.y : blockIdx.x) * TILE;  // first input row
   const int blockCol = (byInputRows ? blockIdx.x : blockIdx.y) * TILE;  // first input column
+  // END QUOTE block-order
 
   // Every load first: 4·PER_THREAD float4 per thread in flight before any of them is used.
   float4 v[PER_THREAD][4];
@@ -85,6 +86,7 @@ __global__ void __launch_bounds__(THREADS, 2048 / THREADS)
       v[p][k] = (row < rows && col < cols) ? load4(in + size_t(row + k) * cols + col)
                                            : make_float4(0.f, 0.f, 0.f, 0.f);
   }
+  // BEGIN QUOTE vec4-tile
 #pragma unroll
   for (int p = 0; p < PER_THREAD; ++p) {
     const int b = threadIdx.x + p * THREADS;
@@ -104,10 +106,10 @@ __global__ void __launch_bounds__(THREADS, 2048 / THREADS)
     if (outRow < cols && outCol < rows)
       store4(out + size_t(outRow) * rows + outCol, tileT[r][swizzled_chunk(r, c)]);  // (TILE, TILE/4)
   }
+  // END QUOTE vec4-tile
 }
 
-// transpose_vec4 where float4 fits; any other shape or pointer is refused with the reason
-// (dispatch_transpose, step 7, sends those to the kernels of steps 3, 5 and 6).
+// transpose_vec4 where float4 fits; any other shape or pointer is refused with the reason.
 template <int TILE = 64, int THREADS = 256, BlockOrder ORDER = BlockOrder::OutputRows>
 void launch_vec4(const float* in, float* out, int rows, int cols) {
   if (!float4_aligned(in, out, rows, cols))

@@ -1,17 +1,16 @@
 // Chapter 06, step 5: transpose_sector_aligned, stores that start on a sector.
 //
 // What changed since step 4: this one is for output rows off the sectors, mostly in shapes float4
-// cannot take (step 7 also gives it tall float4 matrices whose rows % 8 == 4). Where the output's
+// cannot take (and float4 matrices whose rows % 8 == 4). Where the output's
 // rows do not start on a 32-byte sector (rows not a multiple of 8, or a misaligned `out`), step
 // 3's padded kernel writes each 64-float piece of an output row across 9 sectors, the first and
 // the last partly, and those partial writes cost a third of the bandwidth. Here each output row
 // is cut at sector boundaries instead, so no store writes part of a sector; one float per access,
 // a thread's 16 or 17 loads of a band unrolled so that they issue in groups ahead of their stores.
-// Its blocks run in either of step 4's orders (BlockOrder); the dispatcher of step 7 walks a
-// wide matrix down its bands first where a band outnumbers the blocks resident at once, and a
-// tall one in the input's order.
-// What it still gets wrong: a matrix of fewer than 64 rows or 36 columns leaves most of each
-// 128 x 32 tile empty. Step 6.
+// Its blocks run in either of step 4's orders (BlockOrder): which is faster depends on the shape
+// and the GPU.
+// What it still gets wrong: a thin matrix (a few dozen rows or columns) leaves most of each
+// 128 x 32 tile empty.
 #pragma once
 
 #include <cstddef>
@@ -27,16 +26,15 @@ namespace ch06 {
 // multiple of 8 floats, or a misaligned `out`). The padded kernel then writes each 64-float
 // piece of an output row across 9 sectors, the first and the last partly; their other parts
 // come from a neighbouring block, and those partial writes cost a third of the bandwidth
-// (README, part 5). Here output row c is cut at sector boundaries instead: block b writes
+// (every_shape.md, part 2). Here output row c is cut at sector boundaries instead: block b writes
 // out[c][SPAN·b − s .. SPAN·b − s + SPAN), SPAN = TILE_ROWS, with s = (float index of
 // out[c][SPAN·b]) mod 8 the same for every b (SPAN is a multiple of 8), so every warp's store
 // starts a sector. The segment moves back by up to SHIFT = 7 floats, so the block stages input
 // rows SPAN·b − 7 .. SPAN·b + SPAN − 1 (7 more than it writes, read again by the block above:
 // 7 / SPAN more reads, mostly L2 hits), and the grid has a block for the last 7 columns.
 // TILE_ROWS input rows (output columns) by TILE_COLS input columns, TILE_COLS × BLOCK_ROWS
-// threads. Measured on the H100 at odd shapes (NOTES.md, section 6): 128 × 32 tiles with 32 × 8
-// threads tie with 96 × 32 (within 0.2 points) and beat 64 × 64, 64 × 32 and 128 × 64; of the
-// two we keep 128, whose 7 extra rows are 5.5% of the tile instead of 7.3%.
+// threads. 128 × 32 tiles with 32 × 8 threads measured best of the shapes tried
+// (lab/LOG.md#every-shape): the taller the tile, the smaller the share of its 7 extra rows.
 template <int TILE_ROWS, int TILE_COLS, int BLOCK_ROWS>
 struct SectorAligned {
   static_assert(TILE_COLS % 32 == 0 && TILE_ROWS % TILE_COLS == 0,
@@ -57,9 +55,7 @@ struct SectorAligned {
     const int firstRow = band * TILE_ROWS - SHIFT;  // input row of tile row 0 (may be < 0)
     const int col = colBlock * TILE_COLS + threadIdx.x;
     // Unrolled, so that ptxas can put the loads ahead of the shared-memory stores: rolled, it kept
-    // 4 in flight, unrolled it issues them in groups of 3 and 7. On an H200 the kernel gained 1.8 to
-    // 10.4 points of the copy at 17 shapes; on an H100 the dispatcher's odd squares moved -0.5 to
-    // +1.3 (NOTES.md, "Round eight").
+    // 4 in flight, unrolled it issues them in groups of 3 and 7 (lab/LOG.md#round-8).
     constexpr int LOADS = (ROWS + BLOCK_ROWS - 1) / BLOCK_ROWS;
 #pragma unroll
     for (int i = 0; i < LOADS; ++i) {
@@ -70,6 +66,7 @@ struct SectorAligned {
     }
     // Every thread reads elements that other threads wrote.
     __syncthreads();
+    // BEGIN QUOTE sector-store
 #pragma unroll
     for (int j = 0; j < TILE_COLS; j += BLOCK_ROWS) {
       const int outRow = colBlock * TILE_COLS + threadIdx.y + j;  // an input column
@@ -85,6 +82,7 @@ struct SectorAligned {
           dst[outCol] = tile[SHIFT - s + h + threadIdx.x][threadIdx.y + j];  // (TILE_ROWS + 7, ..)
       }
     }
+    // END QUOTE sector-store
   }
 };
 
@@ -104,8 +102,8 @@ __global__ void transpose_sector_aligned(const float* __restrict__ in, float* __
 }
 
 // More than 8.4 million rows: more bands than a grid may have blocks along y (65,535). Each
-// block takes every gridDim.y-th band. A separate kernel, because the loop costs the common
-// case 15 points of the copy's speed (H200, 4100×4096: 70.0% against 87.4% without it).
+// block takes every gridDim.y-th band. A separate kernel, because the loop slows the common
+// case down (lab/LOG.md#round-8).
 template <int TILE_ROWS, int TILE_COLS, int BLOCK_ROWS>
 __global__ void transpose_sector_aligned_bands(const float* __restrict__ in,
                                                float* __restrict__ out, int rows, int cols) {

@@ -5,9 +5,9 @@
 // chunk of whole rows (tall) or columns (wide) is one contiguous range on one side and a few
 // on the other: transpose_thin copies such chunks through shared memory, float4 on both sides
 // where the addresses allow.
+// And the thinnest (up to 8 rows or columns) need no shared memory at all: transpose_thin_regs.
 // What it still gets wrong: it takes thin matrices only (launch_thin refuses the others), and
-// even there a few shapes stay 5-10% below the copy (NOTES.md, "6. Every shape"). Step 7 picks, per
-// shape, which of the chapter's kernels runs.
+// even there some shapes stay below the copy; which chunk size is fastest depends on the shape.
 #pragma once
 
 #include <algorithm>
@@ -41,7 +41,7 @@ constexpr int kThinMax = 64;
 //   - each segment from its first 16-byte boundary on, a few floats before and after it one at
 //     a time, when P == thin. With an even thin side, P = thin + 1 breaks the contiguous
 //     side's float4s into scattered shared-memory accesses, and float4 segments on top of
-//     that measured slower than one float per lane (NOTES.md, "6. Every shape").
+//     that measured slower than one float per lane (lab/LOG.md#every-shape).
 // Element k of a walk is (k / n, k % n) for the walk's row length n; a thread steps k by
 // THREADS, so it steps the pair by (THREADS / n, THREADS % n) instead of dividing each time
 // (an integer division costs about 20 instructions, as much as the copy's whole budget).
@@ -176,13 +176,95 @@ void launch_thin_sized(const float* in, float* out, int rows, int cols) {
 }
 
 // Tall matrices measured fastest with 512 threads and 12,288-float chunks, wide ones with 256
-// threads and 8,192 floats (H100, NOTES.md "6. Every shape": 1000001x47 92 against 84, 4x5000000 97
-// against 88). Both stay within the 48 KB of shared memory any GPU gives a block unasked.
+// threads and 8,192 floats at most shapes, though not all (lab/LOG.md#every-shape). Both
+// stay within the 48 KB of shared memory any GPU gives a block unasked.
 inline void launch_thin(const float* in, float* out, int rows, int cols) {
   if (cols < rows)
     launch_thin_sized<512, 12288>(in, out, rows, cols);
   else
     launch_thin_sized<256, 8192>(in, out, rows, cols);
+}
+
+// The thinnest matrices (at most kThinRegs rows or columns) need no shared memory: a thread
+// holds one input row (tall) or column (wide) of up to kThinRegs floats in registers and writes
+// it out. Tall: lane i reads row r0 + i (the warp's loads together cover 32 whole rows, one
+// contiguous range) and writes element c of its row to out[c][r0 + i]: 32 consecutive floats
+// of output row c per store. Wide: lane i reads column c0 + i of every row (32 consecutive
+// floats of input row r per load) and writes its rows floats, a piece of output row c0 + i; the
+// warp's stores land in one range of rows x 32 floats, which the L2 assembles into whole
+// sectors before they reach DRAM. The side whose floats a thread holds together (the input row,
+// tall; the output row, wide) moves 4 or 2 of them at once where its start allows.
+constexpr int kThinRegs = 16;
+
+template <int THIN>
+__global__ void __launch_bounds__(256)
+    transpose_thin_regs(const float* __restrict__ in, float* __restrict__ out, int rows, int cols) {
+  const bool tall = cols < rows;
+  const int thin = tall ? cols : rows, along = tall ? rows : cols;
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;  // input row (tall) or column (wide)
+  if (i >= along) return;
+  // Its own row: input row i (tall) or output row i (wide), `thin` floats.
+  const uintptr_t own = tall ? reinterpret_cast<uintptr_t>(in + size_t(i) * cols)
+                             : reinterpret_cast<uintptr_t>(out + size_t(i) * rows);
+  const int vec = thin % 4 == 0 && own % 16 == 0 ? 4 : thin % 2 == 0 && own % 8 == 0 ? 2 : 1;
+  float v[THIN];
+  if (tall) {  // every load first
+    const float* row = in + size_t(i) * cols;
+#pragma unroll
+    for (int t = 0; t < THIN; t += 4) {
+      if (t >= thin) break;
+      if (vec == 4) {
+        const float4 x = load4(row + t);
+        v[t] = x.x, v[t + 1] = x.y, v[t + 2] = x.z, v[t + 3] = x.w;
+      } else if (vec == 2) {
+        const float2 x = *reinterpret_cast<const float2*>(row + t);
+        const float2 y = t + 2 < thin ? *reinterpret_cast<const float2*>(row + t + 2)
+                                      : make_float2(0.0f, 0.0f);
+        v[t] = x.x, v[t + 1] = x.y, v[t + 2] = y.x, v[t + 3] = y.y;
+      } else {
+#pragma unroll
+        for (int u = 0; u < 4; ++u)
+          if (t + u < thin) v[t + u] = row[t + u];
+      }
+    }
+#pragma unroll
+    for (int t = 0; t < THIN; ++t)
+      if (t < thin) out[size_t(t) * rows + i] = v[t];
+    return;
+  }
+#pragma unroll
+  for (int t = 0; t < THIN; ++t)
+    if (t < thin) v[t] = in[size_t(t) * cols + i];
+  float* row = out + size_t(i) * rows;
+#pragma unroll
+  for (int t = 0; t < THIN; t += 4) {
+    if (t >= thin) break;
+    if (vec == 4) {
+      store4(row + t, make_float4(v[t], v[t + 1], v[t + 2], v[t + 3]));
+    } else if (vec == 2) {
+      *reinterpret_cast<float2*>(row + t) = make_float2(v[t], v[t + 1]);
+      if (t + 2 < thin) *reinterpret_cast<float2*>(row + t + 2) = make_float2(v[t + 2], v[t + 3]);
+    } else {
+#pragma unroll
+      for (int u = 0; u < 4; ++u)
+        if (t + u < thin) row[t + u] = v[t + u];
+    }
+  }
+}
+
+inline void launch_thin_regs(const float* in, float* out, int rows, int cols) {
+  const int thin = std::min(rows, cols), along = std::max(rows, cols);
+  if (thin > kThinRegs)
+    throw tutorial::UnsupportedShape("transpose_thin_regs: at most " + std::to_string(kThinRegs) +
+                                     " rows or columns, got " + std::to_string(rows) + "x" +
+                                     std::to_string(cols));
+  const dim3 grid(tutorial::ceil_div(along, 256));
+  if (thin <= 4)
+    tutorial::launch(transpose_thin_regs<4>, grid, dim3(256), 0, in, out, rows, cols);
+  else if (thin <= 8)
+    tutorial::launch(transpose_thin_regs<8>, grid, dim3(256), 0, in, out, rows, cols);
+  else
+    tutorial::launch(transpose_thin_regs<kThinRegs>, grid, dim3(256), 0, in, out, rows, cols);
 }
 
 }  // namespace ch06

@@ -3,7 +3,7 @@
 
 #include <vector>
 
-#include "06_transpose/access_patterns.cuh"
+#include "06_transpose/copy.cuh"
 #include "06_transpose/kernels.cuh"
 #include "common/transpose.hpp"
 
@@ -16,12 +16,15 @@ inline std::vector<tutorial::TransposeKernel> chapter_kernels() {
       {"padded 32x(32+1)", launch_padded<32, 8>},
       {"padded 64x(64+1), 64x4 threads", launch_padded<64, 4>},
       {"sector-aligned stores 128x32, 32x8 threads", launch_sector_aligned<128, 32, 8>},
+      {"sector-aligned stores 128x32, blocks along output rows",
+       launch_sector_aligned<128, 32, 8, BlockOrder::OutputRows>},
       // transpose_vec4 alone: shapes float4 cannot take are skipped rows.
       {"vec4 64x64, blocks along input rows", launch_vec4<64, 256, BlockOrder::InputRows>},
       {"vec4 64x64, blocks along output rows", launch_vec4<64, 256, BlockOrder::OutputRows>},
-      // The chapter's final launcher, a dispatcher: the kernels it picks from, the one that
-      // runs at the table's square sizes first.
-      {"dispatch: vec4 64x64 output rows|sector-aligned|padded 64|thin|copy", dispatch_transpose},
+      // The chapter's final launcher: for each shape, the fastest of the kernels above that can
+      // run it (and transpose_thin_regs, and a copy for a single row or column), timed on this
+      // GPU among those its estimate ranks closest.
+      {"dispatch: fastest of copy|thin|vec4|sector-aligned|padded", dispatch_transpose},
   };
 }
 

@@ -1,6 +1,7 @@
-// Chapter 06 tests. Host: the access calculator and every number the README derives with it.
+// Chapter 06 tests. Host: the bank calculator and every number the lesson derives with it.
 // GPU: every transpose equals the CPU transpose exactly, for odd and non-square shapes, on
-// random data with a poisoned output; the copy and demo kernels do what they say.
+// random data with a poisoned output; the copy kernel does what it says. (The coalescing
+// arithmetic and the demo and memory-system kernels are chapter 01's: 01_naive/tests.cu.)
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -10,9 +11,8 @@
 #include <string>
 #include <vector>
 
-#include "06_transpose/access_patterns.cuh"
 #include "06_transpose/kernel_list.cuh"
-#include "06_transpose/memory_system_demo.cuh"
+#include "06_transpose/lab/staged.cuh"
 #include "common/catch_compat.hpp"
 #include "common/device_buffer.hpp"
 #include "common/host_matrix.hpp"
@@ -24,73 +24,6 @@
 #endif
 
 using namespace tutorial;
-
-// ---- The global-memory calculator ----------------------------------------------------
-
-TEST_CASE("a coalesced warp of floats: 128 bytes, 4 sectors, 1 line, nothing wasted", "[access]") {
-  const GlobalAccessCost c = global_access_cost(warp_addresses(0, 4), 4);
-  CHECK(c.sectors == 4);
-  CHECK(c.lines == 1);
-  CHECK(c.requested_bytes == 128);
-  CHECK(c.efficiency() == Approx(1.0));
-}
-
-TEST_CASE("a 128-byte stride touches 32 lines (3.125% of lines, 12.5% of sectors)",
-          "[access]") {
-  const GlobalAccessCost c = global_access_cost(warp_addresses(0, 128), 4);
-  CHECK(c.lines == 32);
-  CHECK(c.sectors == 32);
-  // Counted in whole 128-byte transactions, as older texts do: 128 / 4096 bytes.
-  CHECK(c.line_efficiency() == Approx(0.03125));
-  // From compute capability 6.0 on, a warp's accesses are served in 32-byte sectors: 128 / 1024.
-  CHECK(c.efficiency() == Approx(0.125));
-}
-
-TEST_CASE("strided floats: sectors double with the stride until every lane has its own",
-          "[access]") {
-  const int strides[] = {1, 2, 4, 8, 16, 32};
-  const int sectors[] = {4, 8, 16, 32, 32, 32};
-  const int lines[] = {1, 2, 4, 8, 16, 32};
-  for (int i = 0; i < 6; ++i) {
-    CAPTURE(strides[i]);
-    const GlobalAccessCost c = global_access_cost(warp_addresses(0, 4 * strides[i]), 4);
-    CHECK(c.sectors == sectors[i]);
-    CHECK(c.lines == lines[i]);
-    CHECK(c.efficiency() == Approx(4.0 / sectors[i]));
-  }
-}
-
-TEST_CASE("a warp shifted by one float straddles two lines and five sectors", "[access]") {
-  const GlobalAccessCost c = global_access_cost(warp_addresses(4, 4), 4);
-  CHECK(c.sectors == 5);
-  CHECK(c.lines == 2);
-  CHECK(c.efficiency() == Approx(0.8));
-}
-
-TEST_CASE("AoS vs SoA: one field of a 16-byte struct uses a quarter of each sector", "[access]") {
-  const GlobalAccessCost aos = global_access_cost(warp_addresses(0, 16), 4);
-  CHECK(aos.sectors == 16);
-  CHECK(aos.lines == 4);
-  CHECK(aos.efficiency() == Approx(0.25));
-  // The demo's predicted copy rate: 2 / (1/0.25 + 1) = 40% of the coalesced copy.
-  CHECK(2.0 / (1.0 / aos.efficiency() + 1.0) == Approx(0.4));
-  const GlobalAccessCost soa = global_access_cost(warp_addresses(0, 4), 4);
-  CHECK(soa.efficiency() == Approx(1.0));
-}
-
-TEST_CASE("float4 per lane: 512 contiguous bytes, 16 sectors, 4 lines, fully used", "[access]") {
-  const GlobalAccessCost c = global_access_cost(warp_addresses(0, 16), 16);
-  CHECK(c.sectors == 16);
-  CHECK(c.lines == 4);
-  CHECK(c.efficiency() == Approx(1.0));
-}
-
-TEST_CASE("threads reading the same address share it", "[access]") {
-  const GlobalAccessCost c = global_access_cost(std::vector<uint64_t>(32, 64), 4);
-  CHECK(c.sectors == 1);
-  CHECK(c.requested_bytes == 4);
-  CHECK_THROWS_AS(global_access_cost(std::vector<uint64_t>(33, 0), 4), std::invalid_argument);
-}
 
 // ---- The shared-memory calculator ----------------------------------------------------
 
@@ -304,6 +237,77 @@ TEST_CASE("every transpose equals the CPU transpose for every shape", "[gpu]") {
   }
 }
 
+TEST_CASE("tile_of_block visits every tile once, in groups of rows of tiles", "[order]") {
+  for (int down : {1, 2, 5, 16, 33})
+    for (int across : {1, 3, 16, 40})
+      for (int group : {1, 2, 4, 7, 16, 64}) {
+        CAPTURE(down, across, group);
+        std::vector<int> seen(size_t(down) * across, 0);
+        for (long long b = 0; b < (long long)down * across; ++b) {
+          int r = -1, c = -1;
+          ch06lab::tile_of_block(b, down, across, std::min(group, down), r, c);
+          REQUIRE((r >= 0 && r < down && c >= 0 && c < across));
+          ++seen[size_t(r) * across + c];
+          // within a group, consecutive blocks walk down the group's rows first
+          if (b % std::min(group, down) != 0 && down % std::min(group, down) == 0) {
+            int r0 = -1, c0 = -1;
+            ch06lab::tile_of_block(b - 1, down, across, std::min(group, down), r0, c0);
+            CHECK(r == r0 + 1);
+            CHECK(c == c0);
+          }
+        }
+        CHECK(std::all_of(seen.begin(), seen.end(), [](int n) { return n == 1; }));
+      }
+}
+
+TEST_CASE("the lab's candidates equal the CPU transpose for every shape", "[gpu]") {
+  REQUIRE_GPU();
+  const std::vector<TransposeKernel> lab = {
+      {"vec4 g1", ch06lab::launch_vec4_grouped<1>},     {"vec4 g3", ch06lab::launch_vec4_grouped<3>},
+      {"vec4 gAll", ch06lab::launch_vec4_grouped<0>},   {"vec4 s2g1", ch06lab::launch_vec4_staged<2, 1>},
+      {"vec4 s2g3", ch06lab::launch_vec4_staged<2, 3>}, {"vec4 s3gAll", ch06lab::launch_vec4_staged<3, 0>},
+      {"sector t2g1", ch06lab::launch_sector_staged<2, 1>},
+      {"sector t2g3", ch06lab::launch_sector_staged<2, 3>},
+      {"sector t3gAll", ch06lab::launch_sector_staged<3, 0>}};
+  for (const TransposeKernel& kernel : lab)
+    for (const Shape& s : kShapes) {
+      CAPTURE(kernel.name, s.rows, s.cols);
+      check_row(kernel, s.rows, s.cols, 11);
+    }
+}
+
+namespace {
+// `launch` on rows x cols with `in` and `out` the given numbers of floats past a 256-byte
+// boundary: the result must be the CPU transpose.
+void check_at_offsets(TransposeLauncher launch, int rows, int cols, int inOffset, int outOffset) {
+  CAPTURE(rows, cols, inOffset, outOffset);
+  const HostMatrix in = random_matrix(rows, cols, 23);
+  HostMatrix want(cols, rows);
+  cpu_transpose(in.data(), want.data(), rows, cols);
+  const size_t count = size_t(rows) * cols;
+  std::vector<float> shifted(count + 8, 0.0f);
+  std::copy(in.values.begin(), in.values.end(), shifted.begin() + inOffset);
+  DeviceBuffer<float> d_in(shifted), d_out(count + 8);
+  d_out.poison();
+  launch(d_in.data() + inOffset, d_out.data() + outOffset, rows, cols);
+  const std::vector<float> got = d_out.download();
+  const CompareResult r = compare(got.data() + outOffset, want.data(), cols, rows, Tolerance::exact());
+  INFO(r.summary());
+  CHECK(r.ok());
+}
+}  // namespace
+
+TEST_CASE("the thin kernel in registers: 1 to 16 rows or columns, any alignment", "[gpu]") {
+  REQUIRE_GPU();
+  for (int thin : {1, 2, 3, 4, 5, 6, 8, 9, 12, 15, 16})
+    for (int along : {17, 1000, 4097})
+      for (int offset : {0, 1, 2, 4}) {
+        check_at_offsets(ch06::launch_thin_regs, along, thin, offset, offset);      // tall
+        check_at_offsets(ch06::launch_thin_regs, thin, along, offset, 2 * offset);  // wide
+      }
+  CHECK_THROWS_AS(check_at_offsets(ch06::launch_thin_regs, 17, 100, 0, 0), UnsupportedShape);
+}
+
 TEST_CASE("the thin kernel: fewer than 64 rows or columns, chunks longer than its span",
           "[gpu]") {
   REQUIRE_GPU();
@@ -386,160 +390,98 @@ TEST_CASE("the thin kernel's larger chunks: thin sides of 64 to 767", "[gpu]") {
   }
 }
 
+
 namespace {
-// Whether check_transpose runs rows x cols as asked: the CPU backend checks large shapes at a
-// smaller size (common/cpu_backend/size_cap.hpp), where the dispatcher may pick another kernel.
-bool runs_as_asked(int rows, int cols) {
-#ifdef TUTORIAL_CPU_BACKEND
-  return double(rows) * cols <= tutorial::cpu::kMaxTransposeElements;
-#else
-  (void)rows;
-  (void)cols;
-  return true;
-#endif
-}
-
-// A shape and the kernel the chapter's best must launch for it.
-struct Pick {
-  int rows, cols;
-  const void* kernel;
-};
-
-// The chapter's best at each pick: a correct transpose, by the pick's kernel wherever the shape
-// runs as asked.
-void check_picks(std::initializer_list<Pick> picks, uint64_t seed) {
-  for (const Pick& pick : picks) {
-    CAPTURE(pick.rows, pick.cols);
-    const CompareResult r = check_transpose(ch06::best_kernel().launch, pick.rows, pick.cols, seed);
-    INFO(r.summary());
-    CHECK(r.ok());
-    if (runs_as_asked(pick.rows, pick.cols)) CHECK(last_launch().kernel == pick.kernel);
+// The kernels of a shortlist, as last_launch() names them, by running each candidate once.
+std::vector<const void*> kernels_of(const std::vector<ch06::TransposeCandidate>& list,
+                                    const float* in, float* out, int rows, int cols) {
+  std::vector<const void*> kernels;
+  for (const ch06::TransposeCandidate& c : list) {
+    const long before = launch_count();
+    c.plan.launch(in, out, rows, cols);
+    kernels.push_back(first_launch_since(before).kernel);
   }
+  return kernels;
 }
-
-// A count of the blocks the current GPU holds at once: a whole number per SM, at least one.
-void check_resident(long long resident) {
-  int sms = 0;
-  REQUIRE(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0) == cudaSuccess);
-  CHECK(resident % sms == 0);
-  CHECK(resident >= sms);
-}
-
-// transpose_vec4 in one block order, as last_launch() names it.
-template <ch06::BlockOrder ORDER>
-const void* vec4_kernel() {
-  return reinterpret_cast<const void*>(ch06::transpose_vec4<64, 256, ORDER>);
-}
-
-// Floats from `p` (16-byte aligned) to the next 32-byte boundary, plus `offset`.
-size_t shift_to(const float* p, int offset) {
-  return (reinterpret_cast<uintptr_t>(p) % 32 == 0 ? 0 : 4) + size_t(offset);
-}
-
-// The chapter's best with `in` and `out` the given number of floats past a 32-byte boundary
-// (multiples of 4, so float4 still fits): the result exact, and `kernel` the one it launched.
-void check_offset_pick(int rows, int cols, int inOffset, int outOffset, const void* kernel,
-                       uint64_t seed) {
-  CAPTURE(rows, cols, inOffset, outOffset);
-  const HostMatrix in = random_matrix(rows, cols, seed);
-  HostMatrix want(cols, rows);
-  cpu_transpose(in.data(), want.data(), rows, cols);
-  const size_t count = size_t(rows) * cols;
-  DeviceBuffer<float> d_in(count + 8), d_out(count + 8);
-  const size_t inShift = shift_to(d_in.data(), inOffset);
-  const size_t outShift = shift_to(d_out.data(), outOffset);
-  REQUIRE(reinterpret_cast<uintptr_t>(d_in.data() + inShift) % 32 == size_t(inOffset) * 4);
-  REQUIRE(reinterpret_cast<uintptr_t>(d_out.data() + outShift) % 32 == size_t(outOffset) * 4);
-  std::vector<float> shifted(count + 8, 0.0f);
-  std::copy(in.values.begin(), in.values.end(), shifted.begin() + inShift);
-  d_in.upload(shifted);
-  d_out.poison();
-  ch06::dispatch_transpose(d_in.data() + inShift, d_out.data() + outShift, rows, cols);
-  const std::vector<float> got = d_out.download();
-  const CompareResult r =
-      compare(got.data() + outShift, want.data(), cols, rows, Tolerance::exact());
-  INFO(r.summary());
-  CHECK(r.ok());
-  CHECK(last_launch().kernel == kernel);
+bool has(const std::vector<ch06::TransposeCandidate>& list, const std::string& name) {
+  for (const ch06::TransposeCandidate& c : list)
+    if (c.name == name) return true;
+  return false;
 }
 }  // namespace
 
-TEST_CASE("the chapter's best walks a wide matrix down its bands first", "[gpu]") {
+TEST_CASE("the dispatcher's candidates: every kernel that can run the shape, ranked by the "
+          "estimate", "[gpu]") {
   REQUIRE_GPU();
-  const void* byOutputRows = reinterpret_cast<const void*>(
-      ch06::transpose_sector_aligned<128, 32, 8, ch06::BlockOrder::OutputRows>);
-  const void* byInputRows = reinterpret_cast<const void*>(
-      ch06::transpose_sector_aligned<128, 32, 8, ch06::BlockOrder::InputRows>);
-  const void* padded = reinterpret_cast<const void*>(ch06::transpose_padded<64, 4>);
-  // Odd column counts (no float4), both sides past the thin kernel's limits. Wide: bands first,
-  // unless the padded tile fits (rows % 8 == 0) and a band has no more 32-column blocks than the
-  // GPU holds at once. Tall: the input's order, or the padded tile.
-  const long long resident = ch06::resident_sector_blocks();
-  check_resident(resident);
-  const int longBand = int(32 * (resident + 1) + 1);  // resident + 2 column blocks
-  const int shortBand = longBand - 64;                // resident column blocks
-  check_picks({{65, 1001, byOutputRows},     {201, shortBand, byOutputRows},
-               {200, longBand, byOutputRows}, {200, shortBand, padded},
-               {1001, 1000, byInputRows},     {3001, 201, byInputRows},
-               {3000, 201, padded}},
-              19);
+  DeviceBuffer<float> in(1 << 20), out(1 << 20);
+  auto candidates = [&](int rows, int cols, int offset = 0) {
+    return ch06::transpose_candidates(in.data() + offset, out.data() + offset, rows, cols);
+  };
+  // A single row or column: the copy alone.
+  CHECK(candidates(1, 1000).size() == 1);
+  CHECK(candidates(1000, 1)[0].name == "copy");
+  CHECK(has(candidates(1000, 1, 1), "thin in registers"));  // misaligned: not the copy
+  // float4 shapes: transpose_vec4 in both orders, and the tiles that take any shape.
+  for (const char* name : {"vec4 output rows", "vec4 input rows", "sector-aligned output rows",
+                           "sector-aligned input rows", "padded 64"}) {
+    CAPTURE(name);
+    CHECK(has(candidates(1024, 1024), name));
+  }
+  CHECK_FALSE(has(candidates(1024, 1024), "thin 256/8192"));
+  // No float4 where a row length or a pointer is off 16 bytes.
+  CHECK_FALSE(has(candidates(1025, 1023), "vec4 output rows"));
+  CHECK_FALSE(has(candidates(1024, 1024, 1), "vec4 output rows"));
+  // Every candidate runs its shape correctly (the dispatcher may pick any of them).
+  for (const Shape& s : std::vector<Shape>{{33, 65}, {1000, 1}, {100, 36}, {64, 64}, {3, 4097}}) {
+    for (const ch06::TransposeCandidate& c : candidates(s.rows, s.cols)) {
+      CAPTURE(s.rows, s.cols, c.name);
+      const CompareResult r = check_transpose(c.plan.launch, s.rows, s.cols, 19);
+      INFO(r.summary());
+      CHECK(r.ok());
+    }
+  }
 }
 
-TEST_CASE("an H100 holds 1,056 blocks of the sector-aligned tile at once", "[model]") {
-  // 132 SMs of 2,048 threads and 228 KB of shared memory; a block: 256 threads, 17,820 bytes.
-  CHECK(ch06::sector_blocks_resident(132, 2048, 228 * 1024) == 1056);
-  // Shared memory the limit: 64 KB per SM holds 3 tiles.
-  CHECK(ch06::sector_blocks_resident(10, 2048, 64 * 1024) == 30);
-  // transpose_vec4<64, 256>: 256 threads, 16,384 bytes; threads the limit on an H100, shared
-  // memory where an SM has 64 KB (4 tiles).
-  CHECK(ch06::vec4_blocks_resident(132, 2048, 228 * 1024) == 1056);
-  CHECK(ch06::vec4_blocks_resident(10, 2048, 64 * 1024) == 40);
+TEST_CASE("the dispatcher's estimate drops the tiles at thin matrices", "[gpu]") {
+  // The estimate of a real GPU (the CPU backend's bandwidth is nominal, and its estimate only
+  // orders the candidates of its own runs).
+  REQUIRE_REAL_GPU();
+  DeviceBuffer<float> in(1 << 20), out(1 << 20);
+  auto shortlisted = [&](int rows, int cols) {
+    return tutorial::shortlist(ch06::transpose_candidates(in.data(), out.data(), rows, cols),
+                               ch06::kWindow, ch06::kShortlist);
+  };
+  // Thin matrices: the thin kernels; the estimate drops the tiles, which would run a thousand
+  // waves of mostly empty blocks.
+  for (const Shape& s : std::vector<Shape>{{3, 300000}, {300000, 3}, {7, 100003}}) {
+    CAPTURE(s.rows, s.cols);
+    const auto list = shortlisted(s.rows, s.cols);
+    REQUIRE_FALSE(list.empty());
+    for (const ch06::TransposeCandidate& c : list) CHECK(c.name.rfind("thin", 0) == 0);
+  }
 }
 
-TEST_CASE("the chapter's best walks a tall float4 matrix along input rows where an output band "
-          "is longer than the resident blocks", "[gpu]") {
+TEST_CASE("the dispatcher: one of its shortlist, chosen once per shape and alignment", "[gpu]") {
   REQUIRE_GPU();
-  const void* byOutputRows = vec4_kernel<ch06::BlockOrder::OutputRows>();
-  const void* byInputRows = vec4_kernel<ch06::BlockOrder::InputRows>();
-  const long long resident = ch06::resident_vec4_blocks();
-  check_resident(resident);
-  // Multiples of 4 (float4): an output band of rows / 64 blocks, one more than resident, or as
-  // many; wide matrices with cols % 8 == 0 keep the output's order whatever their length. With
-  // rows % 8 == 4 the output rows are off the sectors: the long band then goes to the
-  // sector-aligned tile in the input's order, but below kThinTall columns. (The short band has 72
-  // columns, on the sectors: with 68 the next test case's rule would take the input's order.)
-  const int longBand = int(64 * resident + 8), shortBand = int(64 * resident);
-  const int offSectors = longBand - 4;
-  const void* sector = reinterpret_cast<const void*>(ch06::transpose_sector_aligned<128, 32, 8>);
-  check_picks({{longBand, 68, byInputRows},   {shortBand, 72, byOutputRows},
-               {68, longBand, byOutputRows},   {offSectors, 68, sector},
-               {offSectors, 36, sector},       {offSectors, 32, byInputRows}},
-              23);
-  // rows % 8 == 0 but `out` 16 bytes past a sector (float4 still fits): the sector-aligned tile.
-  check_offset_pick(longBand, 68, 0, 4, sector, 29);
-}
-
-TEST_CASE("the chapter's best walks a float4 matrix with split input sectors along input rows "
-          "where the resident blocks cover kInputOrderBands bands", "[gpu]") {
-  REQUIRE_GPU();
-  const void* byOutputRows = vec4_kernel<ch06::BlockOrder::OutputRows>();
-  const void* byInputRows = vec4_kernel<ch06::BlockOrder::InputRows>();
-  const long long resident = ch06::resident_vec4_blocks();
-  check_resident(resident);
-  // cols % 8 == 4, rows % 8 == 0: the input rows split sectors, the output rows start on them.
-  // A band of cols / 64 blocks, kInputOrderBands of them fitting the resident blocks or not.
-  const long long fits = resident / ch06::kInputOrderBands;  // blocks a band may have
-  REQUIRE(fits >= 1);
-  const int shortBands = int(64 * fits - 4), longBands = int(64 * fits + 4);
-  // Tall, but an output band (rows / 64 blocks) no longer than resident: not the rule above.
-  const int tall = int(64 * resident);
-  REQUIRE(shortBands % 8 == 4);
-  check_picks({{24, shortBands, byInputRows},  {24, longBands, byOutputRows},
-               {tall, 60, byInputRows},         {tall, 56, byOutputRows},  // 56: on the sectors
-               {tall - 4, 60, byOutputRows}},  // output rows off the sectors too
-              31);
-  // cols % 8 == 0 but `in` 16 bytes past a sector: the input rows split sectors as well.
-  check_offset_pick(64, 64, 4, 0, byInputRows, 37);
+  const tutorial::ChooseByScope by(tutorial::ChooseBy::Measure);
+  for (const Shape& s : std::vector<Shape>{{100, 36}, {4, 5000}, {640, 768}}) {
+    CAPTURE(s.rows, s.cols);
+    DeviceBuffer<float> in(size_t(s.rows) * s.cols), out(size_t(s.rows) * s.cols);
+    in.upload(random_matrix(s.rows, s.cols, 3).values);
+    const auto list = tutorial::shortlist(
+        ch06::transpose_candidates(in.data(), out.data(), s.rows, s.cols), ch06::kWindow,
+        ch06::kShortlist);
+    const std::vector<const void*> kernels = kernels_of(list, in.data(), out.data(), s.rows, s.cols);
+    const long before = launch_count();
+    ch06::dispatch_transpose(in.data(), out.data(), s.rows, s.cols);
+    const void* chosen = first_launch_since(before).kernel;
+    CHECK(std::find(kernels.begin(), kernels.end(), chosen) != kernels.end());
+    // The next call times nothing: one launch, the same kernel.
+    const long again = launch_count();
+    ch06::dispatch_transpose(in.data(), out.data(), s.rows, s.cols);
+    CHECK(launch_count() - again == 1);
+    CHECK(last_launch().kernel == chosen);
+  }
 }
 
 namespace {
@@ -616,6 +558,8 @@ TEST_CASE("small odd shapes for the sanitizers", "[gpu][sanitize]") {
       check_row(kernel, s.rows, s.cols, 9);
     }
   }
+  for (const Shape& s : std::vector<Shape>{{3, 1500}, {1500, 5}, {8, 100}, {101, 16}})
+    check_at_offsets(ch06::launch_thin_regs, s.rows, s.cols, 1, 2);
 }
 
 TEST_CASE("misaligned pointers: the float4 kernel refuses them, the dispatcher falls back",
@@ -642,20 +586,8 @@ TEST_CASE("misaligned pointers: the float4 kernel refuses them, the dispatcher f
   const CompareResult r = compare(got.data() + 1, want.data(), cols, rows, Tolerance::exact());
   INFO(r.summary());
   CHECK(r.ok());
-  // `out` 4 bytes past a sector boundary: the sector-aligned tile (a wide matrix: bands first).
-  CHECK(last_launch().kernel ==
-        reinterpret_cast<const void*>(
-            ch06::transpose_sector_aligned<128, 32, 8, ch06::BlockOrder::OutputRows>));
-}
-
-TEST_CASE("the chapter's best takes tall matrices float4 cannot to the thin kernel below 36 "
-          "columns", "[gpu]") {
-  REQUIRE_GPU();
-  // 3001 rows: not a multiple of 4, so no float4; 35 columns go to transpose_thin, 36 to the
-  // sector-aligned tile (3001 rows is not a multiple of 8 either).
-  const void* thin = reinterpret_cast<const void*>(ch06::transpose_thin<512>);
-  const void* sector = reinterpret_cast<const void*>(ch06::transpose_sector_aligned<128, 32, 8>);
-  check_picks({{3001, 35, thin}, {3001, 36, sector}}, 17);
+  CHECK(last_launch().kernel != reinterpret_cast<const void*>(
+                                    ch06::transpose_vec4<64, 256, ch06::BlockOrder::OutputRows>));
 }
 
 TEST_CASE("float4 kernels copy a single row or column: its transpose is the same floats",
@@ -687,95 +619,5 @@ TEST_CASE("the copy kernel copies every float, tails included", "[gpu]") {
       INFO(r.summary());
       CHECK(r.ok());
     }
-  }
-}
-
-TEST_CASE("the demo kernels read what their names say", "[gpu]") {
-  REQUIRE_GPU();
-  const int n = 1000, stride = 3, offset = 1;
-  std::vector<float> host(size_t(n) * 4 + 1);
-  fill_random(host, 13);
-  DeviceBuffer<float> d_in(host), d_out(n);
-  std::vector<float> want(n);
-
-  d_out.poison();
-  ch06::launch_gather_copy(d_in.data(), d_out.data(), n, stride, offset);
-  for (int i = 0; i < n; ++i) want[i] = host[offset + size_t(i) * stride];
-  CHECK(d_out.download() == want);
-
-  // The same floats seen as n Points: x is every 4th float.
-  d_out.poison();
-  ch06::launch_x_of_points_aos(reinterpret_cast<const ch06::Point*>(d_in.data()), d_out.data(), n);
-  for (int i = 0; i < n; ++i) want[i] = host[4 * size_t(i)];
-  CHECK(d_out.download() == want);
-
-  d_out.poison();
-  ch06::launch_x_of_points_soa(d_in.data(), d_out.data(), n);
-  for (int i = 0; i < n; ++i) want[i] = host[i];
-  CHECK(d_out.download() == want);
-}
-
-TEST_CASE("the memory-system kernels compute what they say", "[gpu]") {
-  REQUIRE_GPU();
-  // pointer_chase follows the chain: 32 lines of 128 bytes, 45 steps (more than one lap).
-  const std::vector<unsigned> chain = ch06::memsys::make_chain(4096, 5);
-  unsigned want_last = 0;
-  for (int s = 0; s < 45; ++s) want_last = chain[want_last];
-  std::vector<unsigned> visited;
-  for (unsigned i = 0, s = 0; s < 32; ++s, i = chain[i]) visited.push_back(i);
-  std::sort(visited.begin(), visited.end());
-  for (unsigned k = 0; k < 32; ++k) CHECK(visited[k] == 32 * k);  // one cycle through every line
-  DeviceBuffer<unsigned> d_chain(chain), d_last(1);
-  ch06::launch_pointer_chase(d_chain.data(), 45, d_last.data());
-  CHECK(d_last.download()[0] == want_last);
-
-  // read_in_flight reads every float4 once per pass, n4 not a multiple of anything.
-  const size_t n4 = 1000;
-  std::vector<float> values(4 * n4);
-  for (size_t i = 0; i < values.size(); ++i) values[i] = float(i % 7);  // sums stay exact
-  const double total = std::accumulate(values.begin(), values.end(), 0.0);
-  DeviceBuffer<float> d_values(values);
-  for (int loads : {1, 2, 4, 8}) {
-    DeviceBuffer<float> sink(3 * 64);
-    sink.poison();
-    const auto* in4 = reinterpret_cast<const float4*>(d_values.data());
-    if (loads == 1) ch06::launch_read_in_flight<1>(in4, n4, 3, sink.data(), 3, 64);
-    if (loads == 2) ch06::launch_read_in_flight<2>(in4, n4, 3, sink.data(), 3, 64);
-    if (loads == 4) ch06::launch_read_in_flight<4>(in4, n4, 3, sink.data(), 3, 64);
-    if (loads == 8) ch06::launch_read_in_flight<8>(in4, n4, 3, sink.data(), 3, 64);
-    const std::vector<float> sums = sink.download();
-    INFO("LOADS = " << loads);
-    CHECK(std::accumulate(sums.begin(), sums.end(), 0.0) == 3 * total);
-  }
-
-  // gather: a random permutation, a size that leaves a partial block.
-  const int n = 3001;
-  std::vector<float> in(n);
-  fill_random(in, 17);
-  std::vector<int> index(n);
-  std::iota(index.begin(), index.end(), 0);
-  std::shuffle(index.begin(), index.end(), std::mt19937(3));
-  DeviceBuffer<float> d_in(in), d_out(n);
-  DeviceBuffer<int> d_index(index);
-  d_out.poison();
-  ch06::launch_gather(d_in.data(), d_index.data(), d_out.data(), n);
-  const std::vector<float> gathered = d_out.download();
-  for (int i = 0; i < n; ++i) REQUIRE(gathered[i] == in[index[i]]);
-
-  // Both weighted sums equal the CPU's, and each other bit for bit (same operations, in order).
-  std::vector<float> x(n + ch06::kTaps - 1), w(ch06::kTaps);
-  fill_random(x, 19);
-  fill_random(w, 23);
-  DeviceBuffer<float> d_x(x), d_w(w), y_alias(n), y_restrict(n);
-  y_alias.poison();
-  y_restrict.poison();
-  ch06::launch_weighted_sum(false, d_x.data(), d_w.data(), y_alias.data(), n);
-  ch06::launch_weighted_sum(true, d_x.data(), d_w.data(), y_restrict.data(), n);
-  const std::vector<float> a = y_alias.download(), b = y_restrict.download();
-  for (int i = 0; i < n; ++i) {
-    float want = 0;
-    for (int t = 0; t < ch06::kTaps; ++t) want += w[t] * x[i + t];
-    REQUIRE(a[i] == Approx(want).margin(1e-5).epsilon(1e-5));
-    REQUIRE(a[i] == b[i]);
   }
 }

@@ -68,7 +68,7 @@ ReportRow check_kernel(const std::string& row_chapter, const std::string& name,
 
 // How long the GPU is kept busy before anything is timed: long enough for its clocks to settle
 // (a run of a few microseconds timed right after the process starts ran up to 13% slower
-// than the same run after other kernels had kept the GPU busy: 05_double_buffer/NOTES.md).
+// than the same run after other kernels had kept the GPU busy: 05_double_buffer/lab/LOG.md).
 constexpr double kWarmupMs = 200.0;
 // Short runs get more rounds than --iters, up to this much timed work or kMaxRounds rounds:
 // runs of a few microseconds vary by several percent from one to the next.
@@ -241,7 +241,7 @@ int run_gemm_chapter(const std::string& chapter, const std::vector<GemmKernel>& 
   auto set_gemm_timing = [&](size_t i, const TimingStats& t, const TimingStats& ceiling) {
     set_timing(rows[i], t, flops, "GFLOP/s", ceiling, "cuBLAS");
     rows[i].intensity = intensities[i];
-    rows[i].pct_of_roofline = 100.0 * rows[i].rate /
+    rows[i].pct_of_roofline_model = 100.0 * rows[i].rate /
         roofline_gflops(intensities[i], header.copy_bandwidth_gbs, header.fp32_peak_gflops);
   };
   std::vector<TimingStats> kernel_times(launches.size());

@@ -10,7 +10,9 @@
 //     preference (cudaFuncAttributePreferredSharedMemoryCarveout, P% of the SM's shared
 //     memory) gets P% rounded up to a capacity the architecture supports (H100: 0, 8, 16, 32,
 //     64, 100, 132, 164, 196 or 228 KB), or, when one block would not fit in that, the smallest
-//     capacity that holds one block; without a preference, the most shared memory there is.
+//     capacity that holds one block; without a preference, the most shared memory there is
+//     (the driver picks its own split then, which can be smaller; the block count comes out the
+//     same, which the resources table of `make run` shows beside the runtime's).
 //     This is the rule of CUDA's occupancy calculator (cuda_occupancy.h,
 //     cudaOccSMemPreferenceVoltaPlus and cudaOccMaxBlocksPerSMSmemLimit).
 // SmemModel::Simple drops the reservation and the rounding: the arithmetic of the example in

@@ -1,5 +1,6 @@
-// One row per kernel: time, throughput, % of the ceiling measured in the same run, % of the
-// roofline bound, occupancy. Printed as an aligned table, CSV or JSON.
+// One row per kernel: time, throughput, % of the ceiling measured in the same run, the model's
+// intensity and % of the roofline bound there, occupancy. Printed as an aligned table, CSV or
+// JSON.
 #pragma once
 
 #include <ostream>
@@ -31,7 +32,11 @@ struct ReportRow {
   double pct_of_ceiling = -1;  // % of cuBLAS (GEMM) or of the device copy (transpose); <0: n/a
   std::string ceiling;         // "cuBLAS", "cudaMemcpy D2D"
   double intensity = -1;       // FLOP per DRAM byte of the kernel's model; <0: n/a
-  double pct_of_roofline = -1; // rate / roofline bound at that intensity; <0: n/a
+  // rate / roofline bound at the MODEL's intensity; <0: n/a. Only a model: where a kernel's
+  // operands come from the caches it says little (chapter 01: the naive kernel "beats" its
+  // model's roof 8 times). An executable has no profile; `make run` (progression.py) puts each
+  // kernel under the roof at the DRAM intensity Nsight Compute measured, where a digest exists.
+  double pct_of_roofline_model = -1;
   double occupancy = -1;       // 0..1; <0: n/a
   std::string limiter;         // resource that limits occupancy
 };

@@ -30,7 +30,7 @@ __device__ __forceinline__ float4 load_float4(const float* __restrict__ M, int r
 // the load of kernels whose rows do not start on 16 bytes. PAIRS: they start on 8 (p is 8-byte
 // aligned and `inside` is even or >= 4, so each pair is wholly inside or outside), and two 8-byte
 // loads read the four floats where four 4-byte loads would (half the load instructions, and a
-// warp's requests half as many; chapter 05's NOTES.md, "8-byte pairs").
+// warp's requests half as many; chapter 05's lab/LOG.md, "8-byte pairs").
 __device__ __forceinline__ float4 load_4_floats(const float* __restrict__ p, int inside,
                                                 bool pairs) {
   if (pairs) {

@@ -35,11 +35,12 @@ deps-gpu:
 	$(SUDO) apt-get update
 	$(SUDO) apt-get install -y --no-install-recommends $(DEPS_GPU_PACKAGES)
 
-# Targets that need a GPU stop before building anything where there is certainly none
+# Targets that need a GPU (memory-system included) stop before building anything where there is
+# certainly none
 # (require_gpu.sh), when every goal of the command line is one of them (listing the
 # benchmarks, BENCH_ARGS=--benchmark_list_tests, and judging old sanitizer logs,
 # SANITIZE_FROM_LOGS=1, need none).
-GPU_GOALS := run bench sweep profile sanitize model-check
+GPU_GOALS := run bench sweep profile sanitize model-check memory-system
 GPU_GATE := $(if $(MAKECMDGOALS),$(if $(filter-out $(GPU_GOALS),$(MAKECMDGOALS)),,$(if \
               $(findstring benchmark_list_tests,$(BENCH_ARGS))$(SANITIZE_FROM_LOGS),,gpu-gate)))
 .PHONY: gpu-gate

@@ -26,7 +26,8 @@ bench: build
 #              to the executable, which runs only those; a prefix that starts no kernel's name
 #              stops the sweep before anything is timed) against its ceiling (cuBLAS, or
 #              cudaMemcpy for a transpose) in the same process: % per shape, geometric mean,
-#              worst. Writes the table into the chapter's README (its "GENERATED: sweep" block)
+#              worst. Writes the table into the chapter's page SWEEP_PAGE (default README.md; 05
+#              and 06: every_shape.md; its "GENERATED: sweep" block)
 #              and the bars into sweep.svg (gnuplot); SWEEP_OUT=FILE keeps a copy of the table,
 #              from which `sweep.py --from-table FILE --readme ... --plot ...` redoes both
 #              without a GPU.
@@ -35,11 +36,12 @@ bench: build
 #              chapter's final launcher (and in 05 step 7's beside it: SWEEP_FINAL_FLAGS): the
 #              same table, summary and SWEEP_OUT; the README and the picture are left as they are.
 SWEEP_ITERS ?= 9
+SWEEP_PAGE ?= README.md
 .PHONY: sweep
 sweep: build
 	python3 $(TOP)/common/scripts/sweep.py --exe $(BUILD_DIR)/bin/$(CHAPTER) \
 	  --iters $(SWEEP_ITERS) \
 	  $(if $(RANDOM),$(SWEEP_FINAL_FLAGS) --random $(RANDOM) --problem $(SWEEP_PROBLEM) \
-	    $(if $(SEED),--seed $(SEED)),$(SWEEP_KERNEL_FLAGS) --shapes $(TOP)/$(CHAPTER)/sweep_shapes.txt --readme $(TOP)/$(CHAPTER)/README.md \
+	    $(if $(SEED),--seed $(SEED)),$(SWEEP_KERNEL_FLAGS) --shapes $(TOP)/$(CHAPTER)/sweep_shapes.txt --readme $(TOP)/$(CHAPTER)/$(SWEEP_PAGE) \
 	    --plot $(TOP)/$(CHAPTER)/sweep) \
 	  $(if $(SWEEP_OUT),--out $(SWEEP_OUT))

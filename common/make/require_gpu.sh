@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Stops a target that needs an NVIDIA GPU (make run, bench, sweep, profile, sanitize,
-# model-check) before it builds anything, where there is certainly none, and says what works
-# without one.
+# model-check, memory-system) before it builds anything, where there is certainly none, and says
+# what works without one.
 #
 #   require_gpu.sh WHAT [chapter]      WHAT: the command, e.g. "make run"; "chapter" when run in
 #                                      a chapter folder (its own table is the one to point to)

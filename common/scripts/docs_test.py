@@ -56,13 +56,17 @@ FENCE = re.compile(r"^```(\w*)\s*$")
 
 
 def readmes():
-    found = [REPO / "README.md", *sorted(REPO.glob("*/README.md")), *sorted(REPO.glob("common/*.md")),
+    """Every page a reader is sent to: the READMEs, each chapter's other pages (05 and 06 teach
+    in several), common/*.md and exercises/*.md; not the chapters' lab logs (lab/LOG.md)."""
+    pages = sorted(p for c in CHAPTERS for p in (REPO / c).glob("*.md") if p.name != "README.md")
+    found = [REPO / "README.md", *sorted(REPO.glob("*/README.md")), *pages,
+             *sorted(REPO.glob("common/*.md")),
              *sorted(REPO.glob("common/*/README.md")), *sorted(REPO.glob("exercises/*.md"))]
     return [p for p in dict.fromkeys(found) if p.is_file()]
 
 
 def home_of(path):
-    """Where a page's commands run: a chapter's README in its folder (its Makefile), every
+    """Where a page's commands run: a chapter's pages in its folder (its Makefile), every
     other page (the top README, common/*.md, exercises/*.md) at the top."""
     return path.parent if path.parent.parent == REPO and path.parent.name in CHAPTERS else REPO
 

@@ -1,16 +1,19 @@
 #!/usr/bin/env python3
-"""Every chapter README is one lesson of one shape (DEVELOPERS.md, "A lesson is a lesson").
+"""Every page of a chapter is one lesson of one shape (DEVELOPERS.md, "A lesson is a lesson").
 
   lesson_check.py [--root DIR] [-v]
 
-For each chapter of common/chapters.txt, its README.md must:
-  1. have at most 400 lines;
+A chapter of common/chapters.txt is its README.md and, where it teaches several ideas, one more
+page per idea: every other Markdown file of its folder (its lab log lives apart, in lab/). Each
+page must:
+  1. have at most 400 lines, or 250 in a chapter of several pages (one idea, one sitting);
   2. have these sections, in this order (a heading may go on after the name, as in
      "## The idea, part 1: ..."; other sections may sit between them): What you will learn,
-     The idea, What the measurements show, Run it, Predict, then measure, Exercises, Check
-     yourself, References;
-  3. link every exercise of the chapter (exercises/manifest.json; without a manifest, the
-     folders of exercises/ whose names start with the chapter's number);
+     The idea, The code, What the measurements show, Run it, Predict, then measure,
+     Exercises, Check yourself, References;
+  3. (the chapter, over its pages) link every exercise of the chapter
+     (exercises/manifest.json; without a manifest, the folders of exercises/ whose names start
+     with the chapter's number);
   4. in "Check yourself", ask 3 to 6 numbered questions, each with its answer folded in
      <details>...</details> before the next; in "Predict, then measure", fold the answer of
      every numbered prompt the same way;
@@ -19,13 +22,20 @@ For each chapter of common/chapters.txt, its README.md must:
      tables (of any chapter: lessons compare with earlier chapters), every number written
      before "GFLOP/s", "% of cuBLAS", "ms", "GB" or "MB" must be a value those tables give one
      of the kernels it names (rounded as quoted), or a figure with the same unit in one of the
-     README's own tables or in the chapter's NOTES.md (where other runs and derived figures are
+     page's own tables or in the chapter's lab/LOG.md (where other runs and derived figures are
      worked out). A number of another unit, or in a sentence that names no kernel, is not
-     checked: keep such numbers traceable by hand (NOTES.md); and in a sentence that names a
+     checked: keep such numbers traceable by hand (lab/LOG.md); and in a sentence that names a
      shape of a generated sweep table ("8193×8192"; a square as 512³ or 8192² counts only beside
      one written with ×), every percentage written with a decimal must be one of that shape's
      row (a number left over from an older sweep fails);
-  6. not cite the tutorial's internal sources ("the seeds", "the notes") to readers.
+  6. not cite the tutorial's internal sources ("the seeds", "the notes") to readers;
+  7. keep the lab out of the lesson: in its prose (not code, not a generated block) no lab
+     vocabulary: a round or run of the lab by number ("round 8", "runs 11 to 15"), seeds,
+     "untuned" draws, a date (the dated runs are in the chapter's lab/LOG.md);
+  8. show its code from the source: every `<!-- BEGIN CODE: FILE#NAME -->` block is the
+     source's `// BEGIN QUOTE NAME` ... `// END QUOTE NAME` piece as it is now
+     (code_quotes.py refills them), and a page of a chapter of several pages quotes at least
+     one piece.
 
 Chapters listed in PENDING are checked and reported, but do not fail the check. Python 3
 standard library only; exit status 0 when every chapter not pending passes, 1 otherwise.
@@ -36,10 +46,14 @@ import re
 import sys
 from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import code_quotes  # noqa: E402
+
 REPO = Path(__file__).resolve().parents[2]
 MAX_LINES = 400
-SECTIONS = ["What you will learn", "The idea", "What the measurements show", "Run it",
-            "Predict, then measure", "Exercises", "Check yourself", "References"]
+MAX_PAGE_LINES = 250  # each page of a chapter that teaches several ideas, one per page
+SECTIONS = ["What you will learn", "The idea", "The code", "What the measurements show",
+            "Run it", "Predict, then measure", "Exercises", "Check yourself", "References"]
 QUESTIONS = (3, 6)
 
 # Chapters whose README is not yet one lesson of this shape: none since every chapter was
@@ -47,8 +61,8 @@ QUESTIONS = (3, 6)
 # checked and reported without failing the check.
 PENDING = {}
 
-GENERATED = re.compile(r"^<!-- BEGIN GENERATED: ([\w-]+) -->\n(.*?)^<!-- END GENERATED: \1 -->",
-                       re.S | re.M)
+GENERATED = re.compile(r"^<!-- BEGIN GENERATED: ([\w-]+)(?: [^\n]*?)? -->\n(.*?)"
+                       r"^<!-- END GENERATED: \1 -->", re.S | re.M)
 NUMBER = r"\d[\d,]*(?:\.\d+)?"
 # Numbers joined by "against", "and", "→", "/", ... before a unit: "9,021 against 9,207 GFLOP/s".
 QUOTE = re.compile(rf"(?<![\w.])((?:{NUMBER}\s*(?:against|and|or|to|vs\.?|→|->|/|,)\s*)*"
@@ -56,6 +70,19 @@ QUOTE = re.compile(rf"(?<![\w.])((?:{NUMBER}\s*(?:against|and|or|to|vs\.?|→|->
 UNITS = {"GFLOP/s": "gflops", "% of cuBLAS": "pct", "ms": "ms", "GB": "bytes", "MB": "bytes"}
 SCALE = {"GB": 1e9, "MB": 1e6, "kB": 1e3, "k": 1e3, "B": 1.0}
 INTERNAL = re.compile(r"\bthe (seeds|notes)\b", re.I)
+# The lab's words, which a lesson leaves to the chapter's lab/LOG.md (issue 45).
+NUMBER_WORDS = r"(?:\d+|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve)"
+LAB_VOCABULARY = [
+    (re.compile(rf"\brounds? {NUMBER_WORDS}\b|\bround {NUMBER_WORDS}'s\b|"
+                rf"\b(?:first|second|third|fourth|fifth|sixth|seventh|eighth|ninth|tenth|"
+                rf"eleventh) round\b", re.I), "a round of the lab"),
+    # "runs 11 to 15", "run 6"; not "runs 67.5%" (a rate) nor "runs 4 blocks"
+    (re.compile(r"\bruns? \d+(?: (?:to|and|-|–) \d+)?\b(?![.,]\d|%| (?:times|blocks|threads|warps))",
+                re.I), "a run of the lab by number"),
+    (re.compile(r"\bseeds?\b", re.I), "seeds"),
+    (re.compile(r"\buntuned\b", re.I), "\"untuned\" draws"),
+    (re.compile(r"\b20\d\d-\d\d-\d\d\b"), "a date"),
+]
 
 
 def chapters(root):
@@ -66,6 +93,19 @@ def chapters(root):
         if words:
             names.append(words[0])
     return names
+
+
+def pages_of(root, chapter):
+    """The chapter's pages: its README.md first, then its other Markdown files by name."""
+    folder = root / chapter
+    others = sorted(p for p in folder.glob("*.md") if p.name != "README.md")
+    return [folder / "README.md"] + others
+
+
+def lab_log(root, chapter):
+    """The chapter's lab log, lab/LOG.md, or None."""
+    path = root / chapter / "lab" / "LOG.md"
+    return path if path.is_file() else None
 
 
 def exercises_of(root, chapter):
@@ -236,7 +276,7 @@ def unit_values(text):
 
 def check_quotes(text, values, elsewhere=None):
     """Problems with the quotes of text; `elsewhere`: {kind: values} the chapter also traces
-    its figures to (its own tables, its NOTES.md)."""
+    its figures to (its own tables, its lab/LOG.md)."""
     elsewhere = elsewhere or {}
     problems = []
     kernels = sorted(values, key=len, reverse=True)
@@ -256,8 +296,8 @@ def check_quotes(text, values, elsewhere=None):
                 if not any(matches(number, value, unit) for value in allowed):
                     problems.append(f"quotes {number} {unit} in a sentence naming "
                                     f"{', '.join(named)}, but the generated tables give "
-                                    f"{kind} values {sorted(from_tables)[:8]} (and NOTES.md and the "
-                                    f"README's own tables do not have it): \"{sentence[:140]}\"")
+                                    f"{kind} values {sorted(from_tables)[:8]} (and lab/LOG.md and the "
+                                    f"page's own tables do not have it): \"{sentence[:140]}\"")
     return problems
 
 
@@ -282,16 +322,34 @@ def check_folds(body, section, lo=1, hi=None):
     return problems
 
 
-def check_readme(root, chapter, values):
-    readme = root / chapter / "README.md"
-    if not readme.is_file():
-        return [f"{readme} does not exist"]
-    text = readme.read_text()
+def check_lab_vocabulary(text):
+    """The lab's words in the prose of a page (code, quoted code and generated blocks aside)."""
+    problems = []
+    for sentence in prose_sentences(code_quotes.BLOCK.sub("", text)):
+        plain = re.sub(r"`[^`]*`", "", sentence)  # a command's SEED=S is code, not prose
+        plain = re.sub(r"\]\([^)]*\)", "]", plain)  # link targets (lab/LOG.md#round-8)
+        for pattern, what in LAB_VOCABULARY:
+            found = pattern.search(plain)
+            if found:
+                problems.append(f"carries the lab into the lesson ({what}: \"{found.group(0)}\"); "
+                                f"leave it to lab/LOG.md: \"{sentence[:120]}\"")
+    return problems
+
+
+def check_page(root, chapter, page, values, pages=1, sweeps=None):
+    """The problems of one page of a chapter of `pages` pages; `sweeps`: {shape: % values} of
+    the sweep tables of all the chapter's pages."""
+    if not page.is_file():
+        return [f"{page} does not exist"]
+    text = page.read_text()
     problems = []
     lines = text.count("\n") + (0 if text.endswith("\n") else 1)
-    if lines > MAX_LINES:
-        problems.append(f"{lines} lines, more than {MAX_LINES}: move experiments and dated runs "
-                        "to the chapter's NOTES.md")
+    limit = MAX_LINES if pages == 1 else MAX_PAGE_LINES
+    if lines > limit:
+        problems.append(f"{page.name}: {lines} lines, more than {limit}"
+                        + (" (a page of a chapter of several pages)" if pages > 1 else "")
+                        + ": move experiments and dated runs to the chapter's lab/LOG.md, or "
+                          "an idea to a page of its own")
     headings = [h.strip() for h in re.findall(r"^## (.+)$", text, re.M)]
     position = -1
     for name in SECTIONS:
@@ -303,19 +361,40 @@ def check_readme(root, chapter, values):
                             f"(order: {', '.join(SECTIONS)})")
         else:
             position = found
-    for exercise in exercises_of(root, chapter):
-        if not re.search(rf"\]\((\.\./)?exercises/{re.escape(exercise)}/?\)", text):
-            problems.append(f"does not link its exercise {exercise} "
-                            f"([{exercise}](../exercises/{exercise}/))")
     problems += check_folds(section_text(text, "Check yourself"), "Check yourself", *QUESTIONS)
     problems += check_folds(section_text(text, "Predict, then measure"), "Predict, then measure")
     own_tables = "\n".join(l for l in GENERATED.sub("", text).splitlines() if l.startswith("|"))
-    notes = root / chapter / "NOTES.md"
-    elsewhere = unit_values(own_tables + "\n" + (notes.read_text() if notes.is_file() else ""))
+    log = lab_log(root, chapter)
+    elsewhere = unit_values(own_tables + "\n" + (log.read_text() if log else ""))
     problems += check_quotes(text, values, elsewhere)
-    problems += check_shape_quotes(text, sweep_values(text))
+    problems += check_shape_quotes(text, sweeps if sweeps is not None else sweep_values(text))
     for match in INTERNAL.finditer(GENERATED.sub("", text)):
         problems.append(f"cites an internal source to readers: \"{match.group(0)}\"")
+    problems += check_lab_vocabulary(text)
+    problems += code_quotes.check_page(page, root)
+    if pages > 1 and not code_quotes.quotes_of(text):
+        problems.append("quotes no code: a page of a chapter of several pages shows its inner "
+                        "loops from the source (<!-- BEGIN CODE: FILE#NAME -->, code_quotes.py)")
+    prefix = "" if page.name == "README.md" else f"{page.name}: "
+    return [p if p.startswith(page.name) else prefix + p for p in problems]
+
+
+def check_readme(root, chapter, values):
+    """The problems of a chapter: each of its pages, and its exercises linked from them."""
+    pages = [p for p in pages_of(root, chapter) if p.is_file() or p.name == "README.md"]
+    texts = [p.read_text() for p in pages if p.is_file()]
+    sweeps = {}
+    for text in texts:
+        for shape, found in sweep_values(text).items():
+            sweeps.setdefault(shape, set()).update(found)
+    problems = []
+    for page in pages:
+        problems += check_page(root, chapter, page, values, len(pages), sweeps)
+    for exercise in exercises_of(root, chapter):
+        if not any(re.search(rf"\]\((\.\./)?exercises/{re.escape(exercise)}/?\)", text)
+                   for text in texts):
+            problems.append(f"does not link its exercise {exercise} "
+                            f"([{exercise}](../exercises/{exercise}/)) from any of its pages")
     return problems
 
 
@@ -328,9 +407,10 @@ def main(argv=None):
     names = chapters(root)
     values = {}
     for chapter in names:
-        readme = root / chapter / "README.md"
-        if readme.is_file():
-            for kernel, kinds in quoted_values(readme.read_text()).items():
+        for page in pages_of(root, chapter):
+            if not page.is_file():
+                continue
+            for kernel, kinds in quoted_values(page.read_text()).items():
                 merged = values.setdefault(kernel, {})
                 for kind, found in kinds.items():
                     merged.setdefault(kind, set()).update(found)

@@ -4,6 +4,10 @@
   progression.py run            runs build/bin/<chapter> --json for every chapter and size,
                                 prints one table, writes common/results/progression.json/.csv
   progression.py table          prints that table again from the stored JSON
+  progression.py refresh        rewrites progression.json/.csv from the stored runs and the
+                                profile digests (common/results/inspect/): each GEMM row's %
+                                roofline at the measured DRAM intensity where a digest covers
+                                it, the model's (labelled) elsewhere; no GPU needed
   progression.py plots          roofline and progression charts (PNG and SVG) drawn by gnuplot
   progression.py readme-tables  fills the README blocks between
                                 <!-- BEGIN GENERATED: NAME --> and <!-- END GENERATED: NAME -->
@@ -22,6 +26,7 @@ import json
 import sys
 from pathlib import Path
 
+from progression_digests import annotate_roofline
 from progression_measure import measure
 from progression_plots import make_plots
 from progression_results import (CSV_FIELDS, DEFAULT_RESULTS, REPO, SCHEDULE, Failure,  # noqa: F401
@@ -91,6 +96,8 @@ def main(argv=None):
     run.add_argument("extra", nargs="*",
                      help="after --: more flags for every executable (e.g. --iters 20)")
     for name, text in [("table", "print the table from the stored JSON"),
+                       ("refresh", "rewrite progression.json/.csv from the stored runs and the "
+                                   "profile digests (the measured roofline column; no GPU)"),
                        ("plots", "draw roofline.png/.svg and progression.png/.svg"),
                        ("readme-tables", "fill the generated blocks of every README")]:
         p = sub.add_parser(name, help=text)
@@ -114,6 +121,7 @@ def main(argv=None):
             doc = measure(args.build_dir, parse_schedule(args.only, args.sizes), args.extra)
             if stored is not None:
                 doc = keep_other_chapters(doc, stored, Path(args.results))
+            annotate_roofline(doc, Path(args.results) / "inspect")
             json_path, csv_path = write_results(doc, args.results)
             sys.stdout.write(text_table(doc))
             say(f"wrote {json_path} and {csv_path}\n"
@@ -121,8 +129,13 @@ def main(argv=None):
                 "the READMEs and the charts from them")
             return 1 if any(r.get("error") for r in doc["runs"]) else 0
         doc = load_results(args.json or Path(args.results) / "progression.json")
+        if args.command == "refresh":
+            annotate_roofline(doc, Path(args.results) / "inspect")
+            for path in write_results(doc, args.results):
+                print(f"wrote {path}")
+            return 0
         if args.command == "table":
-            sys.stdout.write(text_table(doc))
+            sys.stdout.write(text_table(annotate_roofline(doc, Path(args.results) / "inspect")))
         elif args.command == "plots":
             for path in make_plots(doc, args.out or args.results, args.size):
                 print(f"wrote {path}")

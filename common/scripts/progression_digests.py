@@ -65,7 +65,8 @@ LAUNCHER_ROWS = 3  # the most rows at a chapter's end that launch kernels of oth
 def measured_intensities(doc, inspect_dir, size):
     """{(chapter, kernel name in the results): FLOP per DRAM byte} for the GEMM rows at `size`
     whose chapter was profiled at that size. The digest lists the kernels in the order the
-    chapter launched them, which is the order of its rows; a chapter is left out unless its
+    chapter launched them, which is the order of its rows (launches before the first row's
+    kernel, a demo the executable runs first, are skipped); a chapter is left out unless its
     digest comes from the same GPU and size and its rows, from the first, are each the same
     kernel as the digest's next one (same_kernel) with a time within 1.5x of the row's. Launches
     of under 1% of the chapter's fastest row are probes at tiny shapes (the resources table's),
@@ -88,6 +89,10 @@ def measured_intensities(doc, inspect_dir, size):
             continue
         fastest = min((r["median_ms"] for r in rows if r.get("median_ms")), default=0)
         kernels = [k for k in kernels if not (k[2] is not None and k[2] < 0.01 * fastest)]
+        # Leading launches of kernels no row names are the executable's other work, not rows:
+        # chapter 01 runs its coalescing demo (gather_copy, ...) before the GEMMs.
+        while kernels and not any(same_kernel(r["kernel"], kernels[0][0]) for r in rows):
+            kernels = kernels[1:]
         matched = 0
         for row, (name, _, ms) in zip(rows, kernels):
             if not (same_kernel(row["kernel"], name) and ms and row.get("median_ms")
@@ -105,3 +110,50 @@ def measured_intensities(doc, inspect_dir, size):
             if dram_bytes > 0:
                 found[(run["executable"], row["kernel"])] = flops / dram_bytes
     return found
+
+
+def roofline_share(rate, intensity, bandwidth, peak):
+    """rate as a % of the roofline at `intensity`: min(peak, intensity x bandwidth)."""
+    return 100.0 * rate / min(peak, intensity * bandwidth)
+
+
+def annotate_roofline(doc, inspect_dir):
+    """Gives every GEMM row of doc its place under the roofline as `make run` reports it: at the
+    DRAM intensity Nsight Compute measured where the chapter's digest covers the row
+    (measured_intensities), else at the kernel's model, labelled so:
+
+      intensity               the model's FLOP per DRAM byte (what the executable reports)
+      pct_of_roofline_model   the rate as a % of the roofline at the model's intensity
+      measured_intensity      2·n³ / the DRAM bytes Nsight Compute counted; None without a digest
+      pct_of_roofline         at the measured intensity where there is one, else the model's
+      roofline_intensity      "measured" or "model": which of the two pct_of_roofline used
+
+    Results written before these fields (one pct_of_roofline, the model's) are read as such, so
+    the annotation can be redone on stored results without a GPU (progression.py refresh).
+    Returns doc."""
+    doc["roofline_note"] = ("pct_of_roofline: at the DRAM intensity Nsight Compute measured "
+                            "(measured_intensity) where roofline_intensity is \"measured\", at the "
+                            "kernel's model where it is \"model\"; pct_of_roofline_model: always "
+                            "the model's (common/scripts/progression_digests.py)")
+    measured = {}
+    for size in {r["size"] for r in doc["runs"]}:
+        measured.update({(k, size): v for k, v in
+                         measured_intensities(doc, inspect_dir, size).items()} if inspect_dir
+                        else {})
+    for run in doc["runs"]:
+        bandwidth, peak = run.get("copy_bandwidth_gbs"), run.get("fp32_peak_gflops")
+        for row in run.get("rows", []):
+            if not is_gemm({"problem": run.get("problem"), **row}):
+                continue
+            if "roofline_intensity" not in row and "pct_of_roofline_model" not in row:
+                row["pct_of_roofline_model"] = row.pop("pct_of_roofline", None)
+            row.pop("pct_of_roofline", None)
+            x = measured.get(((run["executable"], row.get("kernel")), run["size"]))
+            row["measured_intensity"] = None if x is None else round(x, 3)
+            if x is not None and bandwidth and peak and row.get("rate") is not None:
+                row["pct_of_roofline"] = round(roofline_share(row["rate"], x, bandwidth, peak), 2)
+                row["roofline_intensity"] = "measured"
+            else:
+                row["pct_of_roofline"] = row.get("pct_of_roofline_model")
+                row["roofline_intensity"] = None if row["pct_of_roofline"] is None else "model"
+    return doc

@@ -35,16 +35,16 @@ def run_one(exe, size, extra):
     return code, report, tail
 
 
-L2_ROW = "L2 read bandwidth"  # the row of 06_memory_system --json that the roofline draws
+L2_ROW = "L2 read bandwidth"  # the row of 01_memory_system --json that the roofline draws
 
 
 def measure_l2_bandwidth(build_dir):
-    """The L2 read bandwidth 06_memory_system measures (GB/s), or None when that executable is
+    """The L2 read bandwidth 01_memory_system measures (GB/s), or None when that executable is
     not built or fails: the roofline then has no L2 roof."""
-    exe = Path(build_dir) / "bin" / "06_memory_system"
+    exe = Path(build_dir) / "bin" / "01_memory_system"
     if not exe.is_file():
         return None
-    say("== 06_memory_system (the L2 roof of the roofline)")
+    say("== 01_memory_system (the L2 roof of the roofline)")
     proc = subprocess.run([str(exe), "--iters", "5", "--json"], capture_output=True, text=True)
     try:
         rows = json.loads(proc.stdout).get("rows", []) if proc.returncode == 0 else []
@@ -52,7 +52,7 @@ def measure_l2_bandwidth(build_dir):
         rows = []
     rates = [r.get("rate") for r in rows if str(r.get("kernel", "")).startswith(L2_ROW)]
     if not rates:
-        say(f"warning: 06_memory_system gave no L2 bandwidth (exit code {proc.returncode})")
+        say(f"warning: 01_memory_system gave no L2 bandwidth (exit code {proc.returncode})")
         return None
     return rates[0]
 
@@ -103,8 +103,12 @@ def measure(build_dir, schedule, extra):
         "about": "Written by `make run` (common/scripts/progression.py): every chapter executable "
                  "run with --json. copy_bandwidth_gbs is the highest device-copy bandwidth the "
                  "runs measured (each run measured its own, stored with it), fp32_peak_gflops "
-                 "comes from the clocks, l2_bandwidth_gbs from 06_memory_system (the L2 roof). Each row's % of ceiling and % of roofline use the "
-                 "ceiling measured in its own run.",
+                 "comes from the clocks, l2_bandwidth_gbs from 01_memory_system (the L2's read bandwidth). "
+                 "Each row's % of ceiling and % of roofline use the ceiling and the copy bandwidth "
+                 "measured in its own run; a GEMM row's pct_of_roofline is at the DRAM intensity "
+                 "Nsight Compute measured (measured_intensity, from the profile digests in "
+                 "common/results/inspect/) where roofline_intensity is \"measured\", at its model's "
+                 "intensity where it is \"model\" (pct_of_roofline_model: always the model's).",
         "gpu": first["gpu"], "driver": first["driver"], "runtime": first["runtime"],
         "date": first["date"],
         "copy_bandwidth_gbs": max(bandwidths) if bandwidths else None,

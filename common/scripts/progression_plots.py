@@ -56,6 +56,16 @@ def plot_title(doc, first_line):
     return f'{gp_string(first_line)} . "\\n" . {gp_string(second)}'
 
 
+def screen_title(doc, first_line):
+    """The title as two labels centred on the whole picture, not on the plot area: with the
+    key outside on the right, a title centred over the plot ran off the picture's left edge."""
+    second = f"driver {doc['driver']}, CUDA runtime {doc['runtime']}, {run_dates(doc)}"
+    return (f"set tmargin 5\n"
+            f"set label 101 {gp_string(first_line)} at screen 0.5, screen 0.965 center "
+            f"font 'sans,12'\n"
+            f"set label 102 {gp_string(second)} at screen 0.5, screen 0.93 center font 'sans,10'")
+
+
 def plot_size(doc, size):
     """The GEMM size the roofline shows: the one asked for, else the smallest measured."""
     sizes = sorted({r["size"] for r in flat_rows(doc) if is_gemm(r) and r.get("rate") is not None})
@@ -115,19 +125,16 @@ def roofline_plot(doc, stem, size, inspect_dir=None):
                          "notitle")
         plots.append(f"$p{i} using 1:2 with points pt {shape} ps 1.6 lc rgb '{colour}' "
                      f"title {gp_string(title)}")
-    # The L2 roof (06_memory_system's measured L2 read bandwidth): the bound for FLOP per byte
-    # read from the L2; a kernel at its DRAM intensity may sit above it.
-    l2 = doc.get("l2_bandwidth_gbs")
-    l2_plot = ("" if not l2 else
-               f"     (x * {l2} < peak ? x * {l2} : 1/0) with lines lw 2 dt 2 lc rgb '#777777' "
-               f"title 'L2 roof: {l2:.0f} GB/s measured (06_memory_system), per L2 byte', \\\n")
+    # No L2 roof: the x axis counts DRAM bytes, and an L2 roof bounds FLOP per L2 byte, at
+    # which no point here sits (chapter 01 teaches the L2 as a second roof, with its numbers).
+    l2_plot = ""
     shape_text = next((r.get("shape") for r in shown if r.get("shape")), f"size {size}")
     point_plots = ", \\\n     ".join(plots)  # one plot element per line of the script
     xlabel = ("arithmetic intensity, FLOP per DRAM byte: filled = measured by Nsight Compute "
               "(make profile), hollow = the lesson's model" if measured else
               "arithmetic intensity (FLOP per DRAM byte, in each lesson's model)")
     body = f"""
-set title {plot_title(doc, f"Roofline of {doc['gpu']}: GEMM kernels at {shape_text}")}
+{screen_title(doc, f"Roofline of {doc['gpu']}: GEMM kernels at {shape_text}")}
 set logscale xy
 set xrange [{min(xs) / 3}:{max(xs) * 3}]
 set yrange [{min(ys + [peak]) / 4}:{peak * 2.5}]

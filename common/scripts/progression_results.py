@@ -26,7 +26,8 @@ SCHEDULE = read_schedule()
 CSV_FIELDS = ["executable", "size", "problem", "gpu", "driver", "runtime", "date", "shape",
               "copy_bandwidth_gbs", "fp32_peak_gflops", "chapter", "kernel", "status",
               "median_ms", "min_ms", "max_ms", "rate", "rate_unit", "pct_of_ceiling", "ceiling",
-              "intensity", "pct_of_roofline", "occupancy", "limiter"]
+              "intensity", "measured_intensity", "roofline_intensity", "pct_of_roofline",
+              "pct_of_roofline_model", "occupancy", "limiter"]
 HEADER_FIELDS = ["problem", "gpu", "driver", "runtime", "date", "shape", "copy_bandwidth_gbs",
                  "fp32_peak_gflops"]
 

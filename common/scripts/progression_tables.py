@@ -40,9 +40,14 @@ def text_table(doc):
              f"copy bandwidth {num(doc.get('copy_bandwidth_gbs'), 0)} GB/s (best of the runs), "
              f"FP32 peak {num(doc.get('fp32_peak_gflops'), 0)} GFLOP/s",
              "% ceiling: against the ceiling timed in the same process; the ceiling row shown "
-             "is the first run's.", ""]
-    titles = ["chapter", "kernel", "size", "time ms", "rate", "% ceiling", "FLOP/B",
-              "% roofline", "occupancy", "status"]
+             "is the first run's.",
+             "% roofline: under the roof at the DRAM intensity Nsight Compute measured (FLOP/B "
+             "DRAM, from `make profile`'s digest); \"(model)\" where no digest measured the "
+             "kernel: at its model's intensity, which can be far off (chapter 01).", ""]
+    # The roofline: at the DRAM intensity Nsight Compute measured where a digest covers the row
+    # (annotate_roofline), else at the kernel's model, and then labelled as the model's.
+    titles = ["chapter", "kernel", "size", "time ms", "rate", "% ceiling", "FLOP/B model",
+              "FLOP/B DRAM", "% roofline", "occupancy", "status"]
     body = []
     for runs in size_groups(doc):
         shown = set()
@@ -59,14 +64,14 @@ def text_table(doc):
                          num(row.get("median_ms"), 3),
                          num(row.get("rate"), 0, " " + (row.get("rate_unit") or "")),
                          "-" if ceiling is None else f"{ceiling:.1f}% {row.get('ceiling', '')}",
-                         num(row.get("intensity"), 2), num(row.get("pct_of_roofline"), 1, "%"),
-                         occupancy_cell(row), row.get("status", "")]
+                         num(row.get("intensity"), 2), num(row.get("measured_intensity"), 1),
+                         roofline_text(row), occupancy_cell(row), row.get("status", "")]
                 # ceilings first, then the chapters in run order
                 group.append((0 if key else 1, cells))
         group.sort(key=lambda item: item[0])
         body.append([cells for _, cells in group])
     width = [max([len(t)] + [len(r[c]) for g in body for r in g]) for c, t in enumerate(titles)]
-    right = {3, 4, 5, 6, 7}
+    right = {3, 4, 5, 6, 7, 8}
 
     def line(cells):
         return "  ".join(c.rjust(w) if i in right else c.ljust(w)
@@ -83,6 +88,14 @@ def text_table(doc):
         lines += [f"FAILED: {r['executable']} --size {r['size']}: {r['error']}" for r in failed]
     return "\n".join(lines) + "\n"
 
+
+
+def roofline_text(row):
+    """The % roofline cell: the measured figure, or the model's marked "(model)"."""
+    value = row.get("pct_of_roofline")
+    if value is None:
+        return "-"
+    return num(value, 1, "%") + ("" if row.get("roofline_intensity") == "measured" else " (model)")
 
 
 def md_cell(text):
@@ -292,16 +305,17 @@ def inspect_markdown(inspect_dir, chapter):
     return "\n\n".join(parts)
 
 
-# The sections of 06_memory_system's output from this title on (a gather, __restrict__) are
-# chapter 06's lesson; the block `memory-system` (chapter 01's opening) stops before them.
-MEMORY_SYSTEM_LAST = "A gather"
+# The sections of 01_memory_system's output from this title on, if any, are left out of the
+# block `memory-system` (chapter 01's opening); None: the whole output (the gather and
+# `__restrict__` are chapter 01's too since it owns the memory system).
+MEMORY_SYSTEM_LAST = None
 
 
 def memory_system_markdown(inspect_dir):
-    """The output of `make memory-system` (06_memory_system's tables, each measurement beside
+    """The output of `make memory-system` (01_memory_system's tables, each measurement beside
     its prediction) as common/scripts/memory_system.sh keeps it in
     common/results/memory-system.txt, beside the inspect/ folder: its first line, then the
-    program's output up to the section MEMORY_SYSTEM_LAST."""
+    program's output (up to the section MEMORY_SYSTEM_LAST, if one is set)."""
     if inspect_dir is None:
         return ""
     saved = Path(inspect_dir).parent / "memory-system.txt"
@@ -309,7 +323,8 @@ def memory_system_markdown(inspect_dir):
         return ""
     lines = saved.read_text().strip().splitlines()
     body = lines[1:]
-    cut = next((i for i, line in enumerate(body) if line.startswith(MEMORY_SYSTEM_LAST)), None)
+    cut = next((i for i, line in enumerate(body)
+                if MEMORY_SYSTEM_LAST and line.startswith(MEMORY_SYSTEM_LAST)), None)
     if cut is not None:
         body = body[:cut]
     return lines[0] + "\n\n```text\n" + "\n".join(body).strip("\n") + "\n```"
@@ -339,12 +354,14 @@ def fill_readme(text, chapter, doc, inspect_dir=None):
 
 
 def readme_tables(doc, root):
-    """Refills the blocks of the top README, every <folder>/README.md (a chapter's: its
-    `results` and `inspect` blocks) and every common/<folder>/README.md (common/results/README.md
-    holds the whole progression)."""
+    """Refills the blocks of the top README, every <folder>/README.md and every other page of a
+    chapter (a chapter's pages: its `results` and `inspect` blocks, or the part of them a BEGIN
+    line's options show) and every common/<folder>/README.md (common/results/README.md holds
+    the whole progression)."""
     root = Path(root)
     changed = []
     for readme in [root / "README.md", *sorted(root.glob("*/README.md")),
+                   *sorted(p for p in root.glob("[0-9][0-9]_*/*.md") if p.name != "README.md"),
                    *sorted(root.glob("common/*/README.md"))]:
         if not readme.is_file():
             continue

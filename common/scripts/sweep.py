@@ -106,6 +106,10 @@ def run_shape(exe, shape, iters, kernels):
     if done.returncode not in (0, 1):  # 1: a kernel was wrong; its row says so
         sys.exit("error: %s failed (exit %d):\n%s" % (" ".join(cmd), done.returncode,
                                                       done.stderr[-2000:]))
+    # The launchers' choices (TUTORIAL_CHOOSE_PRINT=1, common/chooser.hpp) pass through.
+    for line in done.stderr.splitlines():
+        if line.startswith("[choose]"):
+            print(line, file=sys.stderr)
     return list(csv.DictReader(io.StringIO(done.stdout)))
 
 
@@ -130,6 +134,21 @@ def text_of(sweep):
         summary.append("- %s: geometric mean %.1f%% of %s over %d shapes, worst %.1f%% (%s)"
                        % (k, geo, sweep.ceiling, len(pct), worst[0],
                           "×".join(map(str, worst[1]))))
+    # A transpose's second ceiling, the float4 copy kernel timed in the same process (--kernel
+    # "copy kernel"): each kernel's % of it, shape by shape (its % of cudaMemcpy over the copy's).
+    copy = next((k for k in sweep.kernels if k.startswith("copy kernel")), None)
+    if copy is not None:
+        copy_pct = dict((shape, p) for p, shape in sweep.pct[copy])
+        for k in sweep.kernels:
+            ratios = [(100.0 * p / copy_pct[shape], shape) for p, shape in sweep.pct[k]
+                      if k != copy and shape in copy_pct]
+            if not ratios:
+                continue
+            geo = math.exp(sum(math.log(p) for p, _ in ratios) / len(ratios))
+            worst = min(ratios)
+            summary.append("- %s: geometric mean %.1f%% of the %s over %d shapes, worst %.1f%% "
+                           "(%s)" % (k, geo, copy, len(ratios), worst[0],
+                                     "×".join(map(str, worst[1]))))
     return "\n".join(["Measured on " + sweep.stamp + ":", ""] + sweep.table + [""] +
                      summary) + "\n"
 

@@ -44,6 +44,25 @@ TEST_CASE("table shows the GPU, the rate and the ceiling ratio", "[report]") {
   CHECK(s.find("50% (warps)") != std::string::npos);
 }
 
+TEST_CASE("the roofline columns are labelled as the model's", "[report]") {
+  // An executable knows only its kernels' traffic models, which can be far from the bytes that
+  // reach DRAM (chapter 01's naive kernel: 0.25 FLOP/B modelled, 31.5 measured): its roofline
+  // figure must not pass for a measurement.
+  std::vector<ReportRow> r = rows();
+  r[0].intensity = 0.25;
+  r[0].pct_of_roofline_model = 844.0;
+  std::ostringstream table, csv, json;
+  print_table(table, header(), r);
+  print_csv(csv, header(), r);
+  print_json(json, header(), r);
+  CHECK(table.str().find("FLOP/B (model)") != std::string::npos);
+  CHECK(table.str().find("% roofline (model)") != std::string::npos);
+  CHECK(table.str().find("844.0%") != std::string::npos);
+  CHECK(csv.str().find(",intensity,pct_of_roofline_model,") != std::string::npos);
+  CHECK(json.str().find("\"pct_of_roofline_model\": 844.00") != std::string::npos);
+  CHECK(json.str().find("\"pct_of_roofline\":") == std::string::npos);
+}
+
 TEST_CASE("CSV quotes fields and has one line per row plus a header", "[report]") {
   std::ostringstream out;
   print_csv(out, header(), rows());

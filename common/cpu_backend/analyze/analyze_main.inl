@@ -2,8 +2,9 @@
 // backend with the memory model on; prints a digest in the columns of `make profile`.
 //
 // Included by a generated file per chapter (analyze/CMakeLists.txt) that first includes the
-// chapter's kernel_list.cuh (and for the transpose chapter access_patterns.cuh, defining
-// TUTORIAL_ANALYZE_DEMO) and defines TUTORIAL_ANALYZE_CHAPTER ("06_transpose"),
+// chapter's kernel_list.cuh (and for chapter 01 access_patterns.cuh, the coalescing demo's
+// kernels, defining TUTORIAL_ANALYZE_DEMO; for the transpose chapter, whose kernel_list.cuh has
+// the copy kernel, TUTORIAL_ANALYZE_COPY) and defines TUTORIAL_ANALYZE_CHAPTER ("06_transpose"),
 // TUTORIAL_ANALYZE_NAMESPACE (ch06) and TUTORIAL_ANALYZE_SIZE (the default shape). This
 // translation unit is the one compiled by clang with the load/store hooks: the kernels are
 // instantiated here.
@@ -250,42 +251,48 @@ void print_csv(std::ostream& out, const std::vector<Row>& rows, int size) {
   }
 }
 
+// ---- Chapter 01's coalescing demo: one read pattern per launch, n floats each ----------
+
+void add_demo_rows([[maybe_unused]] std::vector<Row>& rows, [[maybe_unused]] int n) {
+#ifdef TUTORIAL_ANALYZE_DEMO
+  constexpr int max_stride = 32;  // as coalescing_demo.cuh
+  tutorial::DeviceBuffer<float> in(size_t(n) * max_stride + 1), dst(n);
+  tutorial::DeviceBuffer<TUTORIAL_ANALYZE_NAMESPACE::Point> points(n);
+  tutorial::device_memset(in.data(), 0, in.bytes());
+  tutorial::device_memset(points.data(), 0, points.bytes());
+  for (int stride = 1; stride <= max_stride; stride *= 2)
+    rows.push_back(measure("stride " + std::to_string(stride), [&] {
+      TUTORIAL_ANALYZE_NAMESPACE::launch_gather_copy(in.data(), dst.data(), n, stride, 0);
+    }));
+  rows.push_back(measure("stride 1, offset +1 float", [&] {
+    TUTORIAL_ANALYZE_NAMESPACE::launch_gather_copy(in.data(), dst.data(), n, 1, 1);
+  }));
+  rows.push_back(measure("AoS", [&] {
+    TUTORIAL_ANALYZE_NAMESPACE::launch_x_of_points_aos(points.data(), dst.data(), n);
+  }));
+  rows.push_back(measure("SoA", [&] {
+    TUTORIAL_ANALYZE_NAMESPACE::launch_x_of_points_soa(in.data(), dst.data(), n);
+  }));
+#endif
+}
+
 // ---- GEMM chapters -------------------------------------------------------------------
 
 [[maybe_unused]] std::vector<Row> run(const std::vector<tutorial::GemmKernel>& kernels, int size) {
   std::vector<Row> rows;
+  add_demo_rows(rows, size * size);  // chapter 01 only; its executable runs the demo first too
   tutorial::GemmProblem p(size, size, size, 1);
   for (const tutorial::GemmKernel& k : kernels)
     rows.push_back(measure(k.name, [&] { k.launch(p.dA.data(), p.dB.data(), p.dC.data(), size, size, size); }));
   return rows;
 }
 
-// ---- The transpose chapter: its demo kernels, the copy, the transposes -----------------
+// ---- The transpose chapter: the copy, the transposes -----------------------------------
 
 [[maybe_unused]] std::vector<Row> run(const std::vector<tutorial::TransposeKernel>& kernels, int size) {
   std::vector<Row> rows;
   const int n = size * size;
-#ifdef TUTORIAL_ANALYZE_DEMO
-  {
-    constexpr int max_stride = 32;  // as coalescing_demo.cuh
-    tutorial::DeviceBuffer<float> in(size_t(n) * max_stride + 1), dst(n);
-    tutorial::DeviceBuffer<TUTORIAL_ANALYZE_NAMESPACE::Point> points(n);
-    tutorial::device_memset(in.data(), 0, in.bytes());
-    tutorial::device_memset(points.data(), 0, points.bytes());
-    for (int stride = 1; stride <= max_stride; stride *= 2)
-      rows.push_back(measure("stride " + std::to_string(stride), [&] {
-        TUTORIAL_ANALYZE_NAMESPACE::launch_gather_copy(in.data(), dst.data(), n, stride, 0);
-      }));
-    rows.push_back(measure("stride 1, offset +1 float", [&] {
-      TUTORIAL_ANALYZE_NAMESPACE::launch_gather_copy(in.data(), dst.data(), n, 1, 1);
-    }));
-    rows.push_back(measure("AoS", [&] {
-      TUTORIAL_ANALYZE_NAMESPACE::launch_x_of_points_aos(points.data(), dst.data(), n);
-    }));
-    rows.push_back(measure("SoA", [&] {
-      TUTORIAL_ANALYZE_NAMESPACE::launch_x_of_points_soa(in.data(), dst.data(), n);
-    }));
-  }
+#ifdef TUTORIAL_ANALYZE_COPY
   std::vector<tutorial::TransposeKernel> all{TUTORIAL_ANALYZE_NAMESPACE::copy_kernel()};
   all.insert(all.end(), kernels.begin(), kernels.end());
 #else

@@ -30,6 +30,23 @@ class GpuGate(unittest.TestCase):
                 self.assertIn(first, done.stdout)
                 self.assertFalse(build.exists(), "make run configured or built without a GPU")
 
+    def test_memory_system_stops_at_once_as_run_does(self):
+        # A fresh clone once compiled for 83 s, printed "Measured ... on an unnamed GPU", then
+        # failed: make memory-system is gated like make run, at the top and in chapter 01.
+        import time
+        for where, first in ((TOP, "make -C 01_naive analyze"), (TOP / "01_naive", "make analyze")):
+            with tempfile.TemporaryDirectory() as tmp:
+                build = Path(tmp) / "build"
+                start = time.monotonic()
+                done = make("memory-system", cwd=where, build_dir=build)
+                self.assertEqual(done.returncode, 2, done.stdout)  # make's own exit status
+                self.assertLess(time.monotonic() - start, 5, done.stdout)
+                self.assertIn("no NVIDIA GPU found", done.stdout)
+                self.assertIn("make memory-system", done.stdout)
+                self.assertIn(first, done.stdout)
+                self.assertNotIn("Measured by", done.stdout)
+                self.assertFalse(build.exists(), "make memory-system configured or built")
+
     def test_other_goals_and_listing_benchmarks_pass_the_gate(self):
         with tempfile.TemporaryDirectory() as tmp:
             for args in (("-n", "check"), ("-n", "run", "check"),

@@ -67,6 +67,15 @@ class Home(unittest.TestCase):
                      "exercises/INSTRUCTORS.md"):
             self.assertEqual(docs_test.home_of(repo / page), repo, page)
 
+    def test_every_page_of_a_chapter_is_tried_in_its_folder_and_no_lab_log(self):
+        repo = docs_test.REPO
+        pages = docs_test.readmes()
+        for page in ("05_double_buffer/warp_tiles.md", "05_double_buffer/every_shape.md",
+                     "06_transpose/every_shape.md"):
+            self.assertIn(repo / page, pages)
+            self.assertEqual(docs_test.home_of(repo / page), (repo / page).parent, page)
+        self.assertFalse([p for p in pages if p.parent.name == "lab"])
+
     def test_the_exercises_pages_are_all_tried_once(self):
         pages = docs_test.readmes()
         self.assertEqual(len(pages), len(set(pages)))

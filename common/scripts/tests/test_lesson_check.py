@@ -39,6 +39,7 @@ def lesson(questions=3, predictions=1, quote="`tiled_gemm<8>` runs at 5,152 GFLO
     body = {
         "What you will learn": "- Tiling.\n",
         "The idea": "The idea. " + quote + "\n",
+        "The code": "The loop.\n",
         "What the measurements show": RESULTS,
         "Run it": "```\nmake run\n```\n",
         "Predict, then measure": "".join(QUESTION.format(n=i + 1) for i in range(predictions)),
@@ -52,14 +53,20 @@ def lesson(questions=3, predictions=1, quote="`tiled_gemm<8>` runs at 5,152 GFLO
 
 
 class LessonCheck(unittest.TestCase):
-    def run_check(self, readme, pending=False, notes=None):
+    def run_check(self, readme, pending=False, notes=None, pages=None, sources=None):
         root = Path(tempfile.mkdtemp())
         (root / "common").mkdir()
         (root / "common" / "chapters.txt").write_text("# list\n02_tiled  4096\n")
         (root / "02_tiled").mkdir()
         (root / "02_tiled" / "README.md").write_text(readme)
+        for name, text in (pages or {}).items():  # more pages of the chapter
+            (root / "02_tiled" / name).write_text(text)
+        for name, text in (sources or {}).items():  # files the pages quote code from
+            (root / name).parent.mkdir(parents=True, exist_ok=True)
+            (root / name).write_text(text)
         if notes is not None:
-            (root / "02_tiled" / "NOTES.md").write_text(notes)
+            (root / "02_tiled" / "lab").mkdir()
+            (root / "02_tiled" / "lab" / "LOG.md").write_text(notes)
         (root / "exercises").mkdir()
         (root / "exercises" / "manifest.json").write_text(json.dumps(
             {"exercises": [{"name": "02a_tiled", "chapter": "02_tiled"}]}))
@@ -142,6 +149,53 @@ class LessonCheck(unittest.TestCase):
                       "At 512² it runs 91.3% in make run's table."]:  # a square alone: not checked
             code, out = self.run_check(lesson(quote=quote) + sweep)
             self.assertEqual(code, 0, quote + "\n" + out)
+
+    def test_a_chapter_of_several_pages_keeps_each_to_250_lines_and_quotes_its_code(self):
+        source = {"02_tiled/kernels.cuh": "x\n  // BEGIN QUOTE loop\n  y += 1;\n  // END QUOTE loop\n"}
+        quote = ("<!-- BEGIN CODE: 02_tiled/kernels.cuh#loop -->\n```cuda\ny += 1;\n```\n"
+                 "<!-- END CODE: 02_tiled/kernels.cuh#loop -->\n")
+        page = lesson(exercise_link=False).replace("## The code\n\nThe loop.\n", "## The code\n\n" + quote)
+        code, out = self.run_check(lesson().replace("## The code\n\nThe loop.\n", "## The code\n\n" + quote),
+                                   pages={"more.md": page}, sources=source)
+        self.assertEqual(code, 0, out)
+        # 250 lines a page once there are two, where one page may have 400
+        code, out = self.run_check(lesson(extra_lines=200), pages={"more.md": page}, sources=source)
+        self.assertEqual(code, 1, out)
+        self.assertIn("more than 250", out)
+        code, out = self.run_check(lesson(extra_lines=200))
+        self.assertEqual(code, 0, out)
+        # a page of several without a quote of its code
+        code, out = self.run_check(lesson(), pages={"more.md": lesson()}, sources=source)
+        self.assertIn("quotes no code", out)
+        # an exercise linked from one page of the chapter is linked
+        code, out = self.run_check(lesson(exercise_link=False).replace("## The code\n\nThe loop.\n", "## The code\n\n" + quote),
+                                   pages={"more.md": page}, sources=source)
+        self.assertIn("does not link its exercise 02a_tiled", out)
+
+    def test_a_quote_that_drifted_from_its_source_fails(self):
+        source = {"02_tiled/kernels.cuh": "// BEGIN QUOTE loop\ny += 2;\n// END QUOTE loop\n"}
+        quote = ("<!-- BEGIN CODE: 02_tiled/kernels.cuh#loop -->\n```cuda\ny += 1;\n```\n"
+                 "<!-- END CODE: 02_tiled/kernels.cuh#loop -->\n")
+        code, out = self.run_check(lesson(quote="The loop.\n\n" + quote), sources=source)
+        self.assertEqual(code, 1, out)
+        self.assertIn("differ from their source: 02_tiled/kernels.cuh#loop", out)
+        code, out = self.run_check(lesson(quote="The loop.\n\n" + quote.replace("#loop", "#gone")),
+                                   sources=source)
+        self.assertIn("BEGIN QUOTE gone", out)
+
+    def test_the_lab_stays_out_of_the_lesson(self):
+        for prose, words in [("Round eight found it faster.", "a round of the lab"),
+                             ("It won in round 3.", "a round of the lab"),
+                             ("The lab's runs 11 to 15 ranked them.", "a run of the lab by number"),
+                             ("Six untuned draws gave 104%.", "untuned"),
+                             ("Two seeds, 101 and 102.", "seeds"),
+                             ("Measured on 2026-11-27.", "a date")]:
+            self.assertFails(lesson(quote=prose), words)
+        for prose in ["A round of applause.", "Two waves: the second runs one block.",
+                      "Run `make sweep RANDOM=40 SEED=7` to repeat a draw.",
+                      "The runs behind it: [lab log](lab/LOG.md#round-8)."]:
+            code, out = self.run_check(lesson(quote=prose))
+            self.assertEqual(code, 0, prose + "\n" + out)
 
     def test_internal_sources_are_not_cited(self):
         self.assertFails(lesson(quote="As the seeds say."), "internal source")

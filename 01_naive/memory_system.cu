@@ -1,4 +1,4 @@
-// Chapter 06's memory-system measurements: latency per level, bandwidth by working set,
+// Chapter 01's memory-system measurements: latency per level, bandwidth by working set,
 // Little's law, a random gather and __restrict__, each beside its prediction
 // (memory_system_demo.cuh). Takes --iters, --seed, --no-check, --carveout, --csv, --json; the
 // buffer sizes are fixed (about 2.3 GB of GPU memory).
@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "06_transpose/memory_system_demo.cuh"
+#include "01_naive/memory_system_demo.cuh"
 #include "common/chapter_main.hpp"
 
 int main(int argc, char** argv) {
@@ -29,15 +29,15 @@ int main(int argc, char** argv) {
                                                                const DeviceInfo& d) {
     if (o.m != defaults.m || o.n != defaults.n)
       throw tutorial::UnsupportedShape(
-          "06_memory_system measures fixed buffer sizes; it takes no --size, --rows or --cols");
+          "01_memory_system measures fixed buffer sizes; it takes no --size, --rows or --cols");
     std::vector<tutorial::ReportRow> rows;
     if (o.format == OutputFormat::Table) {
       std::cout << "Memory system of " << d.name << " (" << d.sm_count << " SMs, "
                 << d.l2_bytes / (1 << 20) << " MB L2)\n";
-      return ch06::run_memory_system(std::cout, o, d, rows);
+      return ch01::run_memory_system(std::cout, o, d, rows);
     }
     std::ostringstream table;  // the human-readable tables are not printed with --csv/--json
-    const int status = ch06::run_memory_system(table, o, d, rows);
+    const int status = ch01::run_memory_system(table, o, d, rows);
     tutorial::print_report(std::cout, tutorial::make_header(d, "memory system", "fixed buffers"), rows, o.format);
     return status;
   });

@@ -1,6 +1,6 @@
-// Chapter 06's coalescing demo: one access pattern per row (access_patterns.cuh), the
+// Chapter 01's coalescing demo: one access pattern per row (access_patterns.cuh), the
 // calculator's prediction (common/memory_access.hpp) beside the measured bandwidth. main.cu
-// runs it before the transposes.
+// runs it before the GEMMs.
 #pragma once
 
 #include <iomanip>
@@ -9,14 +9,14 @@
 #include <string>
 #include <vector>
 
-#include "06_transpose/access_patterns.cuh"
+#include "01_naive/access_patterns.cuh"
 #include "common/cli.hpp"
 #include "common/device_buffer.hpp"
 #include "common/memory_access.hpp"
 #include "common/report.hpp"
 #include "common/timing.hpp"
 
-namespace ch06 {
+namespace ch01 {
 
 namespace demo {
 
@@ -96,4 +96,4 @@ inline void run_coalescing_demo(std::ostream& out, const tutorial::CliOptions& o
   demo::print_demo(out, rows, n);
 }
 
-}  // namespace ch06
+}  // namespace ch01

@@ -1,4 +1,4 @@
-// The memory-system measurements of chapter 06 (bin/06_memory_system, memory_system.cu):
+// The memory-system measurements of chapter 01 (bin/01_memory_system, memory_system.cu):
 // latency per level, bandwidth by working-set size, Little's law, a random gather and
 // `__restrict__`, each printed beside its prediction. The kernels are in memory_system.cuh.
 #pragma once
@@ -14,7 +14,7 @@
 #include <string>
 #include <vector>
 
-#include "06_transpose/memory_system.cuh"
+#include "01_naive/memory_system.cuh"
 #include "common/cli.hpp"
 #include "common/device_buffer.hpp"
 #include "common/device_info.hpp"
@@ -23,7 +23,7 @@
 #include "common/report.hpp"
 #include "common/timing.hpp"
 
-namespace ch06 {
+namespace ch01 {
 
 namespace memsys {
 
@@ -105,7 +105,7 @@ inline int run_memory_system(std::ostream& out, const tutorial::CliOptions& o,
   const int iters = std::max(3, o.iters);
   auto record = [&](const std::string& what, double ms, double rate, const std::string& unit) {
     tutorial::ReportRow r;
-    r.chapter = "06_memory_system";
+    r.chapter = "01_memory_system";
     r.kernel = what;
     r.median_ms = r.min_ms = r.max_ms = ms;
     r.rate = rate;
@@ -300,4 +300,4 @@ inline int run_memory_system(std::ostream& out, const tutorial::CliOptions& o,
   return failures ? 1 : 0;
 }
 
-}  // namespace ch06
+}  // namespace ch01

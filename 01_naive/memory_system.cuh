@@ -1,4 +1,4 @@
-// The kernels of the memory-system measurements (06_memory_system, memory_system_demo.cuh):
+// The kernels of the memory-system measurements (01_memory_system, memory_system_demo.cuh):
 // how long one load waits at each level, how many bytes must be in flight to keep DRAM busy,
 // what a random gather costs, and what `__restrict__` changes.
 //
@@ -21,7 +21,7 @@
 #include "common/cuda_check.hpp"
 #include "common/launch.cuh"
 
-namespace ch06 {
+namespace ch01 {
 
 // =====================================================================================
 // Kernels
@@ -152,4 +152,4 @@ inline void launch_weighted_sum(bool restrict_pointers, const float* in, const f
     tutorial::launch(weighted_sum_may_alias, grid, block, 0, in, w, out, n);
 }
 
-}  // namespace ch06
+}  // namespace ch01

@@ -1,4 +1,4 @@
-// The kernels of the coalescing demo, and the copy kernel that is the transpose's ceiling.
+// The kernels of chapter 01's coalescing demo (coalescing_demo.cuh).
 //
 // Each demo kernel reads with one access pattern and writes contiguously, so that the only
 // difference between two rows of the demo table is the read pattern:
@@ -7,8 +7,6 @@
 //                     offset 1 shifts a warp's 128 bytes across a line boundary.
 //   x_of_points_aos   one field of an array of 16-byte structs: a stride of 4 floats.
 //   x_of_points_soa   the same field stored as its own array: stride 1.
-// copy_vec4 moves rows×cols floats with float4 loads and stores: the same bytes as a
-// transpose, with perfect access patterns on both sides: the transpose's ceiling as a kernel.
 #pragma once
 
 #include <algorithm>
@@ -18,7 +16,7 @@
 #include "common/cuda_check.hpp"
 #include "common/launch.cuh"
 
-namespace ch06 {
+namespace ch01 {
 
 // =====================================================================================
 // Kernels
@@ -81,17 +79,6 @@ __global__ void x_of_points_soa(const float* __restrict__ x, float* __restrict__
   }
 }
 
-// Grid-stride copy, one float4 per thread per iteration, then the last n % 4 floats one by
-// one. Pointers 16-byte aligned.
-__global__ void copy_vec4(const float* __restrict__ in, float* __restrict__ out, size_t n) {
-  const float4* in4 = reinterpret_cast<const float4*>(in);
-  float4* out4 = reinterpret_cast<float4*>(out);
-  const size_t n4 = n / 4;
-  const size_t first = size_t(blockIdx.x) * blockDim.x + threadIdx.x;
-  for (size_t i = first; i < n4; i += size_t(gridDim.x) * blockDim.x) out4[i] = in4[i];
-  if (4 * n4 + first < n) out[4 * n4 + first] = in[4 * n4 + first];
-}
-
 // =====================================================================================
 // Launchers
 // =====================================================================================
@@ -114,18 +101,4 @@ inline void launch_x_of_points_soa(const float* x, float* out, int n) {
                    0, x, out, n);
 }
 
-// Same signature as a transpose launcher so the copy can sit in the same table: copies the
-// rows×cols floats of `in` to `out` unchanged. The grid covers the matrix in one pass (one
-// float4 per thread, like cudaMemcpy's own kernel it needs no more: the loop only guards
-// grids capped below the size).
-inline void launch_copy(const float* in, float* out, int rows, int cols) {
-  if (reinterpret_cast<uintptr_t>(in) % 16 || reinterpret_cast<uintptr_t>(out) % 16)
-    throw tutorial::UnsupportedShape("copy kernel: float4 needs 16-byte aligned pointers");
-  constexpr int THREADS = 256;
-  const size_t n = size_t(rows) * size_t(cols);
-  const size_t blocks = std::max<size_t>(1, (n / 4 + THREADS - 1) / THREADS);
-  tutorial::launch(copy_vec4, dim3(unsigned(std::min<size_t>(blocks, 1u << 30))), dim3(THREADS), 0,
-                   in, out, n);
-}
-
-}  // namespace ch06
+}  // namespace ch01

@@ -1,0 +1,96 @@
+// Chapter 05's comparisons behind step 9: the final launcher, its estimate's own choice, and
+// each path forced at the cut the estimate gives it (and at 3x and 1/3 of that), beside stream-K
+// with other shares and thin_gemm at fixed cuts, so that one process times them all against
+// cuBLAS. Every plan's estimate and time is printed with TUTORIAL_CHOOSE_PRINT=1:
+//     05_double_buffer_lab --m 3622 --n 4500 --k 11 --kernel planned --kernel "best "
+// Not built by default (`cmake --build build --target 05_double_buffer_lab`).
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "05_double_buffer/kernel_list.cuh"
+#include "05_double_buffer/lab/knobs.cuh"
+#include "common/chapter_main.hpp"
+
+namespace {
+
+using ch05::GemmPath;
+using ch05::GemmPlan;
+
+// The estimate's cheapest plan of path PATH (tile or thin shape WHICH), its slices scaled by
+// NUM / DEN; runs the estimate's overall choice where the path has no candidate at this shape.
+template <GemmPath PATH, int WHICH, int NUM, int DEN>
+void forced(const float* A, const float* B, float* C, int M, int N, int K) {
+  const ch05::PlanGpu g = ch05::plan_gpu();
+  const auto all = ch05::plan_candidates(g, M, N, K);
+  const tutorial::Candidate<GemmPlan>* best = nullptr;
+  for (const auto& c : all) {
+    const bool which = PATH == GemmPath::Tiles  ? c.plan.tile == WHICH
+                       : PATH == GemmPath::Thin ? int(c.plan.thin) == WHICH
+                                                : true;
+    const bool path = c.plan.path == PATH && which;
+    if (path && (!best || c.estimate < best->estimate)) best = &c;
+  }
+  if (!best) throw tutorial::UnsupportedShape("lab: no such plan at this shape");
+  GemmPlan p = best->plan;
+  p.slices = std::max(1, p.slices * NUM / DEN);
+  ch05::run_gemm_plan(p, A, B, C, M, N, K);
+}
+
+// The estimate's choice alone (what TUTORIAL_CHOOSE=estimate runs).
+void estimated(const float* A, const float* B, float* C, int M, int N, int K) {
+  const auto list = tutorial::shortlist(ch05::plan_shortlist_input(ch05::plan_gpu(), M, N, K),
+                                        ch05::kWindow, 1);
+  ch05::run_gemm_plan(list[0].plan, A, B, C, M, N, K);
+}
+
+template <GemmPath PATH, int WHICH>
+void add_three(std::vector<tutorial::GemmKernel>& kernels, const std::string& name) {
+  kernels.push_back({"best " + name + " x1", forced<PATH, WHICH, 1, 1>});
+  kernels.push_back({"best " + name + " x3", forced<PATH, WHICH, 3, 1>});
+  kernels.push_back({"best " + name + " /3", forced<PATH, WHICH, 1, 3>});
+}
+
+// thin_gemm's 512 x 16 tile at each slice count S, named "thinN16 S02", "thinN16 S03", ...
+template <int... S>
+void add_thin_slices(std::vector<tutorial::GemmKernel>& kernels, std::integer_sequence<int, S...>) {
+  (kernels.push_back({std::string("thinN16 S") + (S < 10 ? "0" : "") + std::to_string(S),
+                      ch05lab::launch_thin_gemm<ch05::ThinShape::SmallN16, S>}),
+   ...);
+}
+
+std::vector<tutorial::GemmKernel> lab_kernels() {
+  using ch05lab::StreamKShare;
+  std::vector<tutorial::GemmKernel> k = {
+      {"stream-K final", ch05::launch_stream_k_gemm},
+      {"planned", ch05::launch_planned_gemm},
+      {"estimated", estimated},
+      {"any_shape", ch05::launch_any_shape_gemm},
+      {"tiles128 S1", ch05::launch_sliced_gemm<128, 128, 16, 32, 64, 8, 8, 1>},
+      {"streamK last wave", ch05lab::launch_stream_k_slots<128, 128, 16, 32, 64, 8, 8, 0>},
+      {"streamK last two waves",
+       ch05lab::launch_stream_k_slots<128, 128, 16, 32, 64, 8, 8, 0, StreamKShare::LastTwoWaves>},
+      {"streamK none",
+       ch05lab::launch_stream_k_slots<128, 128, 16, 32, 64, 8, 8, 0, StreamKShare::None>},
+  };
+  add_three<GemmPath::Tiles, 0>(k, "T128");
+  add_three<GemmPath::Tiles, 1>(k, "T64");
+  add_three<GemmPath::Tiles, 2>(k, "T32x128");
+  add_three<GemmPath::Tiles, 3>(k, "T128x32");
+  add_three<GemmPath::Tiles, 4>(k, "T64x128");
+  add_three<GemmPath::Tiles, 5>(k, "T128x64");
+  add_three<GemmPath::Thin, int(ch05::ThinShape::ShortK)>(k, "thinK");
+  add_three<GemmPath::Thin, int(ch05::ThinShape::SmallM4)>(k, "thinM4");
+  add_three<GemmPath::Thin, int(ch05::ThinShape::SmallM16)>(k, "thinM16");
+  add_three<GemmPath::Thin, int(ch05::ThinShape::SmallN4)>(k, "thinN4");
+  add_three<GemmPath::Thin, int(ch05::ThinShape::SmallN16)>(k, "thinN16");
+  add_three<GemmPath::Vector, 0>(k, "vector");
+  add_thin_slices(k, std::integer_sequence<int, 2, 3, 4, 6, 8, 12, 16, 24, 32, 48>{});
+  return k;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  return tutorial::gemm_chapter_main(argc, argv, "05_double_buffer", lab_kernels());
+}

@@ -1,0 +1,51 @@
+// Chapter 06, lab: every candidate transpose beside the chapter's launcher and both ceilings
+// (cudaMemcpy D2D and the float4 copy kernel), timed side by side in one process:
+//     06_transpose_explore --rows 8192 --cols 8192 --csv
+// explore.py runs it over a list of shapes. Not built by default
+// (`cmake --build build --target 06_transpose_explore`).
+#include <vector>
+
+#include "06_transpose/kernel_list.cuh"
+#include "06_transpose/lab/staged.cuh"
+#include "common/chapter_main.hpp"
+
+int main(int argc, char** argv) {
+  using namespace ch06lab;
+  tutorial::CliOptions defaults;
+  defaults.problem = tutorial::Problem::Transpose;
+  defaults.m = defaults.n = defaults.k = 8192;
+  const std::vector<tutorial::TransposeKernel> copies = {ch06::copy_kernel()};
+  const std::vector<tutorial::TransposeKernel> kernels = {
+      {"dispatch", ch06::dispatch_transpose},
+      {"padded64", ch06::launch_padded<64, 4>},
+      {"sector", ch06::launch_sector_aligned<128, 32, 8>},
+      {"sectorOut", ch06::launch_sector_aligned<128, 32, 8, ch06::BlockOrder::OutputRows>},
+      {"thin", ch06::launch_thin},
+      {"thinregs", ch06::launch_thin_regs},
+      {"thin256x8k", ch06::launch_thin_sized<256, 8192>},
+      {"thin512x12k", ch06::launch_thin_sized<512, 12288>},
+      {"thin1024x24k", ch06::launch_thin_sized<1024, 24576>},
+      {"g1", launch_vec4_grouped<1>},
+      {"g4", launch_vec4_grouped<4>},
+      {"g16", launch_vec4_grouped<16>},
+      {"gAll", launch_vec4_grouped<0>},
+      {"s2g1", launch_vec4_staged<2, 1>},
+      {"s2g4", launch_vec4_staged<2, 4>},
+      {"s2g16", launch_vec4_staged<2, 16>},
+      {"s2gAll", launch_vec4_staged<2, 0>},
+      {"s3g4", launch_vec4_staged<3, 4>},
+      {"s3gAll", launch_vec4_staged<3, 0>},
+      {"t2g1", launch_sector_staged<2, 1>},
+      {"t2g4", launch_sector_staged<2, 4>},
+      {"t2g16", launch_sector_staged<2, 16>},
+      {"t2gAll", launch_sector_staged<2, 0>},
+      {"t3g4", launch_sector_staged<3, 4>},
+  };
+  std::vector<std::string> names = tutorial::names_of(copies);
+  for (const std::string& name : tutorial::names_of(kernels)) names.push_back(name);
+  return tutorial::guarded_main(argc, argv, defaults, names,
+                                [&](const tutorial::CliOptions& o, const tutorial::DeviceInfo& d) {
+    tutorial::check_transpose_size("06_transpose", o.m, o.n);
+    return tutorial::run_transpose_chapter("06_transpose", copies, kernels, o, d);
+  });
+}
