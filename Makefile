@@ -30,8 +30,7 @@ build: configure
 	cmake --build $(BUILD_DIR) -j $(JOBS)
 
 check: build
-	ctest --test-dir $(BUILD_DIR) --output-on-failure -j $(JOBS) $(CTEST_FLAGS)
-	$(print_skip_reasons)
+	$(call run_ctest,)
 
 # The chapters and their sizes are listed in common/chapters.txt.
 PROGRESSION := python3 $(TOP)/common/scripts/progression.py
@@ -60,8 +59,8 @@ bench: build
 	  if [ -x $(BUILD_DIR)/bin/$${c}_bench ]; then echo "== $$c"; $(BUILD_DIR)/bin/$${c}_bench $(BENCH_ARGS); fi; \
 	done
 
-# Not a CTest test: it runs make and ctest itself, and a ctest inside `make check`'s ctest
-# would rewrite the log that check reads its skip reasons from.
+# Not a CTest test: it runs make and ctest itself, inside the build folder that `make check`'s
+# ctest is running from.
 docs-test: build
 	python3 $(TOP)/common/scripts/docs_test.py --build-dir $(BUILD_DIR)
 

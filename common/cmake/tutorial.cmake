@@ -83,4 +83,9 @@ function(tutorial_add_chapter name)
     tutorial_add_cpu_tests(${name}_tests_cpu ${name} SOURCES tests.cu)
     add_dependencies(chapter_${name} ${name}_tests_cpu)
   endif()
+  # The chapter's analyzer (`make analyze`; common/cpu_backend/analyze/, defined before the
+  # chapters), which a test of the chapter's runs.
+  if(TARGET ${name}_analyze)
+    add_dependencies(chapter_${name} ${name}_analyze)
+  endif()
 endfunction()

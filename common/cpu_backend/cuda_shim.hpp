@@ -149,8 +149,9 @@ inline constexpr uint4 make_uint4(unsigned int x, unsigned int y, unsigned int z
 
 namespace tutorial::cpu {
 // Suspends the calling CUDA thread until every live thread of its block has reached a barrier
-// (threads that returned count as arrived). Outside a kernel: an error.
-void syncthreads();
+// (threads that returned count as arrived). `file` and `line` name the barrier in the
+// scheduler's diagnostics (threads that left before it). Outside a kernel: an error.
+void syncthreads(const char* file, int line);
 // The launch's dynamic shared memory (what `extern __shared__ T x[];` names).
 void* dynamic_shared_memory();
 // <cuda_pipeline.h>: copies are queued per thread and performed by __pipeline_wait_prior.
@@ -166,7 +167,11 @@ void pipeline_wait_prior(size_t prior);
 // Device functions
 // ---------------------------------------------------------------------------------------
 
-inline void __syncthreads() { ::tutorial::cpu::syncthreads(); }
+// The default arguments are the caller's file and line (as std::source_location's are), so a
+// diagnostic can name the barrier the block's other threads wait at.
+inline void __syncthreads(const char* file = __builtin_FILE(), int line = __builtin_LINE()) {
+  ::tutorial::cpu::syncthreads(file, line);
+}
 // Fibers of a block never run at the same time, so ordering and fences are free.
 inline void __threadfence_block() {}
 inline void __threadfence() {}

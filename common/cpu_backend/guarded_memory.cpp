@@ -185,6 +185,11 @@ bool is_dynamic_smem_range(const void* ptr, size_t bytes) {
   return g_smem.start && p >= g_smem.start && size_t(p - g_smem.start) + bytes <= g_smem.bytes;
 }
 
+const char* dynamic_smem_start(size_t* bytes) {
+  *bytes = g_smem.bytes;
+  return g_smem.start;
+}
+
 char* map_stacks(size_t count, size_t bytes, size_t* stride) {
   const size_t page = page_size();
   *stride = round_up(bytes, page) + page;

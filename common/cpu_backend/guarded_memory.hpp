@@ -54,6 +54,8 @@ void* dynamic_smem_region(size_t bytes);
 void poison_dynamic_smem();
 // Whether [ptr, ptr + bytes) lies inside the current launch's dynamic shared memory.
 bool is_dynamic_smem_range(const void* ptr, size_t bytes);
+// The current launch's dynamic shared memory: its start (null when none) and its size.
+const char* dynamic_smem_start(size_t* bytes);
 
 // A PROT_NONE page below each fiber stack catches stack overflow.
 struct StackRange {

@@ -2,6 +2,7 @@
 
 #include <cxxabi.h>
 #include <dlfcn.h>
+#include <link.h>
 #include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -145,6 +146,8 @@ struct Thread {
   std::exception_ptr error;
   std::vector<AsyncCopy> copies;  // issued, not yet performed, in issue order
   size_t committed = 0;           // batches closed by __pipeline_commit()
+  const char* barrier_file = "";  // the __syncthreads() it waits at (while it waits)
+  int barrier_line = 0;
 
   void reset(uint3 thread_index) {  // for the next block (keeps the copies' capacity)
     fiber = ctx::fiber{};
@@ -154,6 +157,8 @@ struct Thread {
     error = nullptr;
     copies.clear();
     committed = 0;
+    barrier_file = "";
+    barrier_line = 0;
   }
 };
 
@@ -173,6 +178,12 @@ std::vector<Thread> g_threads;
 Thread* g_current = nullptr;          // the thread whose fiber runs; null in scheduler code
 volatile sig_atomic_t g_in_kernel = 0;  // for the fault handler
 uint64_t g_launches = 0;
+uint64_t g_epoch = 0;  // changes at every barrier and block: barrier_epoch()
+// The first problem of the launch in progress that is a bug of the kernel though a GPU would
+// not report it (report_launch_problem), and how many were reported in all.
+std::string g_problem;
+uint64_t g_problems = 0;
+std::string g_last_problem;  // the last launch's, as it failed with it
 bool g_isolated = std::getenv("TUTORIAL_CPU_ISOLATE") != nullptr;  // isolate_launches
 
 void perform(const AsyncCopy& c) {
@@ -241,7 +252,50 @@ void order_phase(std::vector<int>& waiting, Random& random) {
   }
 }
 
+// "the barrier at 03a_bounds/bounds.cuh:45": the last two parts of the path are enough to
+// find it (the build may have compiled a copy elsewhere, under the same folder's name).
+std::string barrier_site(const Thread& t) {
+  std::string file = t.barrier_file ? t.barrier_file : "";
+  const size_t last = file.rfind('/');
+  if (last != std::string::npos && last > 0) {
+    const size_t before = file.rfind('/', last - 1);
+    if (before != std::string::npos) file.erase(0, before + 1);
+  }
+  return file + ":" + std::to_string(t.barrier_line);
+}
+
+std::string block_text(uint3 b) {
+  std::ostringstream text;
+  text << "(" << b.x << ", " << b.y;
+  if (g_launch.grid.z > 1) text << ", " << b.z;
+  text << ")";
+  return text.str();
+}
+
+std::string thread_text(uint3 t) {
+  std::ostringstream text;
+  text << "(" << t.x;
+  if (g_launch.block.y > 1 || g_launch.block.z > 1) text << ", " << t.y;
+  if (g_launch.block.z > 1) text << ", " << t.z;
+  text << ")";
+  return text.str();
+}
+
+void report_exit_before_barrier(size_t exited, const std::vector<int>& waiting) {
+  const Thread& first_waiting = g_threads[size_t(*std::min_element(waiting.begin(), waiting.end()))];
+  size_t first_exited = 0;
+  while (!g_threads[first_exited].finished) ++first_exited;
+  std::ostringstream what;
+  what << exited << " thread" << (exited == 1 ? "" : "s") << " of block " << block_text(g_block)
+       << " exited before the barrier at " << barrier_site(first_waiting) << " that its other "
+       << waiting.size() << " reached (threadIdx " << thread_text(g_threads[first_exited].index)
+       << " is one that exited): every thread of a block must reach each __syncthreads(), and "
+       << "what those threads were to do before it (their share of the tiles) is not done";
+  report_launch_problem(what.str());
+}
+
 void run_block(uint3 block_index, Random& random) {
+  ++g_epoch;
   g_block = block_index;
   builtins.block_index = block_index;
   const unsigned bx = g_launch.block.x, by = g_launch.block.y;
@@ -254,7 +308,9 @@ void run_block(uint3 block_index, Random& random) {
   poison_dynamic_smem();  // shared memory is undefined when a block starts
 
   std::exception_ptr error;
+  bool diagnosed = false;  // one diagnosis per block
   while (!waiting.empty() && !error) {
+    ++g_epoch;
     order_phase(waiting, random);
     for (int i : waiting) {
       resume(g_threads[size_t(i)]);
@@ -266,6 +322,15 @@ void run_block(uint3 block_index, Random& random) {
     waiting.erase(std::remove_if(waiting.begin(), waiting.end(),
                                  [](int i) { return g_threads[size_t(i)].finished; }),
                   waiting.end());
+    // Every thread of a block must reach each __syncthreads() (CUDA C++ Programming Guide).
+    // Threads that returned while others now wait at a barrier skipped it, and whatever they
+    // were to do before it (their share of a tile) is missing: the kernel's bug, though a GPU
+    // since Volta lets the others pass and reports nothing. A block whose threads all return,
+    // or some return and no barrier follows, is fine.
+    if (!waiting.empty() && waiting.size() < count && !error && !diagnosed) {
+      diagnosed = true;
+      report_exit_before_barrier(count - waiting.size(), waiting);
+    }
   }
   if (error) {
     for (size_t i = 0; i < count; ++i) g_threads[i].fiber = ctx::fiber{};  // unwinds them
@@ -278,11 +343,11 @@ std::string kernel_name(const void* kernel) {
   auto it = names.find(kernel);
   if (it != names.end()) return it->second;
   std::ostringstream name;
-  Dl_info info{};
-  if (dladdr(kernel, &info) && info.dli_sname) {
+  const std::string symbol = function_symbol(kernel);
+  if (!symbol.empty()) {
     int status = 0;
-    char* demangled = abi::__cxa_demangle(info.dli_sname, nullptr, nullptr, &status);
-    name << (status == 0 && demangled ? demangled : info.dli_sname);
+    char* demangled = abi::__cxa_demangle(symbol.c_str(), nullptr, nullptr, &status);
+    name << (status == 0 && demangled ? demangled : symbol.c_str());
     std::free(demangled);
   } else {
     name << "at " << kernel << " (its name is not exported: an internal-linkage kernel)";
@@ -359,20 +424,33 @@ void install_fault_handler() {
   }
 }
 
-// The grid, in this process; returns the damage the canaries found ("" for none).
-std::string run_grid_here() {
+// What a launch found besides the kernel's results: the damage the canaries found, and the
+// first problem report_launch_problem was told of ("" for none).
+struct Findings {
+  std::string damage, problem;
+};
+
+std::string problem_text() {
+  if (g_problems <= 1) return g_problem;
+  return g_problem + " (and " + std::to_string(g_problems - 1) + " more such report" +
+         (g_problems == 2 ? "" : "s") + " in this launch)";
+}
+
+// The grid, in this process.
+Findings run_grid_here() {
   const DeviceAccess open;  // device memory is the kernel's for the launch
   Random random{options().seed * 0x2545F4914F6CDD1Dull + g_launch.number};
   for (unsigned z = 0; z < g_launch.grid.z; ++z)
     for (unsigned y = 0; y < g_launch.grid.y; ++y)
       for (unsigned x = 0; x < g_launch.grid.x; ++x) run_block(uint3{x, y, z}, random);
-  return check_slack_canaries();
+  return Findings{check_slack_canaries(), problem_text()};
 }
 
 // What the launch's process reports to the host's.
 struct ChildReport {
   int exception = 0;  // 1: the kernel threw (text: what())
   char text[2048] = {};
+  char problem[2048] = {};
 };
 
 bool write_all(int fd, const void* data, size_t bytes) {
@@ -417,7 +495,7 @@ size_t read_all(int fd, void* data, size_t bytes) {
 // (a host pointer it was given in disguise, a static it shares with host code on the CPU
 // backend) stays in the child, as it would stay on a GPU. Device memory is never opened in
 // this process.
-std::string run_grid_in_child() {
+Findings run_grid_in_child() {
   std::fflush(nullptr);
   int fds[2];
   if (pipe(fds) != 0) throw std::runtime_error("CPU backend: pipe() for an isolated launch failed");
@@ -430,17 +508,18 @@ std::string run_grid_in_child() {
   if (pid == 0) {
     close(fds[0]);
     ChildReport report;
-    std::string damage;
+    Findings found;
     try {
-      damage = run_grid_here();
+      found = run_grid_here();
     } catch (const std::exception& e) {
       report.exception = 1;
-      damage = e.what();
+      found.damage = e.what();
     } catch (...) {
       report.exception = 1;
-      damage = "an exception that is not a std::exception";
+      found.damage = "an exception that is not a std::exception";
     }
-    std::snprintf(report.text, sizeof report.text, "%s", damage.c_str());
+    std::snprintf(report.text, sizeof report.text, "%s", found.damage.c_str());
+    std::snprintf(report.problem, sizeof report.problem, "%s", found.problem.c_str());
     std::fflush(nullptr);
     _exit(write_all(fds[1], &report, sizeof report) ? 0 : 3);
   }
@@ -455,8 +534,9 @@ std::string run_grid_in_child() {
   if (got != sizeof report || !WIFEXITED(status) || WEXITSTATUS(status) != 0)
     throw std::runtime_error("CPU backend: the launch's process ended without a report");
   report.text[sizeof report.text - 1] = 0;
+  report.problem[sizeof report.problem - 1] = 0;
   if (report.exception) throw std::runtime_error(report.text);
-  return report.text;
+  return Findings{report.text, report.problem};
 }
 
 void poison_static_shared() {
@@ -489,6 +569,22 @@ void report_stack_use() {
 // ---------------------------------------------------------------------------------------
 // Public entry points
 // ---------------------------------------------------------------------------------------
+
+std::string function_symbol(const void* function) {
+  // dladdr names the exported symbol nearest below the address, which is the function's own
+  // only if that symbol is a function starting exactly there: a kernel that is not exported
+  // would otherwise take its neighbour's name, or that of a symbol the linker put at the start
+  // of its section (__start_tutorial_kernels, which the memory model's builds hide from the
+  // dynamic symbol table, -z start-stop-visibility=hidden, for this reason).
+  Dl_info info{};
+  void* entry = nullptr;
+  if (!dladdr1(function, &info, &entry, RTLD_DL_SYMENT)) return "";
+  const auto* symbol = static_cast<const ElfW(Sym)*>(entry);
+  if (!info.dli_sname || !symbol || info.dli_saddr != function ||
+      ELF64_ST_TYPE(symbol->st_info) != STT_FUNC)
+    return "";
+  return info.dli_sname;
+}
 
 void ensure_fault_handler() { install_fault_handler(); }
 
@@ -553,6 +649,8 @@ void run_grid(const void* kernel, dim3 grid, dim3 block, size_t dynamic_smem,
   g_launch.dynamic_smem = dynamic_smem;
   g_launch.number = g_launches++;
   g_launch.smem = dynamic_smem_region(dynamic_smem);
+  g_problem.clear();
+  g_problems = 0;
   const std::string name = kernel_name(kernel);
   std::snprintf(g_kernel_name_buffer, sizeof g_kernel_name_buffer, "%s", name.c_str());
   builtins.grid_dim = grid;
@@ -561,17 +659,30 @@ void run_grid(const void* kernel, dim3 grid, dim3 block, size_t dynamic_smem,
   // Shared memory starts undefined (NaN here) and keeps nothing after the launch: what a
   // kernel left there is not the host's to read either.
   poison_static_shared();
-  std::string damage;
+  Findings found;
   try {
     // (Never under the memory model: it counts in this process.)
-    damage = g_isolated && !tutorial_analyze_is_kernel ? run_grid_in_child() : run_grid_here();
+    found = g_isolated && !tutorial_analyze_is_kernel ? run_grid_in_child() : run_grid_here();
   } catch (...) {
     end_launch();
     throw;
   }
   end_launch();
-  if (!damage.empty()) set_last_error(cudaErrorIllegalAddress, "kernel " + name + ": " + damage);
+  g_last_problem = found.problem;
+  if (!found.damage.empty())
+    set_last_error(cudaErrorIllegalAddress, "kernel " + name + ": " + found.damage);
+  else if (!found.problem.empty())
+    set_last_error(cudaErrorLaunchFailure, "kernel " + name + ": " + found.problem);
 }
+
+void report_launch_problem(const std::string& what) {
+  if (g_problems++ == 0) g_problem = what;
+}
+
+uint64_t barrier_epoch() { return g_epoch; }
+uint64_t launch_problems() { return g_problems; }
+
+std::string last_launch_problem() { return g_last_problem; }
 
 void isolate_launches(bool on) { g_isolated = on; }
 
@@ -593,9 +704,11 @@ void device_error(const char* what) {
   std::abort();
 }
 
-void syncthreads() {
+void syncthreads(const char* file, int line) {
   Thread* t = g_current;
   if (!t) device_error("__syncthreads() called outside a kernel");
+  t->barrier_file = file;
+  t->barrier_line = line;
   g_in_kernel = 0;
   g_current = nullptr;
   *t->scheduler = std::move(*t->scheduler).resume();

@@ -71,6 +71,25 @@ bool current_thread(uint3* thread, uint3* block, dim3* block_dim);
 // allocation. Otherwise the launch is refused (the runtime's last error says why).
 bool kernel_pointer_argument(size_t index, const volatile void* pointer);
 
+// A bug of the kernel that the backend sees though a GPU would not report it: threads that
+// left before a barrier the rest of their block waits at (the scheduler), a shared-memory read
+// of another thread's write with no barrier between (the memory model). The launch runs to
+// its end, then fails with the first such report (cudaErrorLaunchFailure; stderr names the
+// kernel and says what), and how many more there were.
+void report_launch_problem(const std::string& what);
+// How many were reported in the launch in progress (the memory model words only the first).
+uint64_t launch_problems();
+// The last launch's problem as it failed with it ("" for none): for tests.
+std::string last_launch_problem();
+
+// Changes whenever a block starts and at every barrier: two accesses of one block made under
+// the same value have no __syncthreads() between them (the memory model's race check).
+uint64_t barrier_epoch();
+
+// The mangled name of the exported function that starts at `function` (a kernel: the test
+// binaries and the analyzers are linked with -rdynamic), or "" when there is none.
+std::string function_symbol(const void* function);
+
 // Dynamic shared memory above 48 KB needs the kernel's opt-in (cudaFuncSetAttribute), as on
 // the GPU: the runtime records it here.
 void set_max_dynamic_smem(const void* kernel, size_t bytes);

@@ -29,6 +29,7 @@ MAKEFLAGS += --no-print-directory
 deps:
 	$(SUDO) apt-get update
 	$(SUDO) apt-get install -y --no-install-recommends $(DEPS_PACKAGES)
+	@bash $(TOP)/common/make/cuda_tools.sh
 
 deps-gpu:
 	$(SUDO) apt-get update
@@ -52,8 +53,13 @@ gpu-gate:
 configure: $(GPU_GATE)
 	@bash $(TOP)/common/make/configure.sh '$(TOP)' '$(BUILD_DIR)' $(CMAKE_FLAGS)
 
-# After ctest: each distinct reason a test was skipped (e.g. no GPU), one line each, with how
-# many tests of which kind (GPU, CPU backend, host) gave it.
-define print_skip_reasons
-	@python3 $(TOP)/common/make/skip_reasons.py $(BUILD_DIR)/Testing/Temporary/LastTest.log || true
+# ctest with ARGS, then one plain line (common/make/skip_reasons.py): how many tests passed,
+# were skipped (why, by count: no GPU, say) and failed. The exit status is ctest's.
+CHECK_RESULTS = $(abspath $(BUILD_DIR))/Testing/check-results.xml
+define run_ctest
+	@echo "ctest --test-dir $(BUILD_DIR) $(1) --output-on-failure -j $(JOBS) $(CTEST_FLAGS)"
+	@rm -f '$(CHECK_RESULTS)'; status=0; \
+	ctest --test-dir $(BUILD_DIR) $(1) --output-on-failure -j $(JOBS) $(CTEST_FLAGS) \
+	  --output-junit '$(CHECK_RESULTS)' || status=$$?; \
+	python3 $(TOP)/common/make/skip_reasons.py '$(CHECK_RESULTS)' || true; exit $$status
 endef

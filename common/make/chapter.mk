@@ -13,8 +13,7 @@ build: configure
 	cmake --build $(BUILD_DIR) --target chapter_$(CHAPTER) -j $(JOBS)
 
 check: build
-	ctest --test-dir $(BUILD_DIR) -L '^$(CHAPTER)/' --output-on-failure -j $(JOBS) $(CTEST_FLAGS)
-	$(print_skip_reasons)
+	$(call run_ctest,-L '^$(CHAPTER)/')
 
 run: build
 	$(BUILD_DIR)/bin/$(CHAPTER) $(ARGS)

@@ -35,6 +35,23 @@ compilers_checked() {
   done
 }
 
+# A configured folder keeps the CUDA compiler it was configured with: CMake reads CUDACXX only
+# when its cache names none. CUDACXX naming another compiler asks for a switch of toolkits, so
+# the folder starts again from an empty cache (what CMake does when -DCMAKE_CUDA_COMPILER
+# changes); every file is then compiled again. (An nvcc put first on the PATH is not noticed:
+# common/BUILD.md says to use a fresh build folder for that.)
+if [ -f "$cache" ] && [ -n "${CUDACXX:-}" ]; then
+  configured=$(cache_value CMAKE_CUDA_COMPILER)
+  wanted=${CUDACXX%% *}
+  wanted=$(command -v "$wanted" 2>/dev/null || echo "$wanted")
+  if [ -n "$configured" ] && [ "$(realpath -m "$wanted")" != "$(realpath -m "$configured")" ]; then
+    echo "note: CUDACXX=$CUDACXX is not the CUDA compiler $build was configured with" \
+         "($configured): configuring it again from an empty CMake cache (everything is" \
+         "compiled again)"
+    rm -rf "$cache" "$build/CMakeFiles"
+  fi
+fi
+
 if [ -f "$cache" ] && ! compilers_checked; then
   echo "note: the last configure of $build stopped in CMake's compiler checks:" \
        "starting again from an empty CMake cache"

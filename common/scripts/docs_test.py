@@ -28,8 +28,9 @@ And the prose, where facts drift:
   * every paragraph's parentheses balance (code spans and links aside);
   * no test count ("208 tests", "180/180 tests") outside a generated block: the count changes
     with every test added, so it belongs in generated text;
-  * common/BUILD.md's generated build-times block is what common/results/build_times.json
-    says (common/scripts/build_times.py: the times are measured, never typed).
+  * the generated build times (common/BUILD.md's table, the top README's short path) are what
+    common/results/build_times.json says (common/scripts/build_times.py: the times are
+    measured, never typed).
 
 Python 3 standard library only. Exit status 0 when every command passed, 1 otherwise.
 """
@@ -350,7 +351,7 @@ def main(argv=None):
                              "check"], str(REPO))
     checker.counts["generated build times"] = 1
     if code != 0:
-        checker.failures.append(f"common/BUILD.md: build-times block: {out.strip()}")
+        checker.failures.append(f"build times: {out.strip()}")
     summary = ", ".join(f"{n} {what}" for what, n in sorted(checker.counts.items()))
     print(f"README commands: {summary}; {len(checker.failures)} failed")
     for failure in checker.failures:

@@ -10,7 +10,9 @@ INSPECT_SCRIPTS=$INSPECT_TOP/common/scripts
 
 # Prints the path of a CUDA tool (ncu, compute-sanitizer, cuobjdump...) or nothing.
 # Looks on PATH, then next to nvcc, in $CUDA_HOME and /usr/local/cuda, in the Nsight Compute
-# install folders, and for cuobjdump also in the pip wheel nvidia-cuda-cuobjdump.
+# install folders, and for cuobjdump and nvdisasm also in NVIDIA's pip wheels: where
+# `make deps` puts them (common/make/cuda_tools.sh: $CUDA_TOOLS_DIR, default
+# ~/.local/share/cuda-tools) and the Python's own site-packages.
 inspect_find_tool() {
   local name=$1 dir
   if command -v "$name" >/dev/null 2>&1; then command -v "$name"; return; fi
@@ -21,6 +23,9 @@ inspect_find_tool() {
   [ -n "${CUDA_HOME:-}" ] && candidates+=("$CUDA_HOME/bin")
   candidates+=(/usr/local/cuda/bin /usr/local/cuda/compute-sanitizer)
   for dir in /usr/local/cuda/nsight-compute-* /opt/nvidia/nsight-compute/*; do
+    [ -d "$dir" ] && candidates+=("$dir")
+  done
+  for dir in "${CUDA_TOOLS_DIR:-$HOME/.local/share/cuda-tools}"/nvidia/cu*/bin; do
     [ -d "$dir" ] && candidates+=("$dir")
   done
   if command -v python3 >/dev/null 2>&1; then

@@ -4,8 +4,8 @@
 #
 #   inspect_sass.sh CHAPTER...
 #
-# Needs no GPU, only cuobjdump + nvdisasm (CUDA Toolkit, or `pip install nvidia-cuda-cuobjdump
-# nvidia-cuda-nvdisasm`). Writes build/sass/<chapter>.sass (the full dump, demangled) and
+# Needs no GPU, only cuobjdump + nvdisasm (the CUDA Toolkit; where it lacks them, `make deps`
+# fetches NVIDIA's PyPI wheels of the two: common/make/cuda_tools.sh). Writes build/sass/<chapter>.sass (the full dump, demangled) and
 # build/sass/<chapter>-sass.md (the summary table). SASS_ARCH=sm_80 picks an architecture when
 # the executable holds several (default: the newest one in it).
 set -uo pipefail
@@ -13,7 +13,8 @@ source "$(dirname "${BASH_SOURCE[0]}")/inspect_lib.sh"
 
 CUOBJDUMP=$(inspect_find_tool cuobjdump)
 if [ -z "$CUOBJDUMP" ]; then
-  echo "error: cuobjdump not found (CUDA Toolkit, or: pip install nvidia-cuda-cuobjdump nvidia-cuda-nvdisasm)" >&2
+  echo "error: cuobjdump not found: \`make deps\` fetches it where the CUDA Toolkit lacks it" \
+       "(common/make/cuda_tools.sh says how else)" >&2
   exit 1
 fi
 # cuobjdump -sass runs nvdisasm; the pip wheels put it next to cuobjdump, not on PATH.
@@ -22,7 +23,8 @@ if [ -z "$NVDISASM" ] && [ -x "$(dirname "$CUOBJDUMP")/nvdisasm" ]; then
   NVDISASM="$(dirname "$CUOBJDUMP")/nvdisasm"
 fi
 if [ -z "$NVDISASM" ]; then
-  echo "error: nvdisasm not found (CUDA Toolkit, or: pip install nvidia-cuda-nvdisasm)" >&2
+  echo "error: nvdisasm not found: \`make deps\` fetches it where the CUDA Toolkit lacks it" \
+       "(common/make/cuda_tools.sh says how else)" >&2
   exit 1
 fi
 export PATH="$(dirname "$NVDISASM"):$PATH"

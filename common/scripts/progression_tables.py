@@ -1,6 +1,7 @@
 """The views of the results document as text: the console table and the README blocks
 between <!-- BEGIN GENERATED: NAME --> and <!-- END GENERATED: NAME -->. Part of
 common/scripts/progression.py (see there)."""
+import re
 from pathlib import Path
 
 from generated_blocks import BlockError, fill_blocks
@@ -245,6 +246,40 @@ def headline_markdown(doc):
             + md_table(["chapter", "fastest kernel", "% of the ceiling", "ceiling"], table))
 
 
+def row_kernel(line):
+    """The kernel of a digest's table row ('| `name` | ...'), or None."""
+    match = re.match(r"^\| `([^`]+)` \|", line)
+    return match.group(1) if match else None
+
+
+def profile_name(sass_name):
+    """A SASS digest's kernel as the profile digest names it: 'ch05::lean_gemm<128, ..., true>'
+    -> 'lean_gemm<128, ..., 1>', '(ch05::Lanes)0' -> '0'."""
+    name = re.sub(r"\bch\d\d::", "", sass_name)
+    name = re.sub(r"\([A-Za-z_:0-9]+\)(-?\d+)", r"\1", name)
+    return re.sub(r"\btrue\b", "1", re.sub(r"\bfalse\b", "0", name))
+
+
+def sass_of_profiled(text, profiled, full):
+    """The SASS digest with only the rows of the kernels the profile saw (the ones the chapter's
+    table runs; the executable holds every instantiation, e.g. both widths of each operand),
+    and a line saying where all of them are."""
+    lines, kept, total = [], 0, 0
+    for line in text.splitlines():
+        kernel = row_kernel(line)
+        if kernel is not None:
+            total += 1
+            if profile_name(kernel) not in profiled:
+                continue
+            kept += 1
+        lines.append(line)
+    if kept == total:
+        return text
+    # Said at the end of the digest's last paragraph (what the columns mean): no line more.
+    return "\n".join(lines) + (f" Shown: the {kept} kernels the profile above saw, of the {total} "
+                               f"the executable holds (all of them: [{full.split('/')[-1]}](../{full})).")
+
+
 def inspect_markdown(inspect_dir, chapter):
     """The `make profile` / `make sass` / `make sanitize` digests of a chapter, as committed under
     common/results/inspect/ by the inspection tooling (common/INSPECT.md)."""
@@ -252,10 +287,17 @@ def inspect_markdown(inspect_dir, chapter):
         return ""
     inspect_dir = Path(inspect_dir)
     parts = []
+    profiled = None  # the kernels the profile saw, as it names them
     for suffix in ("profile.md", "sass.md"):
         digest = inspect_dir / f"{chapter}-{suffix}"
-        if digest.is_file():
-            parts.append(digest.read_text().strip().replace("### ", "#### ", 1))
+        if not digest.is_file():
+            continue
+        text = digest.read_text().strip().replace("### ", "#### ", 1)
+        if suffix == "profile.md":
+            profiled = {row_kernel(line) for line in text.splitlines() if row_kernel(line)}
+        elif profiled:
+            text = sass_of_profiled(text, profiled, f"common/results/inspect/{chapter}-sass.md")
+        parts.append(text)
     sanitize = inspect_dir / f"{chapter}-sanitize.txt"
     if sanitize.is_file():
         parts.append("#### compute-sanitizer: " + chapter + "\n\n```\n" + sanitize.read_text().strip()

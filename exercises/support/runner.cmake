@@ -109,5 +109,9 @@ function(exercise_add_runner exercise)
   add_executable(${exercise}_runner_model "${object}")
   add_dependencies(${exercise}_runner_model exercise_cpu_shadow)
   set_target_properties(${exercise}_runner_model PROPERTIES LINKER_LANGUAGE CXX ENABLE_EXPORTS ON)
+  # The kernels' section's __start_/__stop_ symbols out of the dynamic symbol table, where one
+  # would share the first kernel's address and take its name in messages (common/cpu_backend/
+  # scheduler.cpp, function_symbol).
+  target_link_options(${exercise}_runner_model PRIVATE "LINKER:-z,start-stop-visibility=hidden")
   exercise_link_whole(${exercise}_runner_model ${ARG_MODEL_LIB})
 endfunction()

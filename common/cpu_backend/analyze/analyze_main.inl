@@ -9,18 +9,19 @@
 // translation unit is the one compiled by clang with the load/store hooks: the kernels are
 // instantiated here.
 //
-// usage: <chapter>_analyze [--size N] [--lines | --csv]
-//   --size N   GEMM: M = N = K = N; transpose: N×N (default TUTORIAL_ANALYZE_SIZE)
-//   --lines    also list each kernel's source lines with their requests
-//   --csv      the raw counts instead, one line per launch (common/scripts/model_vs_ncu.py
-//              compares them with Nsight Compute's counters on a GPU)
+// usage: <chapter>_analyze [--size N] [--lines | --csv] [--csv-to FILE]
+//   --size N       GEMM: M = N = K = N; transpose: N×N (default TUTORIAL_ANALYZE_SIZE)
+//   --lines        also list each kernel's source lines with their requests
+//   --csv          the raw counts instead, one line per launch (common/scripts/model_vs_ncu.py
+//                  compares them with Nsight Compute's counters on a GPU)
+//   --csv-to FILE  the digest, and the raw counts into FILE, from the same launches
 #include <cxxabi.h>
-#include <dlfcn.h>
 
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <fstream>
 #include <iostream>
 #include <regex>
 #include <sstream>
@@ -29,6 +30,7 @@
 #include <vector>
 
 #include "common/cpu_backend/analyze/memory_model.hpp"
+#include "common/cpu_backend/scheduler.hpp"
 #include "common/device_buffer.hpp"
 #include "common/gemm.hpp"
 #include "common/launch_record.hpp"
@@ -41,11 +43,11 @@ namespace an = tutorial::analyze;
 // The kernel's name as ncu's digest shows it: 'void ch06::transpose_vec4<64, 256,
 // (ch06::BlockOrder)0>(float const*, ...)' -> 'transpose_vec4<64, 256, 0>', 'true' -> '1'.
 std::string kernel_name(const void* kernel) {
-  Dl_info info{};
-  if (!dladdr(kernel, &info) || !info.dli_sname) return "(unnamed kernel)";
+  const std::string symbol = tutorial::cpu::function_symbol(kernel);
+  if (symbol.empty()) return "(unnamed kernel)";
   int status = 0;
-  char* demangled = abi::__cxa_demangle(info.dli_sname, nullptr, nullptr, &status);
-  std::string name = status == 0 && demangled ? demangled : info.dli_sname;
+  char* demangled = abi::__cxa_demangle(symbol.c_str(), nullptr, nullptr, &status);
+  std::string name = status == 0 && demangled ? demangled : symbol;
   std::free(demangled);
   if (name.rfind("void ", 0) == 0) name.erase(0, 5);
   int depth = 0;  // cut the parameter list: the last top-level '(' ... ')'
@@ -230,16 +232,16 @@ void print(const std::vector<Row>& rows, const std::string& command, const std::
 
 // The counts behind the digest, one line per launch, in the order the chapter runs them.
 // sms: the SM count the launchers planned for (TUTORIAL_CPU_SM_COUNT, 1 by default).
-void print_csv(const std::vector<Row>& rows, int size) {
+void print_csv(std::ostream& out, const std::vector<Row>& rows, int size) {
   int sms = 0;
   cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0);
-  std::cout << "chapter,size,kernel,label,blocks,threads_per_block,gld_requests,gld_sectors,"
+  out << "chapter,size,kernel,label,blocks,threads_per_block,gld_requests,gld_sectors,"
                "gst_requests,gst_sectors,sld_requests,sld_wavefronts,sld_ideal_wavefronts,"
                "sst_requests,sst_wavefronts,sst_ideal_wavefronts,sms\n";
   for (const Row& r : rows) {
     if (!r.refused.empty()) continue;
     const an::MemoryStats& s = r.stats;
-    std::cout << TUTORIAL_ANALYZE_CHAPTER << "," << size << ",\"" << r.kernel << "\",\"" << r.label
+    out << TUTORIAL_ANALYZE_CHAPTER << "," << size << ",\"" << r.kernel << "\",\"" << r.label
               << "\"," << r.blocks << "," << r.threads_per_block << "," << s.global_ld.requests
               << "," << s.global_ld.sectors << "," << s.global_st.requests << ","
               << s.global_st.sectors << "," << s.shared_ld.requests << "," << s.shared_ld.wavefronts
@@ -311,6 +313,7 @@ int main(int argc, char** argv) {
       std::is_same_v<std::decay_t<decltype(kernels)>, std::vector<tutorial::TransposeKernel>>;
   int size = TUTORIAL_ANALYZE_SIZE;
   bool lines = false, csv = false;
+  const char* csv_to = nullptr;
   for (int i = 1; i < argc; ++i) {
     if (std::strcmp(argv[i], "--size") == 0 && i + 1 < argc) {
       size = std::atoi(argv[++i]);
@@ -318,8 +321,10 @@ int main(int argc, char** argv) {
       lines = true;
     } else if (std::strcmp(argv[i], "--csv") == 0) {
       csv = true;
+    } else if (std::strcmp(argv[i], "--csv-to") == 0 && i + 1 < argc) {
+      csv_to = argv[++i];
     } else {
-      std::cerr << "usage: " << argv[0] << " [--size N] [--lines | --csv]\n";
+      std::cerr << "usage: " << argv[0] << " [--size N] [--lines | --csv] [--csv-to FILE]\n";
       return 2;
     }
   }
@@ -332,8 +337,20 @@ int main(int argc, char** argv) {
   if (transpose) shape << size << "x" << size << " floats";
   else shape << "M = N = K = " << size;
   try {
-    if (csv) print_csv(run(kernels, size), size);
-    else print(run(kernels, size), command.str(), shape.str(), lines);
+    const std::vector<Row> rows = run(kernels, size);
+    if (csv) {
+      print_csv(std::cout, rows, size);
+    } else {
+      print(rows, command.str(), shape.str(), lines);
+    }
+    if (csv_to) {
+      std::ofstream file(csv_to);
+      print_csv(file, rows, size);
+      if (!file) {
+        std::cerr << argv[0] << ": cannot write " << csv_to << "\n";
+        return 1;
+      }
+    }
   } catch (const std::exception& e) {
     std::cerr << argv[0] << ": " << e.what() << "\n";
     return 1;

@@ -93,6 +93,116 @@ bool is_shared(uintptr_t address, size_t bytes) {
   return cpu::is_dynamic_smem_range(reinterpret_cast<const void*>(address), bytes);
 }
 
+// ---- Races in shared memory ------------------------------------------------------------
+// Per byte of shared memory, its last write and its reads since, each with the barrier epoch
+// it was made in (scheduler.hpp: the epoch changes at every barrier and block). A thread that
+// reads a byte another thread wrote in the same epoch, or writes a byte another thread read
+// in it, does so with no __syncthreads() between: on a GPU the result depends on which warp
+// runs first (racecheck's read-after-write and write-after-read hazards). On the CPU backend
+// the threads of a phase run one after another in a shuffled order, so such a kernel gives
+// wrong numbers in some orders; this names the accesses. Writes by two threads (one value
+// written twice, say) are not checked.
+struct ShadowByte {
+  uint32_t write_epoch = 0, read_epoch = 0;
+  uint16_t writer = 0, reader = 0;  // thread index in the block; reader: kManyReaders
+  uintptr_t write_site = 0, read_site = 0;
+};
+constexpr uint16_t kManyReaders = 0xFFFF;
+std::vector<ShadowByte> g_static_shadow, g_dynamic_shadow;
+
+// The shadow of [address, address + bytes) when it is shared memory, else null.
+ShadowByte* shadow_of(uintptr_t address, size_t bytes) {
+  const uintptr_t begin = reinterpret_cast<uintptr_t>(__start_tutorial_shared);
+  const uintptr_t end = reinterpret_cast<uintptr_t>(__stop_tutorial_shared);
+  if (begin && address >= begin && address + bytes <= end) {
+    if (g_static_shadow.size() < end - begin) g_static_shadow.resize(end - begin);
+    return &g_static_shadow[address - begin];
+  }
+  size_t dynamic_bytes = 0;
+  const char* start = cpu::dynamic_smem_start(&dynamic_bytes);
+  const uintptr_t s = reinterpret_cast<uintptr_t>(start);
+  if (!start || address < s || address + bytes > s + dynamic_bytes) return nullptr;
+  if (g_dynamic_shadow.size() < dynamic_bytes) g_dynamic_shadow.resize(dynamic_bytes);
+  return &g_dynamic_shadow[address - s];
+}
+
+// "05_double_buffer/kernels.cuh:88" for an access site (the last two parts of its path).
+std::string site_line(uintptr_t site) {
+  const std::vector<std::vector<std::string>> lines = source_lines({site});
+  if (lines.empty() || lines[0].empty()) return "an unknown line";
+  std::string line = lines[0][0];
+  const size_t last = line.rfind('/');
+  if (last != std::string::npos && last > 0) {
+    const size_t before = line.rfind('/', last - 1);
+    if (before != std::string::npos) line.erase(0, before + 1);
+  }
+  return line;
+}
+
+std::string thread_text(unsigned thread, dim3 block_dim) {
+  std::ostringstream text;
+  text << "(" << thread % block_dim.x;
+  if (block_dim.y > 1 || block_dim.z > 1) text << ", " << thread / block_dim.x % block_dim.y;
+  if (block_dim.z > 1) text << ", " << thread / (block_dim.x * block_dim.y);
+  return text.str() + ")";
+}
+
+void report_race(bool read_after_write, unsigned thread, unsigned other, uintptr_t site,
+                 uintptr_t other_site, uint3 block, dim3 block_dim) {
+  if (cpu::launch_problems() > 0) {  // worded once per launch, counted always
+    cpu::report_launch_problem("");
+    return;
+  }
+  std::ostringstream what;
+  what << "threads of block (" << block.x << ", " << block.y << ") ";
+  if (read_after_write)
+    what << "read shared memory written by another thread with no barrier between: threadIdx "
+         << thread_text(thread, block_dim) << " read at " << site_line(site)
+         << " what threadIdx " << thread_text(other, block_dim) << " wrote at "
+         << site_line(other_site);
+  else
+    what << "overwrote shared memory another thread read with no barrier between: threadIdx "
+         << thread_text(thread, block_dim) << " wrote at " << site_line(site) << " what "
+         << (other == kManyReaders ? std::string("other threads")
+                                   : "threadIdx " + thread_text(other, block_dim))
+         << " read at " << site_line(other_site);
+  what << " (a __syncthreads() between the write and the read is missing)";
+  cpu::report_launch_problem(what.str());
+}
+
+void check_race(uintptr_t address, uint8_t bytes, bool store, unsigned thread, uintptr_t site,
+                uint3 block, dim3 block_dim) {
+  ShadowByte* shadow = shadow_of(address, bytes);
+  if (!shadow) return;
+  const uint32_t epoch = uint32_t(cpu::barrier_epoch());
+  const uint16_t me = uint16_t(thread);
+  bool raced = false;
+  for (uint8_t i = 0; i < bytes; ++i) {
+    ShadowByte& b = shadow[i];
+    if (store) {
+      if (!raced && b.read_epoch == epoch && b.reader != me) {
+        raced = true;
+        report_race(false, thread, b.reader, site, b.read_site, block, block_dim);
+      }
+      b.write_epoch = epoch;
+      b.writer = me;
+      b.write_site = site;
+    } else {
+      if (!raced && b.write_epoch == epoch && b.writer != me) {
+        raced = true;
+        report_race(true, thread, b.writer, site, b.write_site, block, block_dim);
+      }
+      if (b.read_epoch != epoch) {
+        b.read_epoch = epoch;
+        b.reader = me;
+        b.read_site = site;
+      } else if (b.reader != me) {
+        b.reader = kManyReaders;
+      }
+    }
+  }
+}
+
 // The cost of one request: the accesses of one warp, one site, one execution.
 OpStats request_cost(const Access* first, const Access* last);
 
@@ -204,6 +314,10 @@ void record(void* pointer, uint8_t bytes, bool store, void* return_address) {
     cpu::device_error("the kernel wrote memory that is neither a device buffer, nor shared "
                       "memory, nor its own locals (host memory, or a __device__ variable, "
                       "which the CPU backend cannot tell from host memory)");
+  const unsigned thread =
+      thread_index.x + block_dim.x * (thread_index.y + block_dim.y * thread_index.z);
+  const uintptr_t site = reinterpret_cast<uintptr_t>(return_address);
+  if (shared) check_race(address, bytes, store, thread, site, block_index, block_dim);
   if (!g.on) return;
   if (!shared) {
     // Only GPU memory counts: a kernel's locals live on its fiber's stack (registers or local
@@ -225,9 +339,6 @@ void record(void* pointer, uint8_t bytes, bool store, void* return_address) {
     g.block = block_index;
     g.have_block = true;
   }
-  const unsigned thread =
-      thread_index.x + block_dim.x * (thread_index.y + block_dim.y * thread_index.z);
-  const uintptr_t site = reinterpret_cast<uintptr_t>(return_address);
   uint32_t execution = 0;
   auto& counts = g.executions[thread];
   auto it = std::find_if(counts.begin(), counts.end(), [&](const auto& c) { return c.first == site; });

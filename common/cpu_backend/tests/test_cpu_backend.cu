@@ -67,6 +67,7 @@ __global__ void reverse_through_shared(const int* in, int* out) {
 
 // Odd threads leave at once; the even ones still meet at two barriers, as on a GPU where
 // exited threads no longer count for __syncthreads().
+constexpr int kEarlyExitBarrierLine = __LINE__ + 6;  // the first barrier below
 __global__ void early_exit(int* out) {
   __shared__ int tile[64];
   const int i = int(threadIdx.x);
@@ -77,6 +78,25 @@ __global__ void early_exit(int* out) {
   __syncthreads();
   tile[i] = sum;
   out[i] = tile[i];
+}
+
+// Legitimate early exits: after the block's last barrier, or a whole block at once.
+__global__ void exit_after_last_barrier(int* out) {
+  __shared__ int tile[64];
+  const int i = int(threadIdx.x);
+  tile[i] = i;
+  __syncthreads();
+  if (i % 2) return;
+  out[i] = tile[(i + 2) % 64];
+}
+
+__global__ void whole_block_exits(int* out) {
+  __shared__ int tile[64];
+  if (blockIdx.x == 1) return;
+  const int i = int(threadIdx.x);
+  tile[i] = i;
+  __syncthreads();
+  out[i] = tile[63 - i];
 }
 
 // Dynamic shared memory: sized by the launch, visible to the whole block.
@@ -210,12 +230,36 @@ TEST_CASE("threads of a block read each other's shared-memory writes after __syn
     }
 }
 
-TEST_CASE("threads that returned do not hold up the others' barriers", "[barrier]") {
+TEST_CASE("threads that return before a barrier the others reach fail the launch, named",
+          "[barrier]") {
+  // Every thread of a block must reach each __syncthreads() (CUDA C++ Programming Guide);
+  // since Volta a GPU lets the others pass and says nothing, and whatever the threads that
+  // left were to do before the barrier is missing. The backend runs the block to its end, as
+  // the GPU would, then fails the launch naming the barrier.
   DeviceBuffer<int> d_out(64);
   device_memset(d_out.data(), 0, d_out.bytes());
-  launch(early_exit, dim3(1), dim3(64), 0, d_out.data());
+  CHECK_THROWS_AS(launch(early_exit, dim3(1), dim3(64), 0, d_out.data()), CudaError);
+  const std::string problem = tutorial::cpu::last_launch_problem();
+  INFO(problem);
+  CHECK(problem.find("32 threads of block (0, 0) exited before the barrier at "
+                     "tests/test_cpu_backend.cu:" + std::to_string(kEarlyExitBarrierLine) +
+                     " ") == 0);
+  CHECK(problem.find("threadIdx (1) is one that exited") != std::string::npos);
   const std::vector<int> out = d_out.download();
   for (int i = 0; i < 64; ++i) CHECK(out[size_t(i)] == (i % 2 ? 0 : i + (i + 2) % 64));
+}
+
+TEST_CASE("threads that return after the last barrier, or a whole block, are fine", "[barrier]") {
+  DeviceBuffer<int> d_out(64);
+  device_memset(d_out.data(), 0, d_out.bytes());
+  launch(exit_after_last_barrier, dim3(1), dim3(64), 0, d_out.data());
+  std::vector<int> out = d_out.download();
+  for (int i = 0; i < 64; ++i) CHECK(out[size_t(i)] == (i % 2 ? 0 : (i + 2) % 64));
+  device_memset(d_out.data(), 0, d_out.bytes());
+  launch(whole_block_exits, dim3(2), dim3(64), 0, d_out.data());
+  out = d_out.download();
+  for (int i = 0; i < 64; ++i) CHECK(out[size_t(i)] == 63 - i);
+  CHECK(tutorial::cpu::last_launch_problem().empty());
 }
 
 TEST_CASE("dynamic shared memory is the launch's size and needs the opt-in above 48 KB",

@@ -10,8 +10,10 @@ Configures the repository into fresh folders under DIR, the way a student gets t
   2. `make configure CMAKE_FLAGS=-DCMAKE_CUDA_COMPILER=/nonexistent` fails naming it; then plain
      `make configure` succeeds and the bad path is gone from the cache;
   3. the same bad flag on a folder that had configured fine, then plain `make configure`;
+  4. on a folder configured with one nvcc, `CUDACXX=<another nvcc> make configure` configures it
+     again from an empty cache, with that one (a wrapper script stands in for a second toolkit);
 and checks that a second plain `make configure` of a good folder runs no cmake at all.
-Python 3 standard library only; about 20 s (four configures).
+Python 3 standard library only; about 30 s (six configures).
 """
 import argparse
 import os
@@ -88,6 +90,19 @@ def main(argv):
     # `two` configured fine now: the same mistake on a folder that worked.
     fails_naming_cuda(two, f"CMAKE_FLAGS={bad} (configured folder)", flags=bad)
     recovers(two, f"after CMAKE_FLAGS={bad} (configured folder)")
+
+    # `one` is configured with the toolkit's nvcc: switch it to "another" (a wrapper).
+    other = root / "other-toolkit" / "nvcc"
+    other.parent.mkdir()
+    real = cache_entry(one, "CMAKE_CUDA_COMPILER")
+    other.write_text(f'#!/bin/sh\nexec "{real}" "$@"\n')
+    other.chmod(0o755)
+    rc, out = make_configure(one, env_extra={"CUDACXX": str(other)})
+    check(rc == 0 and "is not the CUDA compiler" in out and
+          cache_entry(one, "CMAKE_CUDA_COMPILER") == str(other),
+          "CUDACXX=<another nvcc> on a configured folder: configured again with it", out)
+    rc, out = make_configure(one, env_extra={"CUDACXX": str(other)})
+    check(rc == 0 and "cmake -S" not in out, "the same CUDACXX again: nothing to do", out)
 
     shutil.rmtree(root, ignore_errors=True)
     print(f"{len(failures)} failure(s)")

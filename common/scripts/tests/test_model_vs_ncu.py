@@ -84,6 +84,25 @@ class ModelVsNcu(unittest.TestCase):
         self.assertEqual(status, 0, text)
         self.assertIn("per request", text)
 
+    # The whole coalescing demo, as `make analyze` names it since its launches are named by
+    # their kernel (they once read __start_tutorial_kernels and had no partner): strides 1 to
+    # 32, then stride 1 one float off, in the model at 256^2 floats and under ncu at 2^24,
+    # each ncu launch twice (the check, then the timed run).
+    DEMO = [(1, 0, 4), (2, 0, 8), (4, 0, 16), (8, 0, 32), (16, 0, 32), (32, 0, 32), (1, 1, 5)]
+
+    def test_the_coalescing_demo_is_compared_launch_by_launch(self):
+        model = [f'06_transpose,256,"gather_copy","stride {s}{", offset +1 float" if o else ""}",'
+                 f'256,256,2048,{2048 * sectors},2048,8192,0,0,0,0,0,0\n'
+                 for s, o, sectors in self.DEMO]
+        name = "void ch06::gather_copy(float const*, float*, int, int, int)"
+        launches = [(name, "(65536, 1, 1)", [524288, 524288 * sectors, 524288, 2097152, 0, 0, 0, 0])
+                    for _, _, sectors in self.DEMO for _ in range(2)]
+        status, text = self.run_script(model, launches)
+        self.assertEqual(status, 0, text)
+        self.assertEqual(text.count("| per request |"), 7, text)
+        self.assertNotIn("not compared", text)
+        self.assertNotIn("differs", text)
+
     def test_names_as_the_model_writes_them(self):
         self.assertEqual(model_vs_ncu.normalize(
             "void ch06::transpose_vec4<64, 256, (ch06::BlockOrder)1>(float const*, float*, int, int)"),

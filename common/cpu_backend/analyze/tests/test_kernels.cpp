@@ -9,6 +9,7 @@
 #include "common/cuda_check.hpp"
 #include "common/device_buffer.hpp"
 #include "common/launch.cuh"
+#include "common/cpu_backend/scheduler.hpp"
 
 namespace memory_model_test {
 
@@ -60,6 +61,44 @@ __global__ void write_thread_index_kernel(float* out) {
 
 void plain_function(float* out) { out[0] = 1.0f; }  // no __global__
 
+// ch06::transpose_padded without its __syncthreads(): a thread writes out tile elements
+// that other threads wrote in the same phase.
+__global__ void transpose_no_barrier_kernel(const float* in, float* out, int rows, int cols) {
+  __shared__ float tile[32][33];
+  int col = blockIdx.x * 32 + threadIdx.x;
+  int row = blockIdx.y * 32 + threadIdx.y;
+  for (int j = 0; j < 32; j += 8)
+    if (row + j < rows && col < cols) tile[threadIdx.y + j][threadIdx.x] = in[(row + j) * cols + col];
+  col = blockIdx.y * 32 + threadIdx.x;
+  row = blockIdx.x * 32 + threadIdx.y;
+  for (int j = 0; j < 32; j += 8)
+    if (row + j < cols && col < rows) out[(row + j) * rows + col] = tile[threadIdx.x][threadIdx.y + j];
+}
+
+// Two steps through one tile with the barrier between them, but none after the first step's
+// reads: the second step's writes may overwrite what a slower thread has yet to read.
+__global__ void overwrite_no_barrier_kernel(const float* in, float* out) {
+  __shared__ float tile[64];
+  float sum = 0.0f;
+  for (int step = 0; step < 2; ++step) {
+    tile[threadIdx.x] = in[step * 64 + threadIdx.x];
+    __syncthreads();
+    sum += tile[63 - threadIdx.x];
+  }
+  out[threadIdx.x] = sum;
+}
+
+// The launch's problem ("" when it ran without one).
+template <typename Launch>
+std::string problem_of(Launch&& launch) {
+  try {
+    launch();
+  } catch (const tutorial::CudaError&) {
+    return tutorial::cpu::last_launch_problem();
+  }
+  return "";
+}
+
 }  // namespace
 
 MemoryStats write_thread_index() {
@@ -97,6 +136,26 @@ bool launches_a_plain_function() {
   } catch (const tutorial::CudaError&) {
     return false;
   }
+}
+
+std::string transpose_without_barrier(int n) {
+  tutorial::DeviceBuffer<float> in(size_t(n) * n), out(size_t(n) * n);
+  const dim3 grid(unsigned(n + 31) / 32, unsigned(n + 31) / 32), block(32, 8);
+  return problem_of([&] {
+    tutorial::launch(transpose_no_barrier_kernel, grid, block, 0, in.data(), out.data(), n, n);
+  });
+}
+
+std::string transpose_with_barrier(int n) {
+  tutorial::DeviceBuffer<float> in(size_t(n) * n), out(size_t(n) * n);
+  return problem_of([&] { ch06::launch_padded<32, 8>(in.data(), out.data(), n, n); });
+}
+
+std::string overwrite_without_barrier() {
+  tutorial::DeviceBuffer<float> in(128), out(64);
+  return problem_of([&] {
+    tutorial::launch(overwrite_no_barrier_kernel, dim3(1), dim3(64), 0, in.data(), out.data());
+  });
 }
 
 MemoryStats naive_gemm(int n) {

@@ -3,6 +3,8 @@
 // returns what the model counted.
 #pragma once
 
+#include <string>
+
 #include "common/cpu_backend/analyze/memory_model.hpp"
 
 namespace memory_model_test {
@@ -36,5 +38,16 @@ MemoryStats write_device_variable();
 MemoryStats async_copy_to_global();
 // Whether tutorial::launch runs a function that is not __global__ (the model refuses it).
 bool launches_a_plain_function();
+
+// Shared-memory races: the problem a launch failed with ("" when it did not fail).
+// Chapter 06's padded transpose with its barrier left out (a read of another thread's write,
+// or that write after the read, in one phase: whichever the thread order makes it).
+std::string transpose_without_barrier(int n);
+// Chapter 06's padded transpose as it is (no problem).
+std::string transpose_with_barrier(int n);
+// A tiled copy whose tile is overwritten for the next step before every thread has read it
+// (the second barrier of a tiled loop left out): a write after another thread's read, or the
+// read of that write, as the order makes it.
+std::string overwrite_without_barrier();
 
 }  // namespace memory_model_test

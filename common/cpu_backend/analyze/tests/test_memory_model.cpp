@@ -198,3 +198,34 @@ TEST_CASE("memory model: an asynchronous copy into device memory is stopped", "[
 TEST_CASE("memory model: only a __global__ function is launched", "[analyze]") {
   CHECK(!t::launches_a_plain_function());
 }
+
+// Shared-memory races (memory_model.cpp, check_race): an access of shared memory that another
+// thread of the block wrote (or read) since the last barrier fails the launch, naming both.
+TEST_CASE("memory model: a transpose without its barrier fails, naming the read and the write",
+          "[analyze][race]") {
+  const std::string problem = t::transpose_without_barrier(64);
+  INFO(problem);
+  // Either order of the block's threads shows it: a read of what another thread wrote in the
+  // same phase, or a write over what another thread read in it.
+  CHECK((problem.find("read shared memory written by another thread with no barrier between") !=
+             std::string::npos ||
+         problem.find("overwrote shared memory another thread read with no barrier between") !=
+             std::string::npos));
+  CHECK(problem.find("tests/test_kernels.cpp:") != std::string::npos);  // the lines
+  CHECK(problem.find("a __syncthreads() between the write and the read is missing") !=
+        std::string::npos);
+}
+
+TEST_CASE("memory model: chapter 06's padded transpose, barrier in place, has no race",
+          "[analyze][race]") {
+  CHECK(t::transpose_with_barrier(64).empty());
+}
+
+TEST_CASE("memory model: a tile overwritten before every thread has read it fails", "[analyze][race]") {
+  const std::string problem = t::overwrite_without_barrier();
+  INFO(problem);
+  CHECK((problem.find("overwrote shared memory another thread read with no barrier between") !=
+             std::string::npos ||
+         problem.find("read shared memory written by another thread with no barrier between") !=
+             std::string::npos));
+}

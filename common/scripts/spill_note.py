@@ -1,0 +1,78 @@
+#!/usr/bin/env python3
+"""The CUDA compile launcher of the build: runs the compile and, before ptxas's warnings that a
+kernel spills registers, prints one line saying whether they are expected.
+
+  spill_note.py COMPILER ARGS...     (CMake: the CUDA_COMPILER_LAUNCHER of every CUDA target,
+                                      before any launcher of the user's own, ccache say)
+
+A few of chapter 05's kernels spill a little on sm_80 and sm_90 (and more on other GPUs), by
+design: their __launch_bounds__ caps the registers per thread. common/BUILD.md ("GPU
+architectures") explains each, and common/scripts/arch_expected.txt lists them, kernel and
+bytes, for `make arch-check`. ptxas cannot be told which spills are meant, so it warns on
+every build; this says, once per compile that warns, how many of its warnings that list
+expects ("expected: ...") and names any it does not (a new spill: the kernel, or the list and
+common/BUILD.md, must change). The compile's output is otherwise passed on unchanged, after it
+ends, and its exit status is the compile's. Python 3 standard library only.
+"""
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+EXPECTED = Path(__file__).resolve().parent / "arch_expected.txt"
+SPILL = re.compile(r"Registers are spilled to local memory in function '([^']+)', "
+                   r"(\d+) bytes spill stores")
+MIN_BLOCKS = re.compile(r"Value of threads per SM for entry (\S+) is out of range")
+
+
+def expected():
+    """{(kind, kernel, bytes)} of arch_expected.txt, whatever the architecture."""
+    want = set()
+    for line in EXPECTED.read_text().splitlines():
+        words = line.split("#", 1)[0].split()
+        if len(words) >= 3:
+            want.add((words[1], words[2], int(words[3]) if len(words) > 3 else 0))
+    return want
+
+
+def note(output):
+    """The line to print before `output`'s ptxas warnings, or None when it has none."""
+    found = []
+    for line in output.splitlines():
+        spill, min_blocks = SPILL.search(line), MIN_BLOCKS.search(line)
+        if spill:
+            found.append(("spill", spill.group(1), int(spill.group(2))))
+        elif min_blocks:
+            found.append(("minblocks", min_blocks.group(1), 0))
+    if not found:
+        return None
+    known = expected()
+    new = [kernel for kind, kernel, size in found if (kind, kernel, size) not in known]
+    text = (f"note: {len(found) - len(new)} of the {len(found)} ptxas warnings below are "
+            "expected: those kernels' __launch_bounds__ cap their registers, and they spill a "
+            "few bytes or run fewer blocks per SM than the bound asks (common/BUILD.md, "
+            "\"GPU architectures\")")
+    if new:
+        text += (f"; NOT expected (not in common/scripts/arch_expected.txt): "
+                 f"{', '.join(sorted(set(new)))}")
+    return text
+
+
+def main(argv):
+    if not argv:
+        print("usage: spill_note.py COMPILER ARGS...", file=sys.stderr)
+        return 2
+    done = subprocess.run(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    err = done.stderr.decode(errors="replace")
+    text = note(err)
+    sys.stdout.buffer.write(done.stdout)
+    sys.stdout.flush()
+    if text:
+        print(text, file=sys.stderr)
+    sys.stderr.write(err)
+    sys.stderr.flush()
+    return done.returncode
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
