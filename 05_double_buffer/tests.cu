@@ -309,24 +309,6 @@ TEST_CASE("small shapes of the thin and planned paths for the sanitizers", "[gpu
 
 namespace {
 
-// The widths the launchers choose for cudaMalloc'd (256-byte aligned) A, B and C.
-tutorial::VecOperands aligned_vec(int N, int K) {
-  return {K % 4 == 0, N % 4 == 0, K % 2 == 0, N % 2 == 0};
-}
-
-// Blocks of thin tile S per slice of K (ch05::thin_tiles, for a tile known at run time).
-long long thin_blocks(ch05::ThinShape S, int M, int N) {
-  using T = ch05::ThinShape;
-  switch (S) {
-    case T::ShortK: return ch05::thin_tiles<T::ShortK>(M, N);
-    case T::SmallM4: return ch05::thin_tiles<T::SmallM4>(M, N);
-    case T::SmallM16: return ch05::thin_tiles<T::SmallM16>(M, N);
-    case T::SmallN4: return ch05::thin_tiles<T::SmallN4>(M, N);
-    case T::SmallN16: return ch05::thin_tiles<T::SmallN16>(M, N);
-  }
-  return 0;
-}
-
 // Shapes log-uniform in [1, most] per side with M * N * K <= volume, from a fixed seed.
 std::vector<TestShape> random_shapes(int count, uint64_t seed, int most, double volume) {
   std::mt19937_64 rng(seed);
