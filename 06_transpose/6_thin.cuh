@@ -208,37 +208,23 @@ __global__ void __launch_bounds__(256)
                              : reinterpret_cast<uintptr_t>(out + size_t(i) * rows);
   const int vec = thin % 4 == 0 && own % 16 == 0 ? 4 : thin % 2 == 0 && own % 8 == 0 ? 2 : 1;
   float v[THIN];
-  if (tall) {  // every load first
-    const float* row = in + size_t(i) * cols;
+  // Floats t .. t + 3 of the thread's own row (t < thin): 16, 8 or 4 bytes at a time.
+  auto load_group = [&](const float* row, int t) {
+    if (vec == 4) {
+      const float4 x = load4(row + t);
+      v[t] = x.x, v[t + 1] = x.y, v[t + 2] = x.z, v[t + 3] = x.w;
+    } else if (vec == 2) {
+      const float2 x = *reinterpret_cast<const float2*>(row + t);
+      const float2 y = t + 2 < thin ? *reinterpret_cast<const float2*>(row + t + 2)
+                                    : make_float2(0.0f, 0.0f);
+      v[t] = x.x, v[t + 1] = x.y, v[t + 2] = y.x, v[t + 3] = y.y;
+    } else {
 #pragma unroll
-    for (int t = 0; t < THIN; t += 4) {
-      if (t >= thin) break;
-      if (vec == 4) {
-        const float4 x = load4(row + t);
-        v[t] = x.x, v[t + 1] = x.y, v[t + 2] = x.z, v[t + 3] = x.w;
-      } else if (vec == 2) {
-        const float2 x = *reinterpret_cast<const float2*>(row + t);
-        const float2 y = t + 2 < thin ? *reinterpret_cast<const float2*>(row + t + 2)
-                                      : make_float2(0.0f, 0.0f);
-        v[t] = x.x, v[t + 1] = x.y, v[t + 2] = y.x, v[t + 3] = y.y;
-      } else {
-#pragma unroll
-        for (int u = 0; u < 4; ++u)
-          if (t + u < thin) v[t + u] = row[t + u];
-      }
+      for (int u = 0; u < 4; ++u)
+        if (t + u < thin) v[t + u] = row[t + u];
     }
-#pragma unroll
-    for (int t = 0; t < THIN; ++t)
-      if (t < thin) out[size_t(t) * rows + i] = v[t];
-    return;
-  }
-#pragma unroll
-  for (int t = 0; t < THIN; ++t)
-    if (t < thin) v[t] = in[size_t(t) * cols + i];
-  float* row = out + size_t(i) * rows;
-#pragma unroll
-  for (int t = 0; t < THIN; t += 4) {
-    if (t >= thin) break;
+  };
+  auto store_group = [&](float* row, int t) {
     if (vec == 4) {
       store4(row + t, make_float4(v[t], v[t + 1], v[t + 2], v[t + 3]));
     } else if (vec == 2) {
@@ -249,6 +235,21 @@ __global__ void __launch_bounds__(256)
       for (int u = 0; u < 4; ++u)
         if (t + u < thin) row[t + u] = v[t + u];
     }
+  };
+  if (tall) {  // every load first
+#pragma unroll
+    for (int t = 0; t < THIN; t += 4)
+      if (t < thin) load_group(in + size_t(i) * cols, t);
+#pragma unroll
+    for (int t = 0; t < THIN; ++t)
+      if (t < thin) out[size_t(t) * rows + i] = v[t];
+  } else {
+#pragma unroll
+    for (int t = 0; t < THIN; ++t)
+      if (t < thin) v[t] = in[size_t(t) * cols + i];
+#pragma unroll
+    for (int t = 0; t < THIN; t += 4)
+      if (t < thin) store_group(out + size_t(i) * rows, t);
   }
 }
 

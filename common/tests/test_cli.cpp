@@ -109,7 +109,7 @@ TEST_CASE("usage lists every flag", "[cli]") {
     CHECK(u.find(flag) != std::string::npos);
 }
 
-TEST_CASE("--choose and --print-choices: how the final launchers choose", "[cli]") {
+TEST_CASE("the final launchers' flags: --choose and --print-choices", "[cli]") {
   CHECK(parse({}).choose.empty());
   CHECK_FALSE(parse({}).print_choices);
   CHECK(parse({"--choose", "estimate"}).choose == "estimate");
