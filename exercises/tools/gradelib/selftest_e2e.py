@@ -813,7 +813,37 @@ PARTS = ("stubs", "fixture", "solutions", "faults", "model", "kernels", "corpus"
          "tables", "classroom", "gradescope")
 
 
+def hide_world_readable_key(checks):
+    """CI keeps the passphrase in a file every user of the machine can read
+    (../shared/ci-secrets/exercises.key): the grader rightly refuses to grade in the `user`
+    sandbox while it is there for the students' uids to read. The self-test (as root) copies
+    it into a file of its own (mode 0600) and, in a mount namespace of its own (this process
+    and what it starts, nothing else on the machine), covers the original with an empty file."""
+    path = os.environ.get("EXERCISES_KEY_FILE")
+    if not path or os.geteuid() != 0 or not os.path.isfile(path) or \
+            not os.stat(path).st_mode & 0o044:
+        return
+    import ctypes
+    libc = ctypes.CDLL(None, use_errno=True)
+    private = tempfile.mkdtemp(prefix="selftest-key-")
+    copy = os.path.join(private, "exercises.key")
+    with open(path, "rb") as f:
+        data = f.read()
+    fd = os.open(copy, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    os.write(fd, data)
+    os.close(fd)
+    ms_rec, ms_private, ms_bind = 0x4000, 1 << 18, 4096
+    hidden = libc.unshare(0x00020000) == 0 and \
+        libc.mount(b"none", b"/", None, ms_rec | ms_private, None) == 0 and \
+        libc.mount(b"/dev/null", path.encode(), None, ms_bind, None) == 0
+    os.environ["EXERCISES_KEY_FILE"] = copy
+    checks.check(hidden, f"the world-readable CI key ({path}) is covered for the self-test's "
+                 f"own processes (a copy of mode 0600 is used instead)",
+                 f"errno {ctypes.get_errno()}")
+
+
 def run(checks, args, have_solutions):
+    hide_world_readable_key(checks)
     parts = args.parts.split(",") if args.parts else list(PARTS)
     if args.no_corpus:
         parts = [p for p in parts if p not in ("corpus", "gradescope")]
