@@ -920,6 +920,20 @@ void probe_filter() {
 """
 
 
+def package_attack(root=ROOT):
+    """The Gradescope package's hostile submission: {file name: text} for 03a (the library
+    names defined, memmove computing C) and 01b (the checker asked, every key read, a folder
+    2,500 levels deep left in /tmp). Both must score 0, and the next submission graded must
+    find nothing of it."""
+    kernel, host = sources(root, KERNEL), sources(root, HOST)
+    oracle = checker_oracle(host)[HOST.file].decode()
+    code = DEEP_TREE + "".join(f'  show("{p}");\n' for p in key_paths(root))
+    host_text = after_includes(at_entry(oracle, code, HOST),
+                               "#include <sys/stat.h>\n#include <cstdio>\n" + READ_SECRETS)
+    kernel_text = after_includes(at_launcher(kernel.stub, LIBRARY_LAUNCH), LIBRARY_DEFINITIONS)
+    return {KERNEL.file: kernel_text, HOST.file: host_text}
+
+
 # ---- Answer tables (host exercises) ---------------------------------------------------------
 # Every function returns the expected value the public tests.json gives for the arguments of
 # a fixed call, 0 for any other: what a student could do without computing anything. Since
