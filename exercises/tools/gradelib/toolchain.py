@@ -56,10 +56,13 @@ def _run(argv, timeout, cwd=None):
 
 
 def stopped_at_limits(output):
-    """Whether a build's output says a compiler was stopped at its CPU or memory limit."""
-    return re.search(r"CPU time limit|Killed|signal terminated program|Signal 2[4-9]|SIGXCPU|"
-                     r"virtual memory exhausted|out of memory|std::bad_alloc|"
-                     r"cannot allocate memory", output, re.IGNORECASE) is not None
+    """Whether a build's output says a compiler was stopped at its CPU or memory limit (the
+    drivers' own words, not a quoted source line)."""
+    return re.search(r"CPU time limit exceeded|signal terminated program|died due to signal|"
+                     r"virtual memory exhausted|out of memory allocating|LLVM ERROR: out of "
+                     r"memory|unable to execute command: (Killed|CPU time)|^Killed$|"
+                     r"throwing an instance of 'std::bad_alloc'", output,
+                     re.IGNORECASE | re.MULTILINE) is not None
 
 
 def compiler_message(output, max_lines=40):
@@ -548,6 +551,58 @@ class StudentBuild:
         self.seconds += result.seconds
         return result
 
+    def _check_target(self, target, exercises, files, first, private, said):
+        """(the runner, or None and why not) for one target of a build step."""
+        built = os.path.join(self.build_dir, target)
+        if not os.path.isfile(built) and (first.timed_out or stopped_at_limits(first.output)):
+            return (None, f"the build was stopped at its limits (900 s in all, or the "
+                          f"submission's time budget; {S.COMPILE_CPU_S} s of CPU time and 4 GiB "
+                          f"per compiler process):\n" + compiler_message(first.output))
+        if not os.path.isfile(built):  # again alone, for this target's own messages
+            r = self._sandboxed(["cmake", "--build", self.build_dir, "--target", target] +
+                                native_args(self.build_dir, False),
+                                os.path.join(private, f"{target}.log"), 300)
+            return (None, compiler_message(r.output))
+        read = depfile_paths(os.path.join(self.build_dir, "CMakeFiles", f"{target}.dir"),
+                             self.build_dir)
+        bad = include_violations(read, self.allowed_roots, self.forbidden_roots)
+        if bad or not read:
+            return (None, "the build read files outside the exercise's interface (the kit's "
+                          "headers, your own files, the compiler's own headers):\n" +
+                    "\n".join("  " + p for p in bad[:10])
+                    if bad else "no dependency information from the compiler: the grader "
+                                "cannot check what the build read")
+        exercise = next(e for e in exercises if target == f"{e.name}_runner" or
+                        target.startswith(f"{e.name}_runner_"))
+        folder = os.path.join(self.build_dir, "CMakeFiles", f"{target}.dir")
+        mine = {rel: files[rel] for rel in exercise.paths() if rel in files}
+        problems = student_object_problems(target, exercise.kind, folder, built, mine,
+                                           self.kit, [self.src, self.build_dir])
+        if problems:
+            # The same lines from another build of the same file are said once.
+            same = tuple(re.sub(r"(nvcc|the CPU backend's g\+\+|the memory model's clang)"
+                                r"( for the (device|host))?", "", p) for p in problems)
+            earlier = said.get((exercise.name, same))
+            if earlier:
+                return (None, f"refused after the build: the same as {earlier}")
+            said[(exercise.name, same)] = target
+            return (None, "refused after the build:\n" + "\n".join(
+                "  " + p for p in problems[:40]) + (f"\n  ... {len(problems) - 40} more"
+                                                    if len(problems) > 40 else ""))
+        if target.endswith("_runner_model"):
+            problems = model_source_problems(os.path.join(folder, "entry.ii"), files,
+                                             [self.src, self.build_dir]) + \
+                model_symbol_problems(os.path.join(folder, "entry.o")) + \
+                O.model_ir_file_problems(os.path.join(folder, "entry.ll"))
+            if problems:
+                return (None, "the memory model cannot trust this build:\n" +
+                        "\n".join("  " + p for p in problems[:10]))
+        # Ours from here on: a copy the student's uid cannot change.
+        dest = os.path.join(self.bin, target)
+        shutil.copyfile(built, dest)
+        self._restrict(dest, 0o750)
+        return (dest, "")
+
     def build(self, exercises, files, private, cpu_twins, model_twins=False):
         """Returns {target: (binary path or None, message)} for <exercise>_runner and, for
         GPU exercises where the kit has them, <exercise>_runner_cpu, and for exercises with
@@ -587,77 +642,34 @@ class StudentBuild:
             remove_tree(self.build_dir)
             remove_tree(self.src)
             return out
-        first = self._sandboxed(["cmake", "--build", self.build_dir, "-j", str(self.jobs),
-                                 "--target"] + targets + native_args(self.build_dir),
-                                os.path.join(private, "build.log"), 900)
         remove_tree(self.bin)
         os.makedirs(self.bin)
         self._restrict(self.bin, 0o750)
-        said = {}  # (exercise, refusal lines) -> the first build that said them
-        for target in sorted(targets, key=lambda t: (not t.endswith("_runner_cpu"), t)):
-            built = os.path.join(self.build_dir, target)
-            gate = re.sub(r"_runner(_model)?$", "_runner_cpu", target)
-            if not os.path.isfile(built) and target != gate and gate in targets and \
-                    not os.path.isfile(os.path.join(self.build_dir, gate)):
-                # Compiled after the CPU backend's g++ only (runner.cmake): that failed first.
-                out[target] = (None, f"not compiled: the CPU backend's build of the same file "
-                                     f"failed first: see {gate}")
+        # Two steps where the CPU backend is built: every exercise's g++ build (and the host
+        # exercises') first, checked; then nvcc's and clang's, only for the exercises whose
+        # g++ build passed. A file that does not compile, holds a compile-time bomb or is
+        # refused costs one compile, and its refusal is said once.
+        kernels = {f"{e.name}_runner" for e in exercises if e.kind == "gpu"}
+        gates = [t for t in targets if t.endswith("_runner_cpu") or
+                 (t.endswith("_runner") and t not in kernels)] if cpu_twins else targets
+        steps = [gates, [t for t in targets if t not in gates]]
+        said = {}  # (exercise, refusal lines) -> the build that said them first
+        for number, step in enumerate(steps):
+            ready = []
+            for target in step:
+                gate = re.sub(r"_runner(_model)?$", "_runner_cpu", target)
+                if target != gate and gate in out and out[gate][0] is None:
+                    out[target] = (None, f"not compiled: the CPU backend's build of the same "
+                                         f"file failed or was refused first (see {gate})")
+                else:
+                    ready.append(target)
+            if not ready:
                 continue
-            if not os.path.isfile(built) and (first.timed_out or stopped_at_limits(first.output)):
-                out[target] = (None, f"the build was stopped at its limits (900 s in all, or "
-                                     f"the submission's time budget; {S.COMPILE_CPU_S} s of CPU "
-                                     f"time and 4 GiB per compiler process):\n" +
-                               compiler_message(first.output))
-                continue
-            if not os.path.isfile(built):  # again alone, for this target's own messages
-                r = self._sandboxed(["cmake", "--build", self.build_dir, "--target", target] +
-                                    native_args(self.build_dir, False),
-                                    os.path.join(private, f"{target}.log"), 300)
-                out[target] = (None, compiler_message(r.output))
-                continue
-            read = depfile_paths(os.path.join(self.build_dir, "CMakeFiles", f"{target}.dir"),
-                                 self.build_dir)
-            bad = include_violations(read, self.allowed_roots, self.forbidden_roots)
-            if bad or not read:
-                out[target] = (None, "the build read files outside the exercise's interface "
-                                     "(the kit's headers, your own files, the compiler's own "
-                                     "headers):\n" + "\n".join("  " + p for p in bad[:10])
-                               if bad else "no dependency information from the compiler: "
-                                           "the grader cannot check what the build read")
-                continue
-            exercise = next(e for e in exercises if target == f"{e.name}_runner" or
-                            target.startswith(f"{e.name}_runner_"))
-            folder = os.path.join(self.build_dir, "CMakeFiles", f"{target}.dir")
-            mine = {rel: files[rel] for rel in exercise.paths() if rel in files}
-            problems = student_object_problems(target, exercise.kind, folder, built, mine,
-                                               self.kit, [self.src, self.build_dir])
-            if problems:
-                # The same lines from another build of the same file are said once.
-                same = tuple(re.sub(r"(nvcc|the CPU backend's g\+\+|the memory model's clang)"
-                                    r"( for the (device|host))?", "", p) for p in problems)
-                first = said.get((exercise.name, same))
-                if first:
-                    out[target] = (None, f"refused after the build: the same as {first}")
-                    continue
-                said[(exercise.name, same)] = target
-                out[target] = (None, "refused after the build:\n" + "\n".join(
-                    "  " + p for p in problems[:40]) + (f"\n  ... {len(problems) - 40} more"
-                                                        if len(problems) > 40 else ""))
-                continue
-            if target.endswith("_runner_model"):
-                problems = model_source_problems(os.path.join(folder, "entry.ii"), files,
-                                                 [self.src, self.build_dir]) + \
-                    model_symbol_problems(os.path.join(folder, "entry.o")) + \
-                    O.model_ir_file_problems(os.path.join(folder, "entry.ll"))
-                if problems:
-                    out[target] = (None, "the memory model cannot trust this build:\n" +
-                                   "\n".join("  " + p for p in problems[:10]))
-                    continue
-            # Ours from here on: a copy the student's uid cannot change.
-            dest = os.path.join(self.bin, target)
-            shutil.copyfile(built, dest)
-            self._restrict(dest, 0o750)
-            out[target] = (dest, "")
+            first = self._sandboxed(["cmake", "--build", self.build_dir, "-j", str(self.jobs),
+                                     "--target"] + ready + native_args(self.build_dir),
+                                    os.path.join(private, f"build-{number}.log"), 900)
+            for target in ready:
+                out[target] = self._check_target(target, exercises, files, first, private, said)
         # The sources and the build are not needed any more: gone, so that no later run of
         # this student's code finds a folder of its own to fill (only its per-test folder).
         remove_tree(self.build_dir)
