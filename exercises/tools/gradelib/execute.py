@@ -22,8 +22,8 @@ from .leftovers import remove_tree
 
 MAX_OUTPUT = 20000  # characters of a run's output kept in a report
 MAX_FAILED_SHOWN = 12  # failed calls listed one by one in a test's details
-# The runner's own progress lines ("call 3: ok launches=1 ..."): the grader's protocol, which
-# the checker has already judged; not for people.
+# Lines like the grader's protocol ("call 3: ok launches=1 ..."): the runners of earlier
+# versions printed them; the checker judges the result files, and people need not read them.
 _PROTOCOL = re.compile(r"^call \d+: .*$\n?", re.MULTILINE)
 
 

@@ -16,13 +16,16 @@ Three levels, the strongest this machine allows (`--sandbox auto`), always named
          before each student that nothing of an earlier one is left.
   none   neither (a student checking their own work): their code runs as them.
 
-In every mode: resource limits (CPU time, address space or data size, file size, processes,
-open files, no POSIX message queues), a wall-clock deadline after which the whole process
-tree is killed, an early stop for a CPU-only run that sits idle, a run that fills the disk
-or whose processes hold too much memory together (watch.py), output
+In every mode: a syscall filter (seccomp.py) where the kernel has seccomp, resource limits
+(CPU time, address space or data size, file size, processes, open files, no POSIX message
+queues), a wall-clock deadline after which the whole process tree is killed, an early stop
+for a CPU-only run that sits idle, a run that fills the disk or whose processes hold too much
+memory together (watch.py), output
 written to a file (never a pipe a leftover process could hold open) of which only the head
 and the tail are read back, and no process of the run survives it (the grader is a
-subreaper: a process that leaves its session still comes back to it, and is killed).
+subreaper: a process that leaves its session still comes back to it, and is killed). Before
+any student code runs, probe() tries, as a student and with the sandbox's view of the
+machine, which of the instructor's files it could read or run.
 """
 
 import ctypes
