@@ -312,7 +312,7 @@ def defined_symbol_problems(objects, kit_definitions, library_exports):
                 why = "an indirect function (its resolver runs before the runner does)"
             elif scope == "operator new/delete":
                 why = "the global operator new or delete (they serve the whole runner)"
-            elif name in library_exports:
+            elif name in library_exports and (strong or scope not in STANDARD_SCOPES):
                 why = "names the C or C++ library (or another the runner loads) defines"
             elif name in kit_definitions and strong:
                 why = "names the runner's own library defines"
@@ -324,6 +324,43 @@ def defined_symbol_problems(objects, kit_definitions, library_exports):
             if why:
                 problems[name] = why
     return sorted(problems.items())
+
+
+# The namespaces of the standard library and the C++ ABI: a weak definition there is an
+# inline function or template instance of the standard headers (std::ctype<char>::do_narrow,
+# a std::stringbuf destructor), which the C++ library may export too.
+STANDARD_SCOPES = {"std", "__gnu_cxx", "__cxxabiv1", "__gnu_debug", "__pstl", "__detail"}
+
+
+def private_copies(objects, kit_definitions, library_exports):
+    """{object: [names]} of the weak definitions in the standard library's namespaces that a
+    shared library the runner loads also exports and the runner library does not define
+    (where it does, its copy is the one linked first and kept): left global, the student's
+    copy would be what the library itself calls. The grader makes them local to the student's
+    object (localize) and links the runner again."""
+    out = {}
+    for obj in objects:
+        names = [name for name, kind in defined_symbols(obj)
+                 if kind not in _STRONG and kind != "i" and name in library_exports and
+                 name not in kit_definitions and mangled_scope(name) in STANDARD_SCOPES]
+        if names:
+            out[obj] = sorted(set(names))
+    return out
+
+
+def localize(obj, names):
+    """Makes `names` local to the object (objcopy): only its own code reaches them."""
+    listing = obj + ".localize"
+    with open(listing, "w") as f:
+        f.write("".join(n + "\n" for n in names))
+    try:
+        proc = subprocess.run(["objcopy", f"--localize-symbols={listing}", obj],
+                              stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                              stdin=subprocess.DEVNULL, timeout=120)
+    finally:
+        os.unlink(listing)
+    if proc.returncode != 0:
+        raise OSError("objcopy failed: " + proc.stdout.decode("utf-8", "replace")[:300])
 
 
 def syscall_instruction_problems(objects):

@@ -576,6 +576,27 @@ class StudentBuild:
                         target.startswith(f"{e.name}_runner_"))
         folder = os.path.join(self.build_dir, "CMakeFiles", f"{target}.dir")
         mine = {rel: files[rel] for rel in exercise.paths() if rel in files}
+        # The student's copies of standard-library functions that a shared library exports
+        # too (std::ctype<char>::do_narrow, a std::stringbuf destructor): made the student's
+        # own, so that the library keeps calling its own, and the runner linked again.
+        try:
+            copies = O.private_copies(object_files(folder), kit_definitions(self.kit),
+                                      O.shared_library_exports(built))
+            for obj, names in copies.items():
+                O.localize(obj, names)
+                if self.sandbox.uid is not None:
+                    os.chown(obj, self.sandbox.uid, self.sandbox.uid)
+        except OSError as e:
+            return (None, f"the grader could not prepare the runner: {e}")
+        if copies:
+            os.unlink(built)
+            r = self._sandboxed(["cmake", "--build", self.build_dir, "--target", target] +
+                                native_args(self.build_dir, False),
+                                os.path.join(private, f"{target}.relink.log"), 300)
+            if r.returncode != 0 or not os.path.isfile(built):
+                return (None, "the runner could not be linked again (after its copies of "
+                              "standard-library functions were made its own):\n" +
+                        compiler_message(r.output))
         problems = student_object_problems(target, exercise.kind, folder, built, mine,
                                            self.kit, [self.src, self.build_dir])
         if problems:

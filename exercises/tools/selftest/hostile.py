@@ -778,7 +778,9 @@ CHECKER_ORACLE = r"""
 namespace {
 int oracle(int stride, int offset) {
   static std::map<std::pair<int, int>, int> known;
+  static bool refused = false;  // the checker could not be run: no use trying again
   const auto key = std::make_pair(stride, offset);
+  if (refused) return -1;
   if (known.count(key)) return known[key];
   int answer = -1;
   char dir[] = "oracleXXXXXX";
@@ -809,6 +811,7 @@ int oracle(int stride, int offset) {
       if (at != std::string::npos) { answer = std::atoi(out.c_str() + at + 9); break; }
     }
   }
+  refused = answer < 0;
   return known[key] = answer;
 }
 }  // namespace
@@ -851,7 +854,7 @@ def read_keys(s):
 # folder (every sandbox): removal by recursion fails on it (issue 48, item 6).
 DEEP_TREE = r"""  {
     static bool done = false;
-    if (!done) {
+    if (!done && stride == 1 && offset == 0) {  // in the tests that call (1, 0)
       done = true;
       for (const char* top : {"/tmp/deep_by_hostile", "deep_by_hostile"}) {
         if (mkdir(top, 0777) != 0) continue;

@@ -277,6 +277,19 @@ class DefinitionTests(unittest.TestCase):
             "void sort(std::vector<float>& v) { std::sort(v.begin(), v.end()); } }\n"
             "int global_counter = 0;\n"
             "int use() { return ex::twice<3>(ex::table[0]) + int(ex::name(2).size()); }\n"), [])
+        # inline functions of the standard headers that the C++ library exports too (weak
+        # here): allowed, the grader makes them the student's own (private_copies)
+        code = ("#include <sstream>\n#include <regex>\n#include <locale>\nint f(int x) {\n"
+                "  std::ostringstream os; os << x; std::regex re(\"[0-9]+\");\n"
+                "  return int(os.str().size()) + std::regex_match(os.str(), re); }\n")
+        self.assertEqual(self.defined(code), [])
+        obj = os.path.join(self.dir, "k.o")
+        exports = {p[0].split("@")[0] for p in O._nm(O._library_paths()["libstdc++.so.6"], "-D",
+                                                       "--defined-only")}
+        copies = O.private_copies([obj], {}, exports)
+        self.assertTrue(copies, "expected weak copies of exported standard-library functions")
+        O.localize(obj, copies[obj])
+        self.assertEqual(O.private_copies([obj], {}, exports), {})
 
     def test_library_names_are_refused_in_every_spelling(self):
         for code, name in (
