@@ -4,7 +4,6 @@ each command a few lines on top of the session API (session.py)."""
 import argparse
 import json
 import os
-import shutil
 import signal
 import sys
 import tempfile
@@ -58,7 +57,8 @@ def config_from(args, sandbox_default, private, untrusted=False, instructor_path
     """untrusted: submissions (batch, submission): never run without a sandbox unless
     --sandbox none asks for it. instructor_paths: what of the instructor's this command writes
     (the grades) besides what the session knows of."""
-    outputs = [os.path.abspath(p) for p in (getattr(args, "json", None), getattr(args, "junit", None),
+    outputs = [os.path.abspath(p) for p in (getattr(args, "json", None),
+                                            getattr(args, "junit", None),
                                             getattr(args, "text", None)) if p]
     return Config(root=ROOT, build_dir=os.path.abspath(args.build_dir or os.environ.get("BUILD_DIR")
                                                       or os.path.join(ROOT, "build")),

@@ -177,7 +177,8 @@ ENTRY_POINTS = {"_ZN8exercise7entriesEv"}
 RESERVED_SCOPES = {"std", "__gnu_cxx", "__cxxabiv1", "__gnu_debug", "__pstl", "__detail",
                    "tutorial", "exercise", "boost", "__sanitizer", "operator new/delete"}
 _STRONG = set("TDBRGSC")  # nm: text, data, bss, read-only, small data, common
-_SPECIAL = re.compile(r"^(?:T[VTIS]|TH|TW|GV|GR|Th(?:n?\d+_)|Tv(?:n?\d+_){2}|Tc(?:[hv](?:n?\d+_)+){2})")
+_SPECIAL = re.compile(r"^(?:T[VTIS]|TH|TW|GV|GR|Th(?:n?\d+_)|Tv(?:n?\d+_){2}|"
+                      r"Tc(?:[hv](?:n?\d+_)+){2})")
 
 
 def mangled_scope(name):
@@ -501,8 +502,9 @@ def located(names, files, verb=""):
             (f" and {len(set(shown)) - 3} more" if len(set(shown)) > 3 else "")
         out.append(f"{path}:{line}: {names_text}: {code[:60]}" + ("..." if len(code) > 60 else ""))
     if unplaced:
+        first = sorted(unplaced, key=lambda n: (n.startswith("_"), len(n)))[0]
         out.append(f"{'and ' if out else ''}{len(unplaced)} name(s) the library code it calls "
-                   f"{verb or 'needs'} (first: {sorted(unplaced, key=lambda n: (n.startswith('_'), len(n)))[0][:80]})")
+                   f"{verb or 'needs'} (first: {first[:80]})")
     return out
 
 
