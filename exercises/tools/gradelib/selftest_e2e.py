@@ -775,7 +775,8 @@ def gradescope(checks, args, have_solutions):
 # Exercise 01a's memory-model test against the ways around it we know of (spec.py, "model";
 # toolchain.py, model_source_problems): each submission is the public stub with its todo line
 # deleted and one change, and must earn exactly its correctness points plus the model's where
-# `model_points` is True (None: nothing, the build is refused). Built from the stub, so it
+# `model_points` is True (None: nothing, the file is refused, since issue 48 before the build
+# where the preprocessor is misused: a pragma other than unroll, a #line). Built from the stub, so it
 # needs nothing secret.
 MODEL_EXERCISE, MODEL_FILE = "01a_coalesce", "coalesce.cuh"
 STUB_MAPPING = ("  const int row = blockIdx.x * blockDim.x + threadIdx.x;  // lanes of a warp: 32 rows\n"
@@ -805,7 +806,7 @@ MODEL_ATTACKS = [
                                       "namespace ex01a {").replace(
                                           "}  // namespace ex01a",
                                           "}  // namespace ex01a\n_Pragma(\"clang attribute pop\")"),
-     False),
+     None),  # refused before the build: a pragma other than unroll
     ("one_lane_warps", "the mapping untouched, blocks of one thread (every warp one lane)",
      "untouched", lambda t: t.replace("constexpr int BLOCK_DIM = 32;",
                                       "constexpr int BLOCK_DIM = 1;"), False),
@@ -819,7 +820,7 @@ MODEL_ATTACKS = [
     ("line_directive", "a #line directive that names a system header for the kernel's lines",
      "untouched", lambda t: t.replace("__global__ void naive_gemm",
                                       "# 1 \"/usr/include/stdlib.h\" 3\n"
-                                      "__global__ void naive_gemm"), False),
+                                      "__global__ void naive_gemm"), None),  # refused: #line
     ("hidden_copy", "the uncoalesced reads moved into memcpy, a call the hooks do not see",
      "untouched", lambda t: t.replace(
          "regC += A[row * K + k] * B[k * N + col];",
