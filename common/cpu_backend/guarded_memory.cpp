@@ -1,6 +1,7 @@
 #include "common/cpu_backend/guarded_memory.hpp"
 
 #include <sys/mman.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include <cstdio>
@@ -37,6 +38,8 @@ std::map<uintptr_t, Allocation>& allocations() {
   return *map;
 }
 
+uint64_t g_protect_token = 0;  // set_protect_token
+
 char* map_with_guards(size_t data_bytes, bool shared) {  // data_bytes: whole pages
   const size_t page = page_size();
   if (data_bytes > (size_t(1) << 60)) return nullptr;
@@ -46,7 +49,7 @@ char* map_with_guards(size_t data_bytes, bool shared) {  // data_bytes: whole pa
                     (shared ? MAP_SHARED : MAP_PRIVATE) | MAP_ANONYMOUS, -1, 0);
   if (base == MAP_FAILED) return nullptr;
   char* mapping = static_cast<char*>(base);
-  if (data_bytes > 0 && mprotect(mapping + page, data_bytes, PROT_READ | PROT_WRITE) != 0) {
+  if (data_bytes > 0 && protect_pages(mapping + page, data_bytes, PROT_READ | PROT_WRITE) != 0) {
     munmap(base, data_bytes + 2 * page);
     return nullptr;
   }
@@ -58,7 +61,8 @@ int g_open = 0;  // DeviceAccess holders: device memory is readable and writable
 void protect(const Allocation& a, bool open) {
   const size_t page = page_size();
   const size_t data_pages = a.mapping_bytes - 2 * page;
-  if (data_pages && mprotect(a.mapping + page, data_pages, open ? PROT_READ | PROT_WRITE : PROT_NONE) != 0) {
+  if (data_pages &&
+      protect_pages(a.mapping + page, data_pages, open ? PROT_READ | PROT_WRITE : PROT_NONE) != 0) {
     std::perror("CPU backend: mprotect of device memory");
     std::abort();
   }
@@ -86,6 +90,42 @@ int g_stack_regions = 0;
 
 }  // namespace
 
+// GCC and clang turn a byte loop into a call of memcpy or memset unless told not to: these
+// must stay loops of the backend's own (guarded_memory.hpp).
+#if defined(__clang__)
+#define TUTORIAL_NO_LIBRARY_CALLS __attribute__((no_builtin("memcpy", "memmove", "memset")))
+#elif defined(__GNUC__)
+#define TUTORIAL_NO_LIBRARY_CALLS __attribute__((optimize("no-tree-loop-distribute-patterns")))
+#else
+#define TUTORIAL_NO_LIBRARY_CALLS
+#endif
+
+TUTORIAL_NO_LIBRARY_CALLS void copy_bytes(void* dst, const void* src, size_t bytes) {
+  auto* d = static_cast<unsigned char*>(dst);
+  const auto* s = static_cast<const unsigned char*>(src);
+  if (d == s || bytes == 0) return;
+  if (d < s || d >= s + bytes) {  // forwards (memmove's rule for overlapping ranges)
+    size_t i = 0;
+    if ((reinterpret_cast<uintptr_t>(d) | reinterpret_cast<uintptr_t>(s)) % 8 == 0)
+      for (; i + 8 <= bytes; i += 8) __builtin_memcpy(d + i, s + i, 8);  // one 8-byte move
+    for (; i < bytes; ++i) d[i] = s[i];
+  } else {
+    for (size_t i = bytes; i-- > 0;) d[i] = s[i];
+  }
+}
+
+TUTORIAL_NO_LIBRARY_CALLS void fill_bytes(void* dst, unsigned char value, size_t bytes) {
+  auto* d = static_cast<unsigned char*>(dst);
+  for (size_t i = 0; i < bytes; ++i) d[i] = value;
+}
+
+void set_protect_token(uint64_t token) { g_protect_token = token; }
+
+int protect_pages(void* address, size_t bytes, int prot) {
+  if (g_protect_token == 0 || prot == PROT_NONE) return mprotect(address, bytes, prot);
+  return int(syscall(SYS_mprotect, address, bytes, prot, g_protect_token));
+}
+
 void* guarded_alloc(size_t bytes) {
   if (bytes == 0) return nullptr;
   const size_t padded = round_up(bytes, 16);
@@ -96,8 +136,8 @@ void* guarded_alloc(size_t bytes) {
   char* data = mapping + page_size() + data_pages - padded;
   // Fresh device memory is undefined on a GPU; here it reads as NaN, so that a kernel that
   // uses memory nobody wrote produces NaN instead of a plausible zero.
-  std::memset(data, kPoison, bytes);
-  std::memset(data + bytes, kCanary, padded - bytes);
+  fill_bytes(data, kPoison, bytes);
+  fill_bytes(data + bytes, kCanary, padded - bytes);
   const Allocation a{mapping, data_pages + 2 * page_size(), bytes, padded};
   allocations()[reinterpret_cast<uintptr_t>(data)] = a;
   if (!g_open) protect(a, false);
@@ -152,7 +192,7 @@ std::string check_slack_canaries() {
           << " bytes at " << reinterpret_cast<void*>(start)
           << ", past its end (noticed after the launch: the allocation is rounded up to 16 "
              "bytes and the write fell short of the guard page, so the thread is not known)";
-      std::memset(slack, kCanary, n);
+      fill_bytes(slack, kCanary, n);
       return msg.str();
     }
   }
@@ -177,7 +217,7 @@ void* dynamic_smem_region(size_t bytes) {
 }
 
 void poison_dynamic_smem() {
-  if (g_smem.padded) std::memset(g_smem.start, kPoison, g_smem.padded);
+  if (g_smem.padded) fill_bytes(g_smem.start, kPoison, g_smem.padded);
 }
 
 bool is_dynamic_smem_range(const void* ptr, size_t bytes) {

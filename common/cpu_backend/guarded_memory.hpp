@@ -48,6 +48,19 @@ class DeviceAccess {
 // Whether device memory is open now (a launch or one of the backend's copies is running).
 bool device_memory_open();
 
+// The backend's own copy and fill of device memory (cudaMemcpy, cudaMemset, the poison):
+// plain loops of its own, never the C library's memmove or memset, so that nothing a program
+// defines under those names runs while device memory is open.
+void copy_bytes(void* dst, const void* src, size_t bytes);
+void fill_bytes(void* dst, unsigned char value, size_t bytes);
+
+// The exercise runner's syscall filter (exercises/support/runner_main.cpp) lets mprotect open
+// memory only when the call carries this token: the backend's own calls (device memory,
+// dynamic shared memory) do, a program's call by any other route does not. 0: no filter,
+// plain mprotect. Set once, before the filter is installed.
+void set_protect_token(uint64_t token);
+int protect_pages(void* address, size_t bytes, int prot);
+
 // The launch's dynamic shared memory: `bytes` (rounded up to 16) ending at a guard page,
 // filled with 0xFF bytes (NaN as floats). The pointer stays valid until the next call.
 void* dynamic_smem_region(size_t bytes);

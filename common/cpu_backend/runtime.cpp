@@ -87,7 +87,7 @@ cudaError_t copy(void* dst, const void* src, size_t bytes, cudaMemcpyKind kind) 
                                            " is not inside one device allocation");
   }
   const DeviceAccess open;  // the backend's own copy: device memory is closed to host code
-  std::memmove(dst, src, bytes);
+  copy_bytes(dst, src, bytes);  // never the C library's memmove (guarded_memory.hpp)
   return cudaSuccess;
 }
 }  // namespace
@@ -261,7 +261,7 @@ cudaError_t cudaMemset(void* ptr, int value, size_t bytes) {
                                            pointer_text(ptr) +
                                            ": not inside one device allocation");
   const DeviceAccess open;
-  std::memset(ptr, value, bytes);
+  fill_bytes(ptr, static_cast<unsigned char>(value), bytes);
   return cudaSuccess;
 }
 cudaError_t cudaMemsetAsync(void* ptr, int value, size_t bytes, cudaStream_t) {

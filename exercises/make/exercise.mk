@@ -18,13 +18,16 @@ all: build
 build: configure
 	cmake --build $(BUILD_DIR) --target exercise_$(EXERCISE) -j $(JOBS) -- --no-print-directory
 
+# --rerun: the reports say how to draw the same run again in the words the student typed.
 check: configure
-	$(GRADE) grade -e $(EXERCISE) --build-dir $(BUILD_DIR) --verbose --quiet --strict $(SEED_ARG)
+	$(GRADE) grade -e $(EXERCISE) --build-dir $(BUILD_DIR) --verbose --quiet --strict $(SEED_ARG) \
+	  --rerun 'make check SEED={seed}'
 
 test: configure
 	$(GRADE) grade -e $(EXERCISE) --build-dir $(BUILD_DIR) --verbose --quiet $(SEED_ARG) \
-	  $(if $(TEST),--test '$(TEST)')
+	  $(if $(TEST),--test '$(TEST)') --rerun "make test$(if $(TEST), TEST='$(TEST)') SEED={seed}"
 
 test-cpu: configure
 	$(GRADE) grade -e $(EXERCISE) --build-dir $(BUILD_DIR) --verbose --quiet --backend cpu \
-	  $(SEED_ARG) $(if $(TEST),--test '$(TEST)')
+	  $(SEED_ARG) $(if $(TEST),--test '$(TEST)') \
+	  --rerun "make test-cpu$(if $(TEST), TEST='$(TEST)') SEED={seed}"

@@ -21,19 +21,37 @@
 #                                   (entry.ll), then compiled from that IR, so that the grader
 #                                   reads exactly what was compiled (toolchain.py, objects.py).
 #
-# The runner libraries are linked whole (WHOLE_ARCHIVE): from a plain archive the linker takes
-# only the members that define a symbol still missing, so a student file that defined, say,
-# the function writing results would silently replace that member. Linked whole, every member
-# is in, and a second definition is a link error.
-# Links <lib> whole into <target>: CMake 3.24's $<LINK_LIBRARY:WHOLE_ARCHIVE,...> where it exists;
-# on older CMake (Ubuntu 22.04 ships 3.22) the linker's own --whole-archive around it, which
-# is what that expression produces with the GNU toolchain.
+# The runner libraries are linked whole, and before the student's object: from a plain
+# archive the linker would take only the members that define a symbol still missing, so a
+# student file that defined, say, the function writing results would silently replace that
+# member; linked whole, every member is in, and a second strong definition is a link error.
+# And where both define the same inline function or template instance (a COMDAT group: the
+# string functions, say, or an inline function of the kit's headers), the linker keeps the
+# first copy it reads: the runner library's, so that a student file cannot replace one with a
+# body of its own. (What a student's object may define at all, the grader checks after the
+# build: gradelib/objects.py, defined_symbol_problems.) The link options come before the
+# objects on CMake's link line; the library is also linked the usual way for its own
+# dependencies (Boost.Context, threads), which adds nothing more from it.
 function(exercise_link_whole target lib)
-  if(CMAKE_VERSION VERSION_GREATER_EQUAL 3.24)
-    target_link_libraries(${target} PRIVATE "$<LINK_LIBRARY:WHOLE_ARCHIVE,${lib}>")
+  target_link_options(${target} PRIVATE
+    "SHELL:-Wl,--whole-archive $<TARGET_FILE:${lib}> -Wl,--no-whole-archive")
+  target_link_libraries(${target} PRIVATE ${lib})
+endfunction()
+
+# The grader's per-submission build (EXERCISE_SCAN_TEMPS) keeps what each compiler compiled
+# after the preprocessor, for the grader's scans (gradelib/objects.py, preprocessed_problems):
+# g++'s and clang's .ii beside the object, nvcc's host and device passes under keep/. The
+# repository's own build has no need of them (and ccache would not cache those compiles).
+function(exercise_keep_preprocessed target language)
+  if(NOT EXERCISE_SCAN_TEMPS)
+    return()
+  endif()
+  if(language STREQUAL "CUDA")
+    set(keep "${CMAKE_CURRENT_BINARY_DIR}/CMakeFiles/${target}.dir/keep")
+    file(MAKE_DIRECTORY "${keep}")
+    target_compile_options(${target} PRIVATE --keep "--keep-dir=${keep}")
   else()
-    target_link_libraries(${target} PRIVATE -Wl,--whole-archive ${lib}
-                                            -Wl,--no-whole-archive)
+    target_compile_options(${target} PRIVATE -save-temps=obj)
   endif()
 endfunction()
 
@@ -54,6 +72,7 @@ function(exercise_add_runner exercise)
   target_include_directories(${exercise}_runner PRIVATE "${ARG_ROOT}" "${ARG_INCLUDE}")
   target_compile_options(${exercise}_runner PRIVATE
     -lineinfo -Xcompiler=-Wall,-Wextra -Xptxas=--warn-on-spills --expt-relaxed-constexpr)
+  exercise_keep_preprocessed(${exercise}_runner CUDA)
   exercise_link_whole(${exercise}_runner ${ARG_GPU_LIB})
   if(NOT ARG_CPU_TWIN)
     return()
@@ -80,7 +99,28 @@ function(exercise_add_runner exercise)
     "${ARG_CPU_INCLUDE}/first" "${ARG_SHADOW}" "${ARG_ROOT}" "${ARG_INCLUDE}" "${ARG_CPU_INCLUDE}")
   # Exported symbols let the CPU backend's fault handler name the kernel (dladdr).
   set_target_properties(${exercise}_runner_cpu PROPERTIES ENABLE_EXPORTS ON)
+  exercise_keep_preprocessed(${exercise}_runner_cpu CXX)
   exercise_link_whole(${exercise}_runner_cpu ${ARG_CPU_LIB})
+  if(EXERCISE_SCAN_TEMPS)
+    # The grader's build compiles the student's file with g++ for the CPU backend first, and
+    # with nvcc (and clang, below) only once that passed: a file that fails, or holds a
+    # compile-time bomb that the grader stops at its CPU limit, costs one compile, not three.
+    add_dependencies(${exercise}_runner ${exercise}_runner_cpu)
+    # Every macro defined at the end of the CPU build's translation unit (-dM): the grader
+    # refuses a student file that uses one that pastes or stringizes tokens (objects.py).
+    set(macros "${CMAKE_CURRENT_BINARY_DIR}/CMakeFiles/${exercise}_runner_cpu.dir/macros.h")
+    add_custom_command(
+      OUTPUT "${macros}"
+      COMMAND ${CMAKE_CXX_COMPILER} -E -dM
+              -include "${ARG_CPU_INCLUDE}/common/cpu_backend/cuda_shim.hpp"
+              -I${ARG_CPU_INCLUDE}/first -I${ARG_SHADOW} -I${ARG_ROOT} -I${ARG_INCLUDE}
+              -I${ARG_CPU_INCLUDE} "${wrapper}" -o "${macros}"
+      DEPENDS "${wrapper}"
+      VERBATIM)
+    add_custom_target(${exercise}_macros DEPENDS "${macros}")
+    add_dependencies(${exercise}_macros exercise_cpu_shadow)
+    add_dependencies(${exercise}_runner_cpu ${exercise}_macros)
+  endif()
 
   if(NOT ARG_MODEL_TWIN)
     return()
@@ -108,6 +148,9 @@ function(exercise_add_runner exercise)
     VERBATIM)
   add_executable(${exercise}_runner_model "${object}")
   add_dependencies(${exercise}_runner_model exercise_cpu_shadow)
+  if(EXERCISE_SCAN_TEMPS)
+    add_dependencies(${exercise}_runner_model ${exercise}_runner_cpu)  # as nvcc's, above
+  endif()
   set_target_properties(${exercise}_runner_model PROPERTIES LINKER_LANGUAGE CXX ENABLE_EXPORTS ON)
   # The kernels' section's __start_/__stop_ symbols out of the dynamic symbol table, where one
   # would share the first kernel's address and take its name in messages (common/cpu_backend/

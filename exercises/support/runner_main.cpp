@@ -13,6 +13,8 @@
 // file compiled by clang with a hook on every load and store (common/cpu_backend/analyze/),
 // which alone answers the model_* calls.
 #include <algorithm>
+#include <cstddef>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <exception>
@@ -20,6 +22,20 @@
 #include <iostream>
 #include <string>
 #include <vector>
+
+#if defined(__linux__) && defined(__x86_64__)
+#include <linux/audit.h>
+#include <linux/filter.h>
+#include <linux/seccomp.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/random.h>
+#include <sys/syscall.h>
+#define EXERCISE_RUNNER_FILTER 1
+#endif
+#if defined(EXERCISE_RUNNER_MODEL)
+#include <dlfcn.h>
+#endif
 
 #include "exercises/support/entry.hpp"
 #include "exercises/support/exercise.hpp"
@@ -35,10 +51,102 @@
 #include "exercises/support/timing_loop.hpp"
 #endif
 #if defined(EXERCISE_RUNNER_CPU)
+#include "common/cpu_backend/guarded_memory.hpp"
 #include "common/cpu_backend/scheduler.hpp"
 #endif
 #if defined(EXERCISE_RUNNER_MODEL)
 #include "common/cpu_backend/analyze/memory_model.hpp"
+#endif
+
+// ---------------------------------------------------------------------------------------
+// The runner's own syscall filter, installed before any code of the student's runs (from
+// .preinit_array: after the libraries are loaded, before every constructor of the program,
+// the student's included; the runner library is linked first, runner.cmake). It stacks on
+// the grader's (exercises/tools/gradelib/seccomp.py) and adds what only the runner can say:
+//   * no execve once the runner has started (no exercise starts another program: not the
+//     checker, not gpg, not a shell);
+//   * on the CPU backend (the CPU and memory-model runners), memory is opened only by the
+//     backend: mprotect that makes pages readable, writable or executable must carry the
+//     token the backend was given here (guarded_memory.hpp), no pkey_mprotect, no executable
+//     mapping, no mapping at a fixed address (over device memory), no mremap to one, no
+//     remap_file_pages or shmat. A host function that reached mprotect by any route (inline
+//     assembly however spelled, an address computed from an allowed function) gets EPERM.
+// Every refusal is an error the program sees (EPERM), never a kill.
+// ---------------------------------------------------------------------------------------
+#if defined(EXERCISE_RUNNER_FILTER)
+namespace {
+
+sock_filter statement(uint16_t code, uint32_t k) { return sock_filter{code, 0, 0, k}; }
+sock_filter jump(uint16_t code, uint32_t k, uint8_t jt, uint8_t jf) {
+  return sock_filter{code, jt, jf, k};
+}
+
+constexpr uint32_t kAllow = SECCOMP_RET_ALLOW;
+constexpr uint32_t kDeny = SECCOMP_RET_ERRNO | 1;  // EPERM
+constexpr uint32_t kArg = offsetof(seccomp_data, args);
+
+void install_runner_filter() {
+  std::vector<sock_filter> f;
+  auto deny_if = [&](uint32_t nr) {  // A holds the system call number
+    f.push_back(jump(BPF_JMP | BPF_JEQ | BPF_K, nr, 0, 1));
+    f.push_back(statement(BPF_RET | BPF_K, kDeny));
+  };
+  f.push_back(statement(BPF_LD | BPF_W | BPF_ABS, offsetof(seccomp_data, arch)));
+  f.push_back(jump(BPF_JMP | BPF_JEQ | BPF_K, AUDIT_ARCH_X86_64, 1, 0));
+  f.push_back(statement(BPF_RET | BPF_K, kAllow));  // the grader's filter refuses those
+  f.push_back(statement(BPF_LD | BPF_W | BPF_ABS, offsetof(seccomp_data, nr)));
+  deny_if(SYS_execve);
+  deny_if(SYS_execveat);
+#if defined(EXERCISE_RUNNER_CPU)
+  uint64_t token = 0;
+  while (token == 0)
+    if (getrandom(&token, sizeof token, 0) != sizeof token) token = 0;
+  tutorial::cpu::set_protect_token(token);
+  deny_if(SYS_pkey_mprotect);
+  deny_if(SYS_remap_file_pages);
+  deny_if(SYS_shmat);
+  // mprotect: PROT_NONE always; anything else with the token as its fourth argument.
+  f.push_back(jump(BPF_JMP | BPF_JEQ | BPF_K, SYS_mprotect, 0, 8));
+  f.push_back(statement(BPF_LD | BPF_W | BPF_ABS, kArg + 2 * 8));
+  f.push_back(jump(BPF_JMP | BPF_JSET | BPF_K, PROT_READ | PROT_WRITE | PROT_EXEC, 0, 4));
+  f.push_back(statement(BPF_LD | BPF_W | BPF_ABS, kArg + 3 * 8));
+  f.push_back(jump(BPF_JMP | BPF_JEQ | BPF_K, uint32_t(token), 0, 3));
+  f.push_back(statement(BPF_LD | BPF_W | BPF_ABS, kArg + 3 * 8 + 4));
+  f.push_back(jump(BPF_JMP | BPF_JEQ | BPF_K, uint32_t(token >> 32), 0, 1));
+  f.push_back(statement(BPF_RET | BPF_K, kAllow));  // (also PROT_NONE, from the JSET)
+  f.push_back(statement(BPF_RET | BPF_K, kDeny));
+  // mmap: nothing executable, nothing at a fixed address.
+  f.push_back(statement(BPF_LD | BPF_W | BPF_ABS, offsetof(seccomp_data, nr)));
+  f.push_back(jump(BPF_JMP | BPF_JEQ | BPF_K, SYS_mmap, 0, 5));
+  f.push_back(statement(BPF_LD | BPF_W | BPF_ABS, kArg + 2 * 8));
+  f.push_back(jump(BPF_JMP | BPF_JSET | BPF_K, PROT_EXEC, 2, 0));
+  f.push_back(statement(BPF_LD | BPF_W | BPF_ABS, kArg + 3 * 8));
+  f.push_back(jump(BPF_JMP | BPF_JSET | BPF_K, MAP_FIXED | MAP_FIXED_NOREPLACE, 0, 1));
+  f.push_back(statement(BPF_RET | BPF_K, kDeny));
+  // mremap: not to a fixed address.
+  f.push_back(statement(BPF_LD | BPF_W | BPF_ABS, offsetof(seccomp_data, nr)));
+  f.push_back(jump(BPF_JMP | BPF_JEQ | BPF_K, SYS_mremap, 0, 3));
+  f.push_back(statement(BPF_LD | BPF_W | BPF_ABS, kArg + 3 * 8));
+  f.push_back(jump(BPF_JMP | BPF_JSET | BPF_K, 2 | 4, 0, 1));  // MREMAP_FIXED, _DONTUNMAP
+  f.push_back(statement(BPF_RET | BPF_K, kDeny));
+#endif
+  f.push_back(statement(BPF_RET | BPF_K, kAllow));
+  const sock_fprog program{static_cast<unsigned short>(f.size()), f.data()};
+  if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0 ||
+      prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &program, 0, 0) != 0) {
+#if defined(EXERCISE_RUNNER_CPU)
+    tutorial::cpu::set_protect_token(0);  // no filter: plain mprotect again
+#endif
+    std::fprintf(stderr, "note: the runner could not install its syscall filter\n");
+  }
+}
+
+// Run from .preinit_array (ELF): before any constructor of the program.
+__attribute__((section(".preinit_array"), used)) void (*const runner_preinit)(int, char**,
+                                                                              char**) =
+    [](int, char**, char**) { install_runner_filter(); };
+
+}  // namespace
 #endif
 
 namespace {
@@ -75,17 +183,19 @@ namespace analyze = tutorial::analyze;
 // with the source line of its instruction.
 std::string model_figures(const analyze::MemoryStats& total, const std::vector<bool>& covered) {
   const std::vector<analyze::SiteStats> sites = analyze::sites();
-  std::vector<uintptr_t> addresses;
-  for (const analyze::SiteStats& s : sites) addresses.push_back(s.site);
-  const std::vector<std::vector<std::string>> lines = analyze::source_lines(addresses);
+  // The instruction of a request, as its offset in the runner's file ("@0x1a2b"): the grader
+  // turns it into the source line (addr2line on its own copy of the runner), since this
+  // process may start no program (the filter above).
   auto where = [&](size_t i) {
-    if (i >= lines.size() || lines[i].empty()) return std::string("?");
-    std::string line = lines[i][0];  // the access itself; its file by name only
-    const size_t slash = line.rfind('/');
-    if (slash != std::string::npos) line = line.substr(slash + 1);
-    for (char& c : line)
-      if (c == ' ' || c == ',') c = '_';
-    return line;
+    Dl_info info{};
+    if (i >= sites.size() || !dladdr(reinterpret_cast<void*>(sites[i].site), &info))
+      return std::string("?");
+    // A return address is the instruction after the hook's call: one byte back is inside it.
+    char text[32];
+    std::snprintf(text, sizeof text, "@0x%llx",
+                  static_cast<unsigned long long>(sites[i].site - 1 -
+                                                  reinterpret_cast<uintptr_t>(info.dli_fbase)));
+    return std::string(text);
   };
   struct Kind {
     const char* name;
@@ -274,7 +384,8 @@ int main(int argc, char** argv) {
     } catch (...) {
       result = "error an exception that is not a std::exception";
     }
-    std::cout << "call " << index - 1 << ": " << exercise::protocol::one_line(result) << std::endl;
+    // Nothing on stdout: what the program prints is the student's own output (a report shows
+    // it), and a host test's thousands of calls would push it out of the part that is kept.
     write_text(prefix + ".txt", result);
   }
   write_text(results + "/done", "");

@@ -19,7 +19,9 @@ import io
 import json
 import os
 import shutil
+import stat
 import subprocess
+import sys
 import tarfile
 import tempfile
 
@@ -45,22 +47,46 @@ def sha256_file(path):
 # The key and gpg
 # ---------------------------------------------------------------------------------------------
 
+def key_source(key_file=None, default_path=None):
+    """The file read_key reads the passphrase from (None: $EXERCISES_KEY, or no key)."""
+    if key_file is None and os.environ.get("EXERCISES_KEY"):
+        return None
+    path = key_file or os.environ.get("EXERCISES_KEY_FILE") or default_path
+    return path if path and path != "-" and os.path.exists(path) else None
+
+
 def read_key(key_file=None, default_path=None):
     """The passphrase: --key-file, else $EXERCISES_KEY, else $EXERCISES_KEY_FILE, else the
-    default file. Returns None when there is none."""
+    default file. A key file may be a pipe (`--key-file <(pass show course/exercises)`, or
+    `-` for standard input), so that the passphrase never lies on disk. Returns None when
+    there is none."""
     if key_file is None and os.environ.get("EXERCISES_KEY"):
         key = os.environ["EXERCISES_KEY"].strip()
+    elif key_file == "-":
+        key = sys.stdin.readline().strip()
     else:
         path = key_file or os.environ.get("EXERCISES_KEY_FILE") or default_path
-        if not path or not os.path.isfile(path):
+        if not path or not os.path.exists(path) or os.path.isdir(path):
             if key_file:
                 raise BundleError(f"no key file at {key_file}")
             return None
         with open(path, encoding="utf-8") as f:
-            key = f.read().strip()
+            key = f.readline().strip()
     if len(key) < 16:
         raise BundleError("the passphrase must be at least 16 characters")
+    from . import reports
+    reports.add_secret(key)  # never in a report, whatever a submission managed to read
     return key
+
+
+def readable_by_others(path):
+    """Whether a file (or the key in it) can be read by users other than its owner: its mode
+    lets group or others read it (a pipe or standard input: no)."""
+    try:
+        info = os.stat(path)
+    except OSError:
+        return False
+    return stat.S_ISREG(info.st_mode) and bool(info.st_mode & 0o044)
 
 
 def _gpg(args, passphrase, data):

@@ -4,7 +4,6 @@ each command a few lines on top of the session API (session.py)."""
 import argparse
 import json
 import os
-import shutil
 import signal
 import sys
 import tempfile
@@ -13,13 +12,14 @@ import traceback
 
 from . import reports
 from . import toolchain as T
-from .bundle import (BundleError, Layout, check_lock, check_strip, ensure_solutions, read_key,
-                     seal, solution_files, unseal, unseal_hidden)
+from .bundle import (BundleError, Layout, check_lock, check_strip, ensure_solutions, key_source,
+                     read_key, seal, solution_files, unseal, unseal_hidden)
 from .sandbox import MODES, UID_BASE, printable
 from .session import BACKENDS, Config, GradingSession
 from .spec import SpecError, load_manifest
 from .strip import StripError, strip_solution
 from .submissions import SubmissionError, safe_name, shown_name
+from .leftovers import remove_tree
 
 TOOLS = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 ROOT = os.path.dirname(os.path.dirname(TOOLS))
@@ -53,9 +53,13 @@ def hidden_tests(args, private_dir):
     return unseal_hidden(layout, key, private_dir)
 
 
-def config_from(args, sandbox_default, private, untrusted=False):
+def config_from(args, sandbox_default, private, untrusted=False, instructor_paths=()):
     """untrusted: submissions (batch, submission): never run without a sandbox unless
-    --sandbox none asks for it."""
+    --sandbox none asks for it. instructor_paths: what of the instructor's this command writes
+    (the grades) besides what the session knows of."""
+    outputs = [os.path.abspath(p) for p in (getattr(args, "json", None),
+                                            getattr(args, "junit", None),
+                                            getattr(args, "text", None)) if p]
     return Config(root=ROOT, build_dir=os.path.abspath(args.build_dir or os.environ.get("BUILD_DIR")
                                                       or os.path.join(ROOT, "build")),
                   manifest_path=args.manifest, exercises=args.exercise or [], jobs=args.jobs,
@@ -63,7 +67,11 @@ def config_from(args, sandbox_default, private, untrusted=False):
                   work_dir=args.work, seed=args.seed, hidden_path=hidden_tests(args, private),
                   budget_s=args.budget, cmake_flags=args.cmake_flag, uid_base=args.uid_base,
                   test_filter=args.test, log=log, progress=not args.quiet,
-                  require_sandbox=untrusted)
+                  require_sandbox=untrusted,
+                  instructor_paths=list(instructor_paths) + outputs + [private],
+                  key_path=key_source(args.key_file, Layout(ROOT).key)
+                  if getattr(args, "hidden", False) else None,
+                  rerun=getattr(args, "rerun", "") or "")
 
 
 def short_of_full_marks(report):
@@ -116,7 +124,7 @@ def cmd_grade(args):
     finally:
         if session is not None:
             session.close()
-        shutil.rmtree(private, ignore_errors=True)
+        remove_tree(private)
 
 
 def cmd_submission(args):
@@ -148,7 +156,7 @@ def cmd_submission(args):
     finally:
         if session is not None:
             session.close()
-        shutil.rmtree(private, ignore_errors=True)
+        remove_tree(private)
 
 
 def cmd_batch(args):
@@ -157,11 +165,12 @@ def cmd_batch(args):
     os.makedirs(out, exist_ok=True)
     session = None
     try:
-        session = GradingSession(config_from(args, "auto", private, untrusted=True))
+        session = GradingSession(config_from(args, "auto", private, untrusted=True,
+                                             instructor_paths=[out]))
         protect_instructor_files()
+        if os.geteuid() == 0:
+            os.chmod(out, 0o700)  # no student uid reads anyone's grades (the probe checks)
         session.prepare()
-        if session.sandbox.root and session.sandbox.isolated:
-            os.chmod(out, 0o700)  # no student uid reads anyone's grades
         roster = reports.Roster(os.path.join(out, "roster.csv"),
                                 [e.name for e in session.exercises])
         used = {"roster.csv"}  # a student called roster.csv gets roster.csv_/
@@ -185,7 +194,7 @@ def cmd_batch(args):
     finally:
         if session is not None:
             session.close()
-        shutil.rmtree(private, ignore_errors=True)
+        remove_tree(private)
 
 
 def cmd_merge(args):
@@ -214,7 +223,7 @@ def cmd_gradescope(args):
         print(f"wrote {path}")
         return 0
     finally:
-        shutil.rmtree(private, ignore_errors=True)
+        remove_tree(private)
 
 
 def cmd_selftest(args):
@@ -357,7 +366,9 @@ def parser():
         sp.add_argument("--json", help="write Gradescope's results.json here")
         sp.add_argument("--junit", help="write JUnit XML here")
         sp.add_argument("--text", help="write the console table here too")
-        sp.add_argument("--key-file", help="the instructors' passphrase file")
+        sp.add_argument("--key-file", help="the instructors' passphrase file (a pipe works: "
+                                           "--key-file <(pass show ...), or - for stdin)")
+        sp.add_argument("--rerun", help=argparse.SUPPRESS)  # the exercise Makefiles' words
 
     g = sub.add_parser("grade", help="grade the student files of this work tree (default)")
     common(g)

@@ -18,11 +18,12 @@ from dataclasses import dataclass, field
 from typing import List, Optional
 
 from . import sandbox as S
+from .leftovers import remove_tree
 
 MAX_OUTPUT = 20000  # characters of a run's output kept in a report
 MAX_FAILED_SHOWN = 12  # failed calls listed one by one in a test's details
-# The runner's own progress lines ("call 3: ok launches=1 ..."): the grader's protocol, which
-# the checker has already judged; not for people.
+# Lines like the grader's protocol ("call 3: ok launches=1 ..."): the runners of earlier
+# versions printed them; the checker judges the result files, and people need not read them.
 _PROTOCOL = re.compile(r"^call \d+: .*$\n?", re.MULTILINE)
 
 
@@ -81,6 +82,49 @@ def collect_results(results_dir, dest, count, max_bytes):
                 os.close(fd)
     finally:
         os.close(folder)
+
+
+_SITE = re.compile(r"(worst_\w+=\d+,\d+,)@0x([0-9a-f]+)")
+
+
+def resolve_sites(results, binary, addr2line):
+    """The memory model's runner names the instruction of a worst request by its offset in
+    the runner ("@0x1a2b": it may start no program); the grader, before the checker reads
+    the results, writes the source line instead ("transpose.cuh:41"), from its own copy of
+    the runner."""
+    texts = {}
+    for name in sorted(os.listdir(results)) if os.path.isdir(results) else []:
+        if name.endswith(".txt"):
+            with open(os.path.join(results, name), encoding="utf-8", errors="replace") as f:
+                texts[name] = f.read()
+    offsets = sorted({m.group(2) for t in texts.values() for m in _SITE.finditer(t)})
+    if not offsets:
+        return
+    where = {}
+    if addr2line:
+        try:
+            proc = subprocess.run([addr2line, "-a", "-i", "-e", binary] +
+                                  ["0x" + o for o in offsets], stdout=subprocess.PIPE,
+                                  stderr=subprocess.DEVNULL, stdin=subprocess.DEVNULL,
+                                  timeout=120)
+            current = None
+            for line in proc.stdout.decode("utf-8", "replace").splitlines():
+                if line.startswith("0x"):
+                    current = line[2:].lstrip("0") or "0"
+                    continue
+                line = re.sub(r" \(discriminator \d+\)$", "", line.strip())
+                if current is not None and current not in where and not line.startswith("??"):
+                    where[current] = re.sub(r"[ ,]", "_", os.path.basename(line))  # innermost
+        except (OSError, subprocess.SubprocessError):
+            pass
+
+    def replace(m):
+        return m.group(1) + where.get(m.group(2).lstrip("0") or "0", "?")
+    for name, text in texts.items():
+        new = _SITE.sub(replace, text)
+        if new != text:
+            with open(os.path.join(results, name), "w", encoding="utf-8") as f:
+                f.write(new)
 
 
 def run_checker(checker, exercise, request, expect, results, timeout=900):
@@ -221,7 +265,7 @@ class TestRunner:
     """Runs tests of one student (one sandbox) with the trusted checker."""
 
     def __init__(self, sandbox, checker, verify, runs_dir, private_dir, log=None, deadline=None,
-                 budget_s=0.0):
+                 budget_s=0.0, cleanup=None):
         self.sandbox = sandbox
         self.deadline = deadline        # time.monotonic() when the submission's budget ends
         self.budget_s = budget_s
@@ -231,12 +275,14 @@ class TestRunner:
         self.private_dir = private_dir  # the grader's (0700)
         self.count = 0
         self.log = log or (lambda m: None)
+        self.cleanup = cleanup if cleanup is not None else []  # what could not be removed
+        self.addr2line = None           # the memory model's source lines (resolve_sites)
 
     def fresh(self, tag):
         self.count += 1
         run_dir = os.path.join(self.runs_dir, f"{self.count:03d}-{tag}")
         private = os.path.join(self.private_dir, f"{self.count:03d}-{tag}")
-        shutil.rmtree(run_dir, ignore_errors=True)
+        remove_tree(run_dir)
         os.makedirs(os.path.join(run_dir, "results"))
         os.makedirs(private, exist_ok=True)
         return run_dir, private
@@ -275,8 +321,10 @@ class TestRunner:
                         limits.file_size)
         for name, path in (given or {}).items():
             shutil.copyfile(path, os.path.join(results, name))
-        shutil.rmtree(run_dir, ignore_errors=True)  # nothing of it is left for a later test
-        self.sandbox.remove_leftovers()  # nor in the shared temporary folders (user mode)
+        resolve_sites(results, program[0], self.addr2line)
+        # Nothing of it is left for a later test, nor in the shared temporary folders (user
+        # mode); what cannot go is taken from the student's uid and noted.
+        self.cleanup += remove_tree(run_dir) + self.sandbox.remove_leftovers()
         self.verify(self.checker)
         verdicts = run_checker(self.checker, exercise, os.path.join(private, "request.txt"),
                                os.path.join(private, "expect.txt"), results)

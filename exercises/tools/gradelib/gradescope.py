@@ -58,7 +58,9 @@ SRC=$AG/source
 . "$SRC/config.sh"
 export PATH=/usr/local/cuda/bin:$PATH
 mkdir -p "$AG/results"
-chmod 700 "$AG/results" "$SRC/hidden" 2>/dev/null   # no student uid reads a result
+# No student uid reads a result, the hidden tests or the grader's build (its checker); the
+# grader checks it as a student's uid before any student code runs.
+chmod 700 "$AG/results" "$SRC/hidden" "$AG/build" 2>/dev/null
 printf '%s\n' "$PROVISIONAL" > "$AG/results/results.json"
 hidden=()
 [ -f "$SRC/hidden/tests.json" ] && hidden=(--hidden-tests "$SRC/hidden/tests.json")
@@ -150,7 +152,10 @@ def make_autograder(root, output, exercises, hidden, architectures, log=print, b
               f"CUDA_ARCHITECTURES={shlex.quote(architectures)}\n"
               f"BUDGET={int(budget)}\n"
               f"PROVISIONAL={shlex.quote(json.dumps(provisional(budget)))}\n")
-    with zipfile.ZipFile(output, "w") as z:
+    # Mode 0600: with --hidden it holds the hidden tests.
+    fd = os.open(output, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    os.fchmod(fd, 0o600)
+    with os.fdopen(fd, "wb") as raw, zipfile.ZipFile(raw, "w") as z:
         _add(z, "setup.sh", SETUP, 0o755)
         _add(z, "run_autograder", RUN, 0o755)
         _add(z, "config.sh", config)

@@ -17,8 +17,8 @@ on its own).
 """
 
 import ctypes
+import errno
 import os
-import shutil
 import stat
 
 _libc = ctypes.CDLL(None, use_errno=True)
@@ -144,21 +144,141 @@ def _owned(folders, uids):
     return out
 
 
-def remove(uids, folders):
-    """Removes the files and IPC objects of `uids` (their processes must be gone: a segment
-    still attached is only marked for removal)."""
-    uids = set(uids)
-    for path, is_folder, _ in _owned(folders, uids):
+def remove_tree(path):
+    """Removes a file or a folder tree, however deep (no recursion: a tree 100,000 levels
+    deep is no harder than a flat one), without following a symbolic link anywhere, and
+    whatever modes its folders have (a folder its owner made unreadable or unwritable is
+    opened up first). Returns [] once it is gone, else what could not be removed (at most five
+    paths): the caller decides what that means for whom."""
+    try:
+        info = os.lstat(path)
+    except FileNotFoundError:
+        return []
+    except OSError as e:
+        return [f"{path}: {e.strerror}"]
+    if not stat.S_ISDIR(info.st_mode):
         try:
-            if is_folder:
-                shutil.rmtree(path, ignore_errors=True)
-            else:
-                os.unlink(path)
+            os.unlink(path)
+        except FileNotFoundError:
+            pass
+        except OSError as e:
+            return [f"{path}: {e.strerror}"]
+        return []
+    problems = []
+
+    def note(what, e):
+        if len(problems) < 5:
+            problems.append(f"{what}: {e.strerror or e}")
+
+    def open_folder(fd, name, identity):
+        """A folder inside `fd`, opened without following links, checked to be the one seen."""
+        try:
+            child = os.open(name, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW, dir_fd=fd)
+        except PermissionError:
+            os.chmod(name, 0o700, dir_fd=fd, follow_symlinks=False)
+            child = os.open(name, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW, dir_fd=fd)
+        st = os.fstat(child)
+        if (st.st_dev, st.st_ino) != identity:
+            os.close(child)
+            raise OSError(errno.ESTALE, "the folder changed while it was removed")
+        if stat.S_IMODE(st.st_mode) & 0o700 != 0o700:
+            os.fchmod(child, stat.S_IMODE(st.st_mode) | 0o700)
+        return child
+
+    # The walk holds one open folder (the deepest) and, for each level above it, the name and
+    # identity of the folder and the subfolders still to remove there; it goes up through
+    # "..", checked against the identity it remembers, so that neither the recursion limit
+    # nor the open-files limit applies however deep the tree is.
+    parent = os.path.dirname(os.path.abspath(path)) or "/"
+    try:
+        current = os.open(parent, os.O_RDONLY | os.O_DIRECTORY)
+    except OSError as e:
+        return [f"{parent}: {e.strerror}"]
+    st = os.fstat(current)
+    stack = [[None, (st.st_dev, st.st_ino),
+              [(os.path.basename(os.path.abspath(path)), (info.st_dev, info.st_ino))]]]
+    try:
+        while True:
+            name, identity, todo = stack[-1]
+            if todo:
+                sub, sub_identity = todo.pop()
+                try:
+                    child = open_folder(current, sub, sub_identity)
+                except OSError as e:
+                    note(sub, e)
+                    continue
+                folders = []
+                with os.scandir(child) as entries:
+                    for entry in entries:
+                        try:
+                            est = entry.stat(follow_symlinks=False)
+                        except FileNotFoundError:
+                            continue
+                        if stat.S_ISDIR(est.st_mode):
+                            folders.append((entry.name, (est.st_dev, est.st_ino)))
+                            continue
+                        try:
+                            os.unlink(entry.name, dir_fd=child)
+                        except FileNotFoundError:
+                            pass
+                        except OSError as e:
+                            note(entry.path, e)
+                os.close(current)
+                current = child
+                stack.append([sub, sub_identity, folders])
+                continue
+            if len(stack) == 1:
+                break
+            stack.pop()
+            up = os.open("..", os.O_RDONLY | os.O_DIRECTORY, dir_fd=current)
+            st = os.fstat(up)
+            os.close(current)
+            current = up
+            if (st.st_dev, st.st_ino) != stack[-1][1]:
+                raise OSError(errno.ESTALE, "a folder moved while it was removed")
+            try:
+                os.rmdir(name, dir_fd=current)
+            except FileNotFoundError:
+                pass
+            except OSError as e:
+                note(name, e)
+    except OSError as e:
+        note(path, e)
+    finally:
+        try:
+            os.close(current)
         except OSError:
             pass
+    return problems
+
+
+def neutralize(path):
+    """What could not be removed is taken from its owner: root's, mode 0 (a folder's contents
+    are out of every other uid's reach once nobody may enter it)."""
+    try:
+        os.lchown(path, 0, 0)
+        if not os.path.islink(path):
+            os.chmod(path, 0)
+        return True
+    except OSError:
+        return False
+
+
+def remove(uids, folders):
+    """Removes the files and IPC objects of `uids` (their processes must be gone: a segment
+    still attached is only marked for removal). Returns what could not be removed (each
+    taken from its owner, see neutralize), one line each."""
+    uids = set(uids)
+    failed = []
+    for path, _, uid in _owned(folders, uids):
+        problems = remove_tree(path)
+        if problems:
+            kept = "taken from uid %d, mode 0" % uid if neutralize(path) else "still its"
+            failed.append(f"{path} (uid {uid}; {kept}): {problems[0]}")
     for kind, ident, uid, cuid, _ in _ipc_objects():
         if uid in uids or cuid in uids:
             _remove_ipc(kind, ident)
+    return failed
 
 
 def leftovers(uids, folders):

@@ -7,11 +7,15 @@ not counted. Later, the same submissions are graded on a GPU machine (`grade.py 
     grade.py merge grades-cpu/ grades-gpu/ --out grades/          # two batch folders
     grade.py merge results.json gpu/results.json --out merged.json
 
-Only pending tests are taken from the GPU run; everything graded in the first run stays as it
-was. The merged score is the sum of the tests' scores. Each results.json records a hash of the
-files it graded, per exercise (extra_data.graded_files_sha256): a GPU run's test is taken only
-when its exercise's files are the same, so another submission's results (a mixed-up folder, a
-friend's fast kernel) are refused, not merged.
+Pending tests are taken from the GPU run. A test both runs graded (a kernel's correctness:
+on the CPU backend in the first run, on the GPU in the other) keeps the lower of its two
+scores, and its output says so: a kernel that is right on the CPU backend but wrong on a GPU
+(a race the CPU backend's order hides, a host pointer the GPU cannot follow) loses the
+points, and one the GPU run passed does not gain any. The merged score is the sum of the
+tests' scores. Each results.json records a hash of the files it graded, per exercise
+(extra_data.graded_files_sha256): the two runs are merged only when every exercise they
+share graded the same files, so another submission's results (a mixed-up folder, a friend's
+fast kernel) are refused, not merged.
 """
 
 import json
@@ -34,13 +38,14 @@ def _hashes(results, which):
 
 
 def merge_results(base, gpu):
-    """base, gpu: results.json dicts; returns the merged dict and how many tests it filled.
-    Raises MergeRefused when the GPU run graded other files than the base run for an exercise
-    whose pending tests it would fill."""
+    """base, gpu: results.json dicts; returns the merged dict and how many tests it took from
+    the GPU run (filled pending ones, and graded ones the GPU run scored lower). Raises
+    MergeRefused when the GPU run graded other files than the base run for an exercise both
+    graded."""
     mine, theirs = _hashes(base, "first"), _hashes(gpu, "GPU run's")
-    needed = {t.get("extra_data", {}).get("exercise") for t in base.get("tests", [])
-              if t.get("extra_data", {}).get("status") == "pending"}
-    differ = sorted(e for e in needed if e in theirs and mine.get(e) != theirs.get(e))
+    shared = {t.get("extra_data", {}).get("exercise") for t in base.get("tests", [])} & \
+        {t.get("extra_data", {}).get("exercise") for t in gpu.get("tests", [])}
+    differ = sorted(e for e in shared if e in theirs and e in mine and mine[e] != theirs[e])
     if differ:
         raise MergeRefused(f"the GPU run graded other files than this one for "
                            f"{', '.join(differ)} (another submission, or a later version)")
@@ -48,29 +53,43 @@ def merge_results(base, gpu):
     for t in gpu.get("tests", []):
         extra = t.get("extra_data", {})
         by_key[(extra.get("exercise"), extra.get("test"))] = t
-    merged, filled = dict(base), 0
+    merged, filled, lowered = dict(base), 0, []
     tests = []
     for t in base.get("tests", []):
         extra = t.get("extra_data", {})
-        if extra.get("status") == "pending":
-            other = by_key.get((extra.get("exercise"), extra.get("test")))
-            same = mine.get(extra.get("exercise")) == theirs.get(extra.get("exercise"))
-            if other is not None and same and \
-                    other.get("extra_data", {}).get("status") != "pending":
-                t = dict(other)
-                t["output"] = "Graded on a GPU machine and merged (grade.py merge).\n" + \
-                    t.get("output", "")
-                filled += 1
+        key = (extra.get("exercise"), extra.get("test"))
+        other = by_key.get(key)
+        graded = other is not None and mine.get(key[0]) == theirs.get(key[0]) and \
+            other.get("extra_data", {}).get("status") != "pending"
+        if extra.get("status") == "pending" and graded:
+            t = dict(other)
+            t["output"] = "Graded on a GPU machine and merged (grade.py merge).\n" + \
+                t.get("output", "")
+            filled += 1
+        elif extra.get("status") != "pending" and graded and \
+                other.get("score", 0) < t.get("score", 0):
+            note = (f"The GPU run scored this test {reports.fmt(other.get('score', 0))}, the "
+                    f"run without a GPU {reports.fmt(t.get('score', 0))}: the lower score is "
+                    f"kept (grade.py merge). The GPU run's output:\n")
+            t = dict(other)
+            t["output"] = note + t.get("output", "")
+            t.setdefault("extra_data", {})["merged"] = "lower of the two runs"
+            lowered.append(f"{key[0]}: {key[1]}")
+            filled += 1
         tests.append(t)
     merged["tests"] = tests
     merged["score"] = round(sum(t.get("score", 0) for t in tests), 4)
     still = sum(t.get("extra_data", {}).get("max_points", 0) for t in tests
                 if t.get("extra_data", {}).get("status") == "pending")
     merged["output"] = base.get("output", "") + (
-        f"\nMerged {filled} test(s) graded on a GPU machine (grade.py merge); score now "
-        f"{reports.fmt(merged['score'])}" + (f", {reports.fmt(still)} points still pending"
-                                             if still else ""))
+        f"\nMerged with a GPU run (grade.py merge): the pending tests from it, and of the tests "
+        f"both runs graded the lower score" +
+        (f" ({len(lowered)} lower on the GPU: {'; '.join(lowered[:3])}"
+         f"{' ...' if len(lowered) > 3 else ''})" if lowered else " (none lower on the GPU)") +
+        f"; score now {reports.fmt(merged['score'])}" +
+        (f", {reports.fmt(still)} points still pending" if still else ""))
     merged.setdefault("extra_data", {})["pending_points"] = still
+    merged["extra_data"]["lower_on_gpu"] = lowered
     return merged, filled
 
 
@@ -86,7 +105,9 @@ def merge_paths(base, gpu, out, log=print):
         except MergeRefused as e:
             raise RuntimeError(f"merge refused: {e}")
         reports.write_file(out, json.dumps(merged, indent=2) + "\n")
-        log(f"{out}: {filled} test(s) merged, score {merged['score']}")
+        log(f"{out}: {filled} test(s) taken from the GPU run, score {merged['score']}" +
+            (f" (lower on the GPU: {'; '.join(merged['extra_data']['lower_on_gpu'][:3])})"
+             if merged["extra_data"]["lower_on_gpu"] else ""))
         return
     students = sorted(d for d in os.listdir(base)
                       if os.path.isfile(os.path.join(base, d, "results.json")))

@@ -1,28 +1,50 @@
-"""What a kernel exercise's compiled student code may contain (exercises/INSTRUCTORS.md, "The answer
-must come from a kernel" and "Access patterns are counted").
+"""What a student's compiled code may contain (exercises/INSTRUCTORS.md, "The answer must come
+from a kernel", "What a student's file may define" and "Access patterns are counted").
 
 A student's translation unit (the exercise's entry file and the student's files) is compiled
-three ways: nvcc for a GPU, g++ for the CPU backend, clang with the memory model's hooks. The
-checks here read what the compilers produced, not the source text, so that no spelling gets
-around them:
+once for a host exercise and three ways for a kernel exercise: nvcc for a GPU, g++ for the CPU
+backend, clang with the memory model's hooks. The checks here read what the compilers produced
+(the objects, and the text each compiler compiled after the preprocessor), not only the source
+text, so that no spelling gets around them:
 
-* undefined_symbol_problems: every symbol the object needs from elsewhere is on an allow-list
-  of what kernels and their launchers legitimately call (the launch, the kit's checks, the C++
-  runtime, strings and exceptions, math). Nothing on it moves data between host and device
-  memory, starts a thread, opens a file, maps or protects memory or handles a signal: on a GPU
-  and on the CPU backend alike, device memory is then out of the host's reach, and the answer
-  can only come from a kernel. The list was drawn from what the stubs and the instructor
-  solutions of every kernel exercise reference (nm, all three builds); the self-test checks
-  that they all still pass it.
-* kernel_source_problems (the student's files): no test of the macros that tell the builds
-  apart (TUTORIAL_CPU_BACKEND, __CUDACC__, __CUDA_ARCH__, __clang__, __has_include, ...): the
-  file must be the same program for every build, or the CPU backend grades another kernel
-  than the GPU runs. No inline assembly either: a system call in it needs no symbol.
+* defined_symbol_problems (every exercise): a student's object may define its own names and
+  the exercise's entry points, nothing that a library of the runner also defines: no function
+  with C linkage (memmove, write, pthread_once ...), no strong definition in the namespaces of
+  the standard library, the ABI or the kit (std::__ostream_insert, tutorial::launch_count ...),
+  no global operator new or delete, no indirect function, and nothing that a shared library
+  the runner loads exports. Such a definition would replace the library's for the whole
+  runner, the runner's own code included (its copies of device memory, its result files).
+  The runner libraries are linked before the student's object (runner.cmake), so that where
+  both hold the same inline function or template instance, the runner's copy is the one kept.
+* undefined_symbol_problems (kernel exercises): every symbol the object needs from elsewhere is
+  on an allow-list of what kernels and their launchers legitimately call (the launch, the
+  kit's checks, the C++ runtime, strings and exceptions, math). Nothing on it moves data
+  between host and device memory, starts a thread, opens a file, maps or protects memory or
+  handles a signal: on a GPU and on the CPU backend alike, device memory is then out of the
+  host's reach, and the answer can only come from a kernel. The list was drawn from what the
+  stubs and the instructor solutions of every kernel exercise reference (nm, all three
+  builds); the self-test checks that they all still pass it.
+* syscall_instruction_problems (kernel exercises): no system call instruction in the code.
+* kernel_source_problems (the student's files, before the build): the preprocessor only
+  includes headers and defines macros that neither paste (##) nor stringize (#) tokens; no
+  conditional compilation but an include guard, no #undef, #line or pragma but unroll and
+  once; no name of a macro that tells the builds apart (TUTORIAL_CPU_BACKEND, __CUDACC__,
+  __CUDA_ARCH__, __clang__, __has_include, ...) and no inline assembly in the text: the file
+  must be the same program for every build, or the CPU backend grades another kernel than the
+  GPU runs. pasting_macro_problems adds, after the build, any macro of a header that pastes
+  or stringizes tokens (the CPU build's -dM list).
+* preprocessed_problems (each build's preprocessed text, the student's lines): no asm, no
+  syscall and no build-telling macro name, however the file spelled it (token pasting through
+  a macro of a header, say).
 * model_ir_problems (the memory model's LLVM IR, after the hooks were inserted): every load and
   store of every function a __global__ function reaches has its hook, or the runner is
   refused: no memcpy-like intrinsic, library copy (wmemcpy, mempcpy, bcopy, std::copy's
   memmove ...), access of a width the hooks lack (long double, _BitInt(96), a struct copied
   whole), atomic, inline assembly or call through a pointer there.
+
+Every refusal names the student's own line where it can (the line that names the symbol or
+the word), once per build; what the library code it called needs besides is counted, not
+listed.
 """
 
 import os
@@ -125,16 +147,365 @@ def undefined_symbols(obj):
     return sorted(set(demangle(names)))
 
 
-def undefined_symbol_problems(obj):
-    """What the object calls or uses that a kernel exercise may not (empty: nothing)."""
+def disallowed_undefined(obj):
+    """The demangled names of what the object uses that a kernel exercise may not."""
+    return [name for name in undefined_symbols(obj) if not _ALLOWED.fullmatch(name)]
+
+
+def undefined_symbol_problems(obj, files=None):
+    """What the object calls or uses that a kernel exercise may not (empty: nothing), each
+    named at the student's line that names it where one does (`files`: {path: bytes})."""
     try:
-        names = undefined_symbols(obj)
+        names = disallowed_undefined(obj)
     except OSError as e:
         return [str(e)]
-    return [f"{name}: not something a kernel or its launcher may use (the answer must come "
-            f"from a kernel: no copies between host and device, threads, files, signals, "
-            f"memory mappings, libraries beyond the exercise's interface)"
-            for name in names if not _ALLOWED.fullmatch(name)]
+    return located(names, files or {}, "uses")
+
+
+# ---------------------------------------------------------------------------------------------
+# What a student's object defines
+# ---------------------------------------------------------------------------------------------
+
+# Definitions the compilers make themselves in every translation unit (clang's personality
+# reference and its terminate handler), not the student's.
+COMPILER_DEFINED = {"DW.ref.__gxx_personality_v0", "__clang_call_terminate"}
+# The exercise's entry points: what the runner calls in the student's translation unit.
+ENTRY_POINTS = {"_ZN8exercise7entriesEv"}
+# Namespaces of the standard library, the C++ ABI, Boost and the kit: a strong definition of a
+# name in one of them can only replace the library's (explicit specializations and extern "C"
+# functions named by a mangled name alike).
+RESERVED_SCOPES = {"std", "__gnu_cxx", "__cxxabiv1", "__gnu_debug", "__pstl", "__detail",
+                   "tutorial", "exercise", "boost", "__sanitizer", "operator new/delete"}
+_STRONG = set("TDBRGSC")  # nm: text, data, bss, read-only, small data, common
+_SPECIAL = re.compile(r"^(?:T[VTIS]|TH|TW|GV|GR|Th(?:n?\d+_)|Tv(?:n?\d+_){2}|"
+                      r"Tc(?:[hv](?:n?\d+_)+){2})")
+
+
+def mangled_scope(name):
+    """The outermost scope of a mangled C++ name (Itanium ABI): "std" for std:: and its
+    abbreviations, the first namespace or class name, "operator new/delete" for the global
+    allocation functions; None for a name at global scope or one that does not parse."""
+    if not name.startswith("_Z"):
+        return None
+    s = name[2:]
+    for _ in range(16):
+        m = _SPECIAL.match(s)
+        if m:
+            s = s[m.end():]
+        elif s[:1] in ("L", "Z"):   # internal linkage; a local entity (its function follows)
+            s = s[1:]
+        else:
+            break
+    if s.startswith("N"):
+        s = re.sub(r"^N[rVK]*[RO]?", "", s)
+        if re.match(r"^S[t]", s) or re.match(r"^S[absiod]", s):
+            return "std"
+        m = re.match(r"^(\d+)", s)
+        if m:
+            length = int(m.group(1))
+            return s[len(m.group(1)):len(m.group(1)) + length]
+        return None
+    if re.match(r"^S[tabsiod]", s):
+        return "std"
+    if re.match(r"^(nw|na|dl|da)", s):
+        return "operator new/delete"
+    m = re.match(r"^(\d+)", s)
+    if m:  # an unscoped name: its own name (a function or variable at global scope)
+        length = int(m.group(1))
+        return "::" + s[len(m.group(1)):len(m.group(1)) + length]
+    return None
+
+
+def defined_symbols(obj):
+    """[(name, nm type letter)] of the object's global definitions (weak and unique ones
+    included; the version of a versioned name dropped)."""
+    out = []
+    for parts in _nm(obj, "--defined-only", "-g"):
+        if len(parts) >= 2:
+            out.append((parts[0].split("@")[0], parts[1]))
+    return out
+
+
+def archive_definitions(paths):
+    """{name: strong?} of the global definitions in the runner libraries (trusted)."""
+    out = {}
+    for path in paths:
+        for parts in _nm(path, "--defined-only", "-g"):
+            if len(parts) >= 2 and not parts[0].endswith(":"):
+                name = parts[0].split("@")[0]
+                out[name] = out.get(name, False) or parts[1] in _STRONG
+    return out
+
+
+_LIBRARY_EXPORTS = {}   # path -> frozenset of names (a grading run reads each library once)
+_LDCONFIG = None
+
+
+def _library_paths():
+    """{soname: path} of the system's shared libraries (ldconfig's cache; nothing is run
+    from a student's binary)."""
+    global _LDCONFIG
+    if _LDCONFIG is None:
+        _LDCONFIG = {}
+        for ldconfig in ("/sbin/ldconfig", "/usr/sbin/ldconfig", "ldconfig"):
+            try:
+                out = subprocess.run([ldconfig, "-p"], stdout=subprocess.PIPE,
+                                     stderr=subprocess.DEVNULL, timeout=60).stdout.decode(
+                                         "utf-8", "replace")
+            except (OSError, subprocess.SubprocessError):
+                continue
+            for line in out.splitlines():
+                m = re.match(r"^\s*(\S+)\s+\((.*)\)\s+=>\s+(\S+)$", line)
+                if m and ("x86-64" in m.group(2) or "64bit" in m.group(2) or
+                          "x86-64" not in out):
+                    _LDCONFIG.setdefault(m.group(1), m.group(3))
+            break
+    return _LDCONFIG
+
+
+def _needed(path):
+    """The NEEDED entries of an ELF file (readelf: nothing of it is run)."""
+    try:
+        out = subprocess.run(["readelf", "-d", "-W", path], stdout=subprocess.PIPE,
+                             stderr=subprocess.DEVNULL, timeout=60).stdout.decode("utf-8",
+                                                                                   "replace")
+    except (OSError, subprocess.SubprocessError):
+        return []
+    return re.findall(r"\(NEEDED\)\s+Shared library: \[([^\]]+)\]", out)
+
+
+def shared_library_exports(binary):
+    """Every name that the shared libraries `binary` loads (NEEDED, transitively) export."""
+    names, seen, todo = set(), set(), list(_needed(binary))
+    paths = _library_paths()
+    while todo:
+        soname = todo.pop()
+        path = paths.get(soname) or next((os.path.join(d, soname) for d in (
+            "/lib/x86_64-linux-gnu", "/usr/lib/x86_64-linux-gnu", "/lib64", "/usr/lib64",
+            "/lib", "/usr/lib") if os.path.exists(os.path.join(d, soname))), None)
+        if path is None or path in seen:
+            continue
+        seen.add(path)
+        if path not in _LIBRARY_EXPORTS:
+            try:
+                _LIBRARY_EXPORTS[path] = frozenset(parts[0].split("@")[0] for parts in
+                                                   _nm(path, "-D", "--defined-only")
+                                                   if len(parts) >= 2)
+            except OSError:
+                _LIBRARY_EXPORTS[path] = frozenset()
+        names |= _LIBRARY_EXPORTS[path]
+        todo.extend(_needed(path))
+    return names
+
+
+def defined_symbol_problems(objects, kit_definitions, library_exports):
+    """[(name, why)] of the global definitions of the student's objects that a library of the
+    runner also has, or could have: the runner's code would call the student's instead."""
+    problems = {}
+    for obj in objects:
+        for name, kind in defined_symbols(obj):
+            if name in COMPILER_DEFINED or name in ENTRY_POINTS or name in problems:
+                continue
+            scope = mangled_scope(name)
+            strong = kind in _STRONG
+            why = None
+            if kind == "i":
+                why = "an indirect function (its resolver runs before the runner does)"
+            elif scope == "operator new/delete":
+                why = "the global operator new or delete (they serve the whole runner)"
+            elif name in library_exports and (strong or scope not in STANDARD_SCOPES):
+                why = "names the C or C++ library (or another the runner loads) defines"
+            elif name in kit_definitions and strong:
+                why = "names the runner's own library defines"
+            elif not name.startswith("_Z") and kind in "TtWw":
+                why = "functions with C linkage (extern \"C\"), which a library may define"
+            elif scope in RESERVED_SCOPES and strong:
+                why = f"definitions in the namespace {scope}:: (the standard library's, the " \
+                      f"kit's or the runtime's)"
+            if why:
+                problems[name] = why
+    return sorted(problems.items())
+
+
+# The namespaces of the standard library and the C++ ABI: a weak definition there is an
+# inline function or template instance of the standard headers (std::ctype<char>::do_narrow,
+# a std::stringbuf destructor), which the C++ library may export too.
+STANDARD_SCOPES = {"std", "__gnu_cxx", "__cxxabiv1", "__gnu_debug", "__pstl", "__detail"}
+
+
+def private_copies(objects, kit_definitions, library_exports):
+    """{object: [names]} of the weak definitions in the standard library's namespaces that a
+    shared library the runner loads also exports and the runner library does not define
+    (where it does, its copy is the one linked first and kept): left global, the student's
+    copy would be what the library itself calls. The grader makes them local to the student's
+    object (localize) and links the runner again."""
+    out = {}
+    for obj in objects:
+        names = [name for name, kind in defined_symbols(obj)
+                 if kind not in _STRONG and kind != "i" and name in library_exports and
+                 name not in kit_definitions and mangled_scope(name) in STANDARD_SCOPES]
+        if names:
+            out[obj] = sorted(set(names))
+    return out
+
+
+def localize(obj, names):
+    """Makes `names` local to the object (objcopy): only its own code reaches them."""
+    listing = obj + ".localize"
+    with open(listing, "w") as f:
+        f.write("".join(n + "\n" for n in names))
+    try:
+        proc = subprocess.run(["objcopy", f"--localize-symbols={listing}", obj],
+                              stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                              stdin=subprocess.DEVNULL, timeout=120)
+    finally:
+        os.unlink(listing)
+    if proc.returncode != 0:
+        raise OSError("objcopy failed: " + proc.stdout.decode("utf-8", "replace")[:300])
+
+
+def syscall_instruction_problems(objects):
+    """Object files whose code holds a system call instruction (whatever source spelled it)."""
+    found = []
+    for obj in objects:
+        try:
+            proc = subprocess.run(["objdump", "-d", "--no-show-raw-insn", obj],
+                                  stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+                                  stdin=subprocess.DEVNULL, timeout=300)
+        except (OSError, subprocess.SubprocessError) as e:
+            found.append(f"cannot disassemble the object (objdump): {e}")
+            continue
+        text = proc.stdout.decode("utf-8", "replace")
+        function = ""
+        for line in text.splitlines():
+            m = re.match(r"^[0-9a-f]+ <(.*)>:$", line)
+            if m:
+                function = m.group(1)
+                continue
+            if re.search(r"\t(syscall|sysenter|int\s+\$0x80)\b", line):
+                found.append(f"a system call instruction in {demangle([function])[0]}")
+                break
+    return found
+
+
+# ---------------------------------------------------------------------------------------------
+# Naming the student's own line
+# ---------------------------------------------------------------------------------------------
+
+def logical_text(text):
+    """(the text with comments blanked and backslash-newlines joined, the original line number
+    of each of its characters): what the compiler reads, and where each piece came from."""
+    out, lines, line, i, n = [], [], 1, 0, len(text)
+    while i < n:
+        c = text[i]
+        if c == "\\" and text.startswith("\n", i + 1):
+            i, line = i + 2, line + 1
+            continue
+        if c == "\\" and text.startswith("\r\n", i + 1):
+            i, line = i + 3, line + 1
+            continue
+        if c in "\"'":
+            j = i + 1
+            while j < n and text[j] != c and text[j] != "\n":
+                j += 2 if text[j] == "\\" else 1
+            piece = text[i:j + 1]
+            out.append(piece)
+            lines.extend([line] * len(piece))
+            line += piece.count("\n")
+            i = j + 1
+        elif text.startswith("//", i):
+            while i < n and text[i] != "\n":
+                if text[i] == "\\" and text.startswith("\n", i + 1):
+                    line += 1
+                    i += 1
+                i += 1
+        elif text.startswith("/*", i):
+            end = text.find("*/", i + 2)
+            end = n if end < 0 else end + 2
+            line += text.count("\n", i, end)
+            out.append(" ")
+            lines.append(line)
+            i = end
+        else:
+            out.append(c)
+            lines.append(line)
+            if c == "\n":
+                line += 1
+            i += 1
+    return "".join(out), lines
+
+
+_NOISE = {"std", "operator", "const", "char", "int", "long", "unsigned", "void", "float",
+          "double", "bool", "short", "__cxx11", "allocator", "char_traits", "basic_string",
+          "string", "vector", "tutorial", "exercise", "cuda", "CUstream_st", "size_t", "abi"}
+_ALIASES = {"basic_ifstream": "ifstream", "basic_ofstream": "ofstream",
+            "basic_fstream": "fstream", "basic_filebuf": "filebuf",
+            "basic_istringstream": "istringstream", "basic_istream": "istream"}
+
+
+def _candidates(name):
+    """Patterns of what a student's source would spell for a (demangled or mangled) name:
+    the function's own name and its class's, most specific first; an operator as written."""
+    word = lambda w: rf"(?<![A-Za-z0-9_]){re.escape(w)}(?![A-Za-z0-9_])"  # noqa: E731
+    if not name.startswith("_Z") and re.fullmatch(r"[A-Za-z_]\w*", name):
+        return [word(name)]
+    plain = name
+    for _ in range(4):
+        plain = re.sub(r"<[^<>]*>", "", plain)
+    plain = re.sub(r"\(.*$", "", plain)
+    plain = re.sub(r"^(typeinfo name for|typeinfo for|vtable for|VTT for|guard variable for|"
+                   r"construction vtable for)\s+", "", plain)
+    out = []
+    m = re.search(r"operator\s*(new|delete)(\[\])?", plain)
+    if m:
+        out.append(rf"operator\s*{m.group(1)}")
+    parts = [p for p in re.findall(r"[A-Za-z_]\w*", plain.split(" ")[-1]) if p not in _NOISE]
+    for p in reversed(parts):
+        out.append(word(p))
+        if p in _ALIASES:
+            out.append(word(_ALIASES[p]))
+    return out + ([word(name)] if name.startswith("_Z") else [])
+
+
+def located(names, files, verb=""):
+    """One line per student line that names one of `names` ("k.cuh:12: cudaMemcpy:
+    cudaMemcpy(h, d, ...)"), then one for the names no student line spells (what the library
+    code it called needs): counted, the shortest named."""
+    texts = {}
+    for path, data in sorted(files.items()):
+        raw = data.decode("utf-8", "replace")
+        text, lines = logical_text(raw)
+        texts[path] = (text, lines, raw.splitlines())
+    by_line, unplaced = {}, []
+    for name in names:
+        shown = demangle([name])[0] if name.startswith("_Z") else name
+        where = None
+        for candidate in _candidates(shown) + (_candidates(name) if name != shown else []):
+            pattern = re.compile(candidate)
+            for path, (text, lines, raw) in texts.items():
+                m = pattern.search(text)
+                if m:
+                    line = lines[m.start()]
+                    where = (os.path.basename(path), line,
+                             raw[line - 1].strip() if line <= len(raw) else "")
+                    break
+            if where:
+                break
+        short = re.sub(r"\(.*$", "", shown) if len(shown) > 60 else shown
+        if where:
+            by_line.setdefault(where, []).append(short)
+        else:
+            unplaced.append(short)
+    out = []
+    for (path, line, code), shown in sorted(by_line.items()):
+        names_text = ", ".join(sorted(set(shown))[:3]) + \
+            (f" and {len(set(shown)) - 3} more" if len(set(shown)) > 3 else "")
+        out.append(f"{path}:{line}: {names_text}: {code[:60]}" + ("..." if len(code) > 60 else ""))
+    if unplaced:
+        first = sorted(unplaced, key=lambda n: (n.startswith("_"), len(n)))[0]
+        out.append(f"{'and ' if out else ''}{len(unplaced)} name(s) the library code it calls "
+                   f"{verb or 'needs'} (first: {first[:80]})")
+    return out
 
 
 # ---------------------------------------------------------------------------------------------
@@ -142,38 +513,183 @@ def undefined_symbol_problems(obj):
 # ---------------------------------------------------------------------------------------------
 
 # Macros (and preprocessor operators) whose value differs between nvcc, the CPU backend's g++
-# and the memory model's clang: a file that names one can be another program in each build.
+# and the memory model's clang, or between two compiles of the same file: a file that names
+# one can be another program in each build. (Predefined names the compilers spell alike but
+# define apart, such as the feature-test macros, are in the list by their families.)
 BACKEND_MACROS = re.compile(
     r"(?<![A-Za-z0-9_])(TUTORIAL_\w+|__CUDACC\w*|__CUDA_ARCH\w*|__CUDA\w*__|__NVCC__|"
     r"__NVCOMPILER\w*|__NVPTX\w*|CUDART_VERSION|CUDA_VERSION|__CUDA_RUNTIME_H__|__clang\w*|"
-    r"__GNUC\w*|__GNUG__|__llvm__|__INTEL_\w+|__VERSION__|__has_include\w*|__has_feature|"
-    r"__has_extension|__has_builtin|__has_attribute|__has_cpp_attribute|"
-    r"__has_declspec_attribute|__is_identifier|__SANITIZE_\w+|__OPTIMIZE\w*|__FAST_MATH__)"
+    r"__GNUC\w*|__GNUG__|__GXX\w*|__llvm__|__INTEL_\w+|__VERSION__|__has_include\w*|"
+    r"__has_feature|__has_extension|__has_builtin|__has_attribute|__has_cpp_attribute|"
+    r"__has_declspec_attribute|__is_identifier|__SANITIZE_\w+|__OPTIMIZE\w*|__FAST_MATH__|"
+    r"__cpp_\w+|_GLIBCXX\w*|__FILE__|__BASE_FILE__|__FILE_NAME__|__LINE__|__COUNTER__|"
+    r"__INCLUDE_LEVEL__|__DATE__|__TIME__|__TIMESTAMP__)"
     r"(?![A-Za-z0-9_])")
 
 
 # Inline assembly: a system call in it would do what the symbol check refuses (open device
-# memory with mprotect, say), and the CPU backend cannot run PTX anyway.
+# memory with mprotect, say), and the CPU backend cannot run PTX anyway. `syscall` names the C
+# library's function (a symbol the allow-list refuses anyway) or a macro spelled to reach it.
 INLINE_ASSEMBLY = re.compile(r"(?<![A-Za-z0-9_])(asm|__asm|__asm__)(?![A-Za-z0-9_])")
+PREPROCESSED_WORDS = re.compile(r"(?<![A-Za-z0-9_])(asm|__asm|__asm__|syscall)(?![A-Za-z0-9_])")
+# The pragmas a kernel file may use (loop unrolling; a header's once): nothing else, since a
+# pragma can switch hooks off (clang attribute), push and pop macros, or poison names.
+ALLOWED_PRAGMA = re.compile(r"^\s*(once|unroll|nounroll)\b")
+_DIRECTIVE = re.compile(r"^[ \t]*(?:#|%:)[ \t]*(\w*)(.*)$")
+
+
+def _directives(text, lines):
+    """[(line number, name, rest)] of the preprocessor directives of a logical text."""
+    out, offset = [], 0
+    for line in text.split("\n"):
+        m = _DIRECTIVE.match(line)
+        if m:
+            out.append((lines[offset] if offset < len(lines) else 0, m.group(1), m.group(2)))
+        offset += len(line) + 1
+    return out
+
+
+def _is_guard(directives):
+    """Whether the file's conditional directives are one classic include guard: #ifndef X,
+    #define X, ..., #endif as the first, second and last directives."""
+    if len(directives) < 3:
+        return False
+    (_, n1, r1), (_, n2, r2), (_, n3, r3) = directives[0], directives[1], directives[-1]
+    guard = r1.strip()
+    return (n1 == "ifndef" and re.fullmatch(r"\w+", guard) is not None and n2 == "define" and
+            r2.strip() == guard and n3 == "endif" and not r3.strip())
 
 
 def kernel_source_problems(files):
     """{path: bytes} of a submission's files of one kernel exercise -> why they cannot be graded
-    (empty: they can). Comments are not read."""
-    from .toolchain import _strip_comments  # the memory model's scan strips them the same way
+    (empty: they can), one line per place, naming it. Comments are not read."""
     problems = []
     for path, data in sorted(files.items()):
-        text = _strip_comments(data.decode("utf-8", "replace"))
-        found = sorted(set(BACKEND_MACROS.findall(text)))
-        if found:
-            problems.append(f"{os.path.basename(path)}: {', '.join(found[:5])}: a file may not "
-                            f"test which build compiles it (nvcc, the CPU backend, the memory "
-                            f"model); every build must grade the same kernel")
-        if INLINE_ASSEMBLY.search(text):
-            problems.append(f"{os.path.basename(path)}: inline assembly (asm): not in a kernel "
-                            f"exercise (the CPU backend cannot run it, and the grader cannot "
-                            f"check what it does)")
+        name = os.path.basename(path)
+        raw = data.decode("utf-8", "replace")
+        text, lines = logical_text(raw)
+        directives = _directives(text, lines)
+        guarded = _is_guard(directives)
+        for i, (line, directive, rest) in enumerate(directives):
+            where = f"{name}:{line}: #{directive}{rest[:50].rstrip()}"
+            if directive == "include":
+                if not re.match(r'^\s*("[^"]*"|<[^>]*>)\s*$', rest):
+                    problems.append(f"{where}: an #include must name its file (\"...\" or <...>)")
+            elif directive == "pragma":
+                if not ALLOWED_PRAGMA.match(rest):
+                    problems.append(f"{where}: only #pragma unroll (and once) are allowed")
+            elif directive == "define":
+                body = re.sub(r"^\s*\w+(\([^)]*\))?", "", rest)
+                if "#" in body or "%:" in body:
+                    problems.append(f"{where}: a macro that pastes (##) or stringizes (#) "
+                                    f"tokens: it could spell a name the scans look for")
+            elif directive in ("ifndef", "endif") and guarded and \
+                    i in (0, len(directives) - 1):
+                continue
+            elif directive == "":
+                continue  # the null directive
+            else:
+                problems.append(f"{where}: conditional compilation and other preprocessor "
+                                f"directives (#if, #ifdef, #undef, #line ...) are not allowed "
+                                f"in a kernel exercise: every build must compile the same code")
+        for m in re.finditer(r"(?<![A-Za-z0-9_])(_Pragma|__pragma)\s*\(\s*(\"(?:[^\"\\]|\\.)*\")?",
+                             text):
+            literal = (m.group(2) or "")[1:-1]
+            if not ALLOWED_PRAGMA.match(literal):
+                problems.append(f"{name}:{lines[m.start()]}: {m.group(0)[:60]}: only "
+                                f"_Pragma(\"unroll\") is allowed")
+        seen = set()
+        for m in BACKEND_MACROS.finditer(text):
+            line = lines[m.start()]
+            if (line, m.group(1)) in seen:
+                continue
+            seen.add((line, m.group(1)))
+            problems.append(f"{name}:{line}: {m.group(1)}: a file may not name what tells the "
+                            f"builds apart (nvcc, the CPU backend, the memory model): every "
+                            f"build must grade the same kernel")
+        for m in INLINE_ASSEMBLY.finditer(text):
+            problems.append(f"{name}:{lines[m.start()]}: {m.group(1)}: inline assembly is not "
+                            f"allowed in a kernel exercise (the CPU backend cannot run it, and "
+                            f"the grader cannot check what it does)")
     return problems
+
+
+def pasting_macros(macros_path):
+    """The macros defined in a -dM listing that paste or stringize tokens, directly or through
+    another such macro: with them a file could spell a name (asm, a build-telling macro) that
+    its text never holds."""
+    bodies = {}
+    try:
+        with open(macros_path, encoding="utf-8", errors="replace") as f:
+            for line in f:
+                m = re.match(r"^#define\s+(\w+)(\([^)]*\))?\s?(.*)$", line.rstrip("\n"))
+                if m:
+                    bodies[m.group(1)] = m.group(3)
+    except OSError:
+        return None
+    pasting = {name for name, body in bodies.items() if "#" in body}
+    changed = True
+    while changed:
+        changed = False
+        for name, body in bodies.items():
+            if name not in pasting and any(w in pasting for w in
+                                           re.findall(r"[A-Za-z_]\w*", body)):
+                pasting.add(name)
+                changed = True
+    return pasting
+
+
+def pasting_macro_problems(files, macros_path):
+    """Student lines that use a macro of a header that pastes or stringizes tokens:
+    ["k.cuh:12: __CONCAT", ...]."""
+    pasting = pasting_macros(macros_path)
+    if pasting is None:
+        return ["no macro list from the CPU build (-dM): the grader cannot check which macros "
+                "the file uses"]
+    found = {}
+    for path, data in sorted(files.items()):
+        text, lines = logical_text(data.decode("utf-8", "replace"))
+        for m in re.finditer(r"(?<![A-Za-z0-9_])[A-Za-z_]\w*", text):
+            if m.group(0) in pasting:
+                found.setdefault((os.path.basename(path), lines[m.start()]), set()).add(m.group(0))
+    return [f"{path}:{line}: {', '.join(sorted(words))}"
+            for (path, line), words in sorted(found.items())]
+
+
+_LINE_MARKER = re.compile(r'^#\s*(?:line\s+)?(\d+)\s+"((?:[^"\\]|\\.)*)"')
+
+
+def preprocessed_problems(preprocessed, roots):
+    """What a build compiled from the student's lines, after the preprocessor: no asm, no
+    syscall, no build-telling macro name (in code or a string), however spelled. `roots`: the
+    folders whose files are the student's. Returns ["k.cuh:12: asm, syscall", ...]."""
+    roots = [os.path.realpath(r).rstrip("/") + "/" for r in roots]
+    found = {}
+    current, number, mine = "", 0, False
+    cache = {}
+    try:
+        with open(preprocessed, encoding="utf-8", errors="replace") as f:
+            for line in f:
+                marker = _LINE_MARKER.match(line)
+                if marker:
+                    number = int(marker.group(1))
+                    name = marker.group(2).encode().decode("unicode_escape", "replace")
+                    current = name
+                    if name not in cache:
+                        cache[name] = not name.startswith("<") and any(
+                            os.path.realpath(name).startswith(r) for r in roots)
+                    mine = cache[name]
+                    continue
+                if mine and not line.lstrip().startswith("#pragma"):
+                    for m in list(PREPROCESSED_WORDS.finditer(line)) + \
+                            list(BACKEND_MACROS.finditer(line)):
+                        found.setdefault((os.path.basename(current), number), []).append(
+                            m.group(1))
+                number += 1
+    except OSError as e:
+        return [f"cannot read what the compiler compiled: {e}"]
+    return [f"{path}:{line}: {', '.join(sorted(set(words)))}"
+            for (path, line), words in sorted(found.items())]
 
 
 # ---------------------------------------------------------------------------------------------

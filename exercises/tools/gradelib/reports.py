@@ -10,6 +10,23 @@ import xml.etree.ElementTree as ET
 
 from .submissions import shown_name
 
+# Texts that never reach a report (the passphrase of the solutions, once the grader has read
+# it): replaced wherever a report is written, whatever a submission managed to print.
+_SECRETS = set()
+
+
+def add_secret(text):
+    if text and len(text) >= 8:
+        _SECRETS.add(text)
+
+
+def scrub(text):
+    for secret in _SECRETS:
+        if secret in text:
+            text = text.replace(secret, "[a secret of the instructor's, left out]")
+    return text
+
+
 WIDTH = 100          # console lines are wrapped to this many columns
 MAX_DETAIL_LINES = 60  # of a failing test's details in the console (the rest is counted)
 _TODO = re.compile(r"not implemented yet: (.*)$")
@@ -33,8 +50,9 @@ def _label(result):
 
 
 def header(report):
-    return [f"run seed {report.seed} (grade.py --seed {report.seed} draws the same shapes and "
-            f"data)",
+    again = (getattr(report, "rerun", "") or "grade.py --seed {seed}").replace(
+        "{seed}", str(report.seed))
+    return [f"run seed {report.seed} ({again} draws the same shapes and data)",
             f"sandbox: {report.sandbox}"]
 
 
@@ -113,24 +131,35 @@ def console(report, title="", verbose=False):
         lines.extend(_wrapped("No GPU here: the kernels' correctness was checked on the CPU "
                               "backend (common/cpu_backend/); speed counts on a GPU only.", ""))
     lines.append(f"Score: {fmt(score)}/{fmt(maximum)}")
-    return "\n".join(lines) + "\n"
+    return scrub("\n".join(lines) + "\n")
+
+
+def quoted(text, prefix="| "):
+    """Text a program or a compiler wrote, every line behind a bar as in report.txt: nothing
+    a submission prints can pass for the grader's own lines ("Score: 6/6")."""
+    return "\n".join(prefix + line for line in text.strip("\n").splitlines())
 
 
 def _test_output(r):
+    """A test's text in results.json: what the grader says, wrapped, then the details and the
+    program's output behind bars, as report.txt shows them (a wrapped line keeps its bar)."""
     o = r.outcome
-    text = o.reason
-    if o.output and (o.status == "failed" or r.test.performance or r.test.model is not None):
-        text = (text + "\n\n" if text else "") + o.output
+    lines = []
     if r.test.model is not None:
-        text = ("Counted by the CPU backend's memory model (no GPU needed): the requests your "
-                "kernel's loads and stores would make on a GPU, and what each costs.\n"
-                + text).rstrip("\n")
+        lines.append("Counted by the CPU backend's memory model (no GPU needed): the requests "
+                     "your kernel's loads and stores would make on a GPU, and what each costs.")
     elif r.on_cpu:
-        text = ("Run on the CPU backend (no GPU on the grading machine): correctness only.\n"
-                + text).rstrip("\n")
+        lines.append("Run on the CPU backend (no GPU on the grading machine): correctness only.")
+    if o.reason:
+        lines.append(o.reason)
+    out = _wrapped("\n".join(lines), "")
+    if o.output and (o.status == "failed" or r.test.performance or r.test.model is not None):
+        out.append("")
+        for line in o.output.strip("\n").splitlines():
+            out.extend(_wrapped(line, "| ", WIDTH + 2))
     if o.notes:
-        text += "\n" + "\n".join(o.notes)
-    return "\n".join(_wrapped(text, ""))  # Gradescope shows it as it is: readable lines
+        out.extend(_wrapped("\n".join(o.notes), ""))
+    return "\n".join(out)  # Gradescope shows it as it is: readable lines
 
 
 def gradescope(report):
@@ -187,7 +216,7 @@ def gradescope(report):
         summary += "\nThe kernels' correctness was checked on the CPU backend (no GPU here)."
     for er in report.results:
         for target, message in er.build_errors.items():
-            summary += f"\n\n{target} does not compile:\n{message}"
+            summary += f"\n\n{target} does not compile:\n{quoted(message)}"
     return {"score": round(score, 4), "execution_time": int(round(report.seconds)),
             "output": summary, "stdout_visibility": "hidden", "tests": tests,
             "extra_data": {"seed": report.seed, "pending_points": pending,
@@ -241,7 +270,7 @@ def write_file(path, text):
     os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
     tmp = path + ".tmp"
     with open(tmp, "w", encoding="utf-8") as f:
-        f.write(text)
+        f.write(scrub(text))
     os.replace(tmp, path)
 
 
@@ -300,10 +329,12 @@ class Roster:
             per[extra.get("exercise")] = per.get(extra.get("exercise"), 0) + t.get("score", 0)
             maximum += t.get("max_score", 0)
         pending = result.get("extra_data", {}).get("pending_points", 0)
+        lower = result.get("extra_data", {}).get("lower_on_gpu", [])
+        said = note or (f"merged with the GPU run (lower of the two scores kept"
+                        f"{': lower on the GPU: ' + '; '.join(lower[:3]) if lower else ''})")
         self._append([student, fmt(result.get("score", 0)), fmt(maximum)] +
                      [fmt(per.get(n, 0)) for n in exercise_names] +
-                     [fmt(pending) if pending else "",
-                      shown_name(note or f"merged {filled} GPU test(s)")])
+                     [fmt(pending) if pending else "", shown_name(said)])
 
     def _append(self, row):
         # errors=: a file name that is not UTF-8 (os.listdir gives it surrogates) is written

@@ -16,13 +16,16 @@ Three levels, the strongest this machine allows (`--sandbox auto`), always named
          before each student that nothing of an earlier one is left.
   none   neither (a student checking their own work): their code runs as them.
 
-In every mode: resource limits (CPU time, address space or data size, file size, processes,
-open files, no POSIX message queues), a wall-clock deadline after which the whole process
-tree is killed, an early stop for a CPU-only run that sits idle, a run that fills the disk
-or whose processes hold too much memory together (watch.py), output
+In every mode: a syscall filter (seccomp.py) where the kernel has seccomp, resource limits
+(CPU time, address space or data size, file size, processes, open files, no POSIX message
+queues), a wall-clock deadline after which the whole process tree is killed, an early stop
+for a CPU-only run that sits idle, a run that fills the disk or whose processes hold too much
+memory together (watch.py), output
 written to a file (never a pipe a leftover process could hold open) of which only the head
 and the tail are read back, and no process of the run survives it (the grader is a
-subreaper: a process that leaves its session still comes back to it, and is killed).
+subreaper: a process that leaves its session still comes back to it, and is killed). Before
+any student code runs, probe() tries, as a student and with the sandbox's view of the
+machine, which of the instructor's files it could read or run.
 """
 
 import ctypes
@@ -41,6 +44,7 @@ from dataclasses import dataclass, replace
 from typing import List, Optional, Sequence, Tuple
 
 from . import leftovers
+from . import seccomp
 from .watch import POLL_S, Watch
 
 MODES = ("auto", "bwrap", "user", "none")
@@ -72,11 +76,16 @@ class Limits:
     idle_s: Optional[float] = None       # stopped after this long without using CPU
 
 
+COMPILE_CPU_S = 60  # per compiler process: the largest exercise's compiles take a few seconds
+
+
 def compile_limits(wall_s):
-    """A compiler process may use 4 GiB and 300 s of CPU (the largest exercise compiles in
-    well under a minute and a few hundred MB); the whole build `wall_s`."""
-    return Limits(wall_s, cpu_s=300, address_space=4 * GiB, file_size=GiB, processes=256,
-                  open_files=4096)
+    """A compiler process may use 4 GiB and COMPILE_CPU_S of CPU (the largest exercise's
+    compiles take a few seconds and a few hundred MB: a template or macro bomb is stopped at
+    that, and the build's order (runner.cmake) lets it cost one compile); the whole build
+    `wall_s`."""
+    return Limits(wall_s, cpu_s=COMPILE_CPU_S, address_space=4 * GiB, file_size=GiB,
+                  processes=256, open_files=4096)
 
 
 def run_limits(wall_s, gpu, large_output=False):
@@ -87,6 +96,19 @@ def run_limits(wall_s, gpu, large_output=False):
                   data=16 * GiB if gpu else None,
                   file_size=(512 if large_output else 64) * MiB, processes=128,
                   idle_s=None if gpu else IDLE_S)
+
+
+# Run as the student before any of its code (Sandbox.probe): which of the given paths it could
+# read (a file opened, a folder listed) or run. The shell's tests ask the kernel (access(2))
+# as the student's uid, path and all.
+PROBE = r"""
+for p in "$@"; do
+  if [ -r "$p" ]; then echo "readable $p"
+  elif [ -f "$p" ] && [ -x "$p" ]; then echo "readable $p (runnable)"
+  fi
+done
+echo "probe done"
+"""
 
 
 @dataclass
@@ -126,7 +148,7 @@ def _read_head_tail(path):
             head = f.read(KEEP_OUTPUT).decode("utf-8", "replace")
             f.seek(size - KEEP_OUTPUT)
             tail = f.read().decode("utf-8", "replace")
-            data = f"{head}\n[... {size - 2 * KEEP_OUTPUT} bytes left out ...]\n{tail}"
+            data = f"{head}\n[... {size - 2 * KEEP_OUTPUT} bytes of output left out ...]\n{tail}"
     return printable(data), size
 
 
@@ -280,6 +302,11 @@ class Sandbox:
         user = self.root and mode == "user"
         self.private_net = user and _can_unshare(_CLONE_NEWNET)
         self.private_ipc = user and _can_unshare(_CLONE_NEWIPC)
+        # The syscall filter (seccomp.py) on every build and run, where the kernel allows it.
+        self.filter = seccomp.works()
+        if not self.filter:
+            self.log("note: no syscall filter on this machine (seccomp unavailable, or not "
+                     "x86-64): student code may make every system call the sandbox allows")
         self.folders, complete = leftovers.shared_folders() if user else ([], True)
         if not complete:
             self.log("note: the search for world-writable folders stopped early (a very large "
@@ -298,16 +325,18 @@ class Sandbox:
         return other
 
     def describe(self):
+        filtered = "; a syscall filter" if self.filter else \
+            "; no syscall filter (seccomp unavailable)"
         if self.mode == "bwrap":
             who = f", uid {self.uid_base}+" if self.root else ""
             return (f"bubblewrap (own mount, PID, network and user namespaces{who}; the system "
-                    f"read-only, the kit read-only, its own folder read-write)")
+                    f"read-only, the kit read-only, its own folder read-write{filtered})")
         if self.mode == "user":
             net = "no network" if self.private_net else "network not isolated (no namespaces here)"
             return (f"an unprivileged uid per student ({self.uid_base}+), {net}, what it "
-                    f"leaves in the temporary folders and IPC removed, instructor files and "
-                    f"grades kept 0700 (no bubblewrap here)")
-        return "none: the code runs as you"
+                    f"leaves in the temporary folders and IPC removed, nothing of the "
+                    f"instructor's readable by it{filtered} (no bubblewrap here)")
+        return "none: the code runs as you" + filtered
 
     @property
     def isolated(self):
@@ -344,7 +373,10 @@ class Sandbox:
         out.append((resource.RLIMIT_NPROC, running + limits.processes))
         return out
 
-    def _preexec(self, limits):
+    def _preexec(self, limits, code=None):
+        """The child's set-up between fork and exec: its own session, limits, namespaces and
+        uid (`user` mode), and last the syscall filter `code` (seccomp.py; bubblewrap installs
+        it itself)."""
         rlimits = self._rlimits(limits)
         uid = self.uid
         namespaces = (_CLONE_NEWNET if self.private_net else 0) | \
@@ -363,11 +395,15 @@ class Sandbox:
                 os.setgroups([])
                 os.setgid(uid)
                 os.setuid(uid)
+            if code is not None:
+                seccomp.install(code)
         return child
 
-    def _bwrap(self, argv, cwd, read_only, writable, gpu):
+    def _bwrap(self, argv, cwd, read_only, writable, gpu, filter_fd=None):
         out = ["bwrap", "--unshare-user", "--unshare-pid", "--unshare-net", "--unshare-ipc",
                "--unshare-uts", "--unshare-cgroup-try", "--die-with-parent", "--new-session"]
+        if filter_fd is not None:
+            out += ["--seccomp", str(filter_fd)]
         for top in ("/usr", "/bin", "/sbin", "/lib", "/lib64", "/lib32", "/etc", "/opt"):
             if os.path.islink(top):
                 out += ["--symlink", os.readlink(top), top]
@@ -400,21 +436,32 @@ class Sandbox:
             if key in os.environ:
                 environment[key] = os.environ[key]
         environment.update(env or {})
+        # A run with a GPU may need a unix socket (the CUDA driver's MPS client); nothing
+        # else needs any socket.
+        code = seccomp.program(allow_unix_sockets=gpu) if self.filter else None
+        filter_fd = seccomp.file_descriptor(code) if code and self.mode == "bwrap" else None
         if self.mode == "bwrap":
-            argv = self._bwrap(argv, cwd, list(read_only), list(writable), gpu)
+            argv = self._bwrap(argv, cwd, list(read_only), list(writable), gpu, filter_fd)
         fd = os.open(output_path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
         start = time.monotonic()
         timed_out = False
         try:
             proc = subprocess.Popen(list(argv), cwd=cwd, env=environment, stdin=subprocess.DEVNULL,
-                                    stdout=fd, stderr=fd, preexec_fn=self._preexec(limits),
-                                    close_fds=True)
+                                    stdout=fd, stderr=fd,
+                                    preexec_fn=self._preexec(limits, None if filter_fd is not None
+                                                             else code),
+                                    close_fds=True,
+                                    pass_fds=(filter_fd,) if filter_fd is not None else ())
         except OSError as e:
             os.close(fd)
+            if filter_fd is not None:
+                os.close(filter_fd)
             with open(output_path, "a") as f:
                 f.write(f"cannot start {argv[0]}: {e}\n")
             return RunResult(127, False, 0.0, f"cannot start {argv[0]}: {e}", 0)
         os.close(fd)
+        if filter_fd is not None:
+            os.close(filter_fd)
         watched = [cwd] + list(writable) + (["/tmp"] if self.mode != "bwrap" else []) + \
             list(self.folders)
         watch = Watch(proc.pid, self.uid, limits.idle_s, watched)
@@ -444,6 +491,32 @@ class Sandbox:
         output, size = _read_head_tail(output_path)
         return RunResult(rc, timed_out or bool(stopped), seconds, output, size, stopped)
 
+    # --- what a student can read ---------------------------------------------------------------
+
+    def probe(self, paths, folder):
+        """Which of `paths` this student's code could read, list, or run, tried as that
+        student (the uid, the namespaces, the filter and the mounts of a run), before any of
+        its code runs. `folder`: a folder of the student's to run in. [] in `none` mode, where
+        the code runs as the caller, who can read everything the grader can."""
+        if self.mode == "none" or not paths:
+            return []
+        own_folder = os.path.join(folder, "probe")
+        os.makedirs(own_folder, exist_ok=True)
+        self.own(own_folder)
+        output = os.path.join(folder, "probe.log")
+        result = self.run(["/bin/sh", "-c", PROBE, "probe"] + sorted(set(paths)), own_folder,
+                          output, Limits(60.0, cpu_s=30, address_space=2 * GiB),
+                          writable=[own_folder])
+        try:
+            os.unlink(output)
+        except OSError:
+            pass
+        leftovers.remove_tree(own_folder)
+        if result.returncode != 0 or "probe done" not in result.output:
+            return [f"(the probe as the student's uid did not run: {result.output[-300:]})"]
+        return [line[len("readable "):] for line in result.output.splitlines()
+                if line.startswith("readable ")]
+
     # --- what a student leaves behind -----------------------------------------------------------
 
     @property
@@ -455,22 +528,27 @@ class Sandbox:
     def remove_leftovers(self):
         """Removes what this student's uid left in the world-writable folders and System V IPC
         (`user` mode: bubblewrap gives each run a /tmp, a /dev and IPC of its own), so that the
-        next student finds nothing and the machine gets its disk and memory back."""
+        next student finds nothing and the machine gets its disk and memory back. Returns what
+        could not be removed (taken from the uid, out of every student's reach)."""
         if self.uid is not None and self.mode == "user":
-            leftovers.remove([self.uid], self.folders)
+            return leftovers.remove([self.uid], self.folders)
+        return []
 
     def clear(self):
-        """Nothing of this student's uid is left running or lying around."""
+        """Nothing of this student's uid is left running or lying around; returns what could
+        not be removed (see remove_leftovers)."""
         self.kill_all()
-        self.remove_leftovers()
+        return self.remove_leftovers()
 
     def clear_block(self):
-        """Nothing of any uid of this run's block (an earlier run's, say) is left."""
+        """Nothing of any uid of this run's block (an earlier run's, say) is left; returns what
+        could not be removed (taken from its uid)."""
         uids = set(self.block)
         for uid in sorted({u for _, _, u in _processes() if u in uids}):
             _kill_uid(uid)
         if self.mode == "user" and uids:
-            leftovers.remove(uids, self.folders)
+            return leftovers.remove(uids, self.folders)
+        return []
 
     def leftovers(self):
         """What any uid of the block still has (processes, files, IPC objects): [] before a

@@ -12,18 +12,22 @@
         --gpu: speed included), and each fault of instructor/planted.json exactly its own
         points
      d. the hostile corpus (selftest/hostile.py), in two batches: the attacks on a kernel
-        exercise's answer and build on 03a, those on the sandbox, the runner's protocol, the
-        time budget and the submission on host exercise 01b (whose build the kernel
-        exercises' allow-list does not refuse, so they reach the sandbox): every attack gets
-        the score it must, and the control students graded after the attackers get what
-        they get alone (the stub 0, the solution full marks); nothing of any student is left
-        on the machine; the idle and the endless are stopped saying why
-     f. (root) the `user` sandbox without namespaces, as in a container: what one student
-        plants in the shared folders and IPC reaches nobody, in the same batch or a later one
+        exercise's answer, build and definitions on 03a (as root in the `user` sandbox), those
+        on the sandbox, the runner's protocol, the time budget and the submission on host
+        exercise 01b (whose build the kernel exercises' allow-list does not refuse, so they
+        reach the sandbox): every attack gets the score it must, its refusal naming each
+        variant, and the control students graded after the attackers get what they get alone
+        (the stub 0, the solution full marks); nothing of any student is left on the machine;
+        no secret in any report; the idle, the dozing and the endless are stopped saying why
+     f. (root) the `user` sandbox without namespaces, as in a container, then with them: what
+        one student plants in the shared folders and IPC (a folder 2,500 levels deep too)
+        reaches nobody, in the same batch or a later one; a probe as a student finds nothing
+        of the instructor's; the checker, the keys and the syscall filter hold
      g. answer tables of the public tests' fixed arguments score nothing
      h. the GitHub Classroom recipe grades with the template's tests, not the student's
-     e. `grade.py gradescope`'s zip, unpacked into a simulated /autograder and run for a
-        solution, a stub, a refused submission, a sleeper and a grader the platform stops
+     e. `grade.py gradescope`'s zip, unpacked into a simulated /autograder and run as on
+        Gradescope (the `user` sandbox, no namespaces) for a stub, a hostile submission, the
+        solution after it, a refused submission, a dozer and a grader the platform stops
 """
 
 import os

@@ -18,6 +18,7 @@ from . import sandbox as S
 from .bundle import Layout, solution_files
 from .gradescope import extract, make_autograder
 from .reports import Roster, console
+from .reports import gradescope as reports_gradescope
 from .sandbox import NO_NAMESPACES
 from .session import Config, GradingSession
 from .submissions import shown_name
@@ -267,17 +268,41 @@ def targets_state(session):
 
 def corpus(checks, args, have_solutions):
     print("3d. the hostile corpus", flush=True)
-    for target, budget in ((hostile.KERNEL, KERNEL_BUDGET), (hostile.HOST, HOST_BUDGET)):
+    # 03a's batch in the `user` sandbox (with namespaces, as root), 01b's in the strongest
+    # here (bubblewrap): with the kernel attacks (bubblewrap), the shared-machine batches
+    # (`user` without and with namespaces) and the Gradescope package (`user`, none), every
+    # family of attacks meets every sandbox.
+    user = os.geteuid() == 0 and not args.gpu and not getattr(args, "sandbox", None)
+    for target, budget, sandbox in ((hostile.KERNEL, KERNEL_BUDGET, "user" if user else "auto"),
+                                    (hostile.HOST, HOST_BUDGET, "auto")):
         if args.gpu and target is hostile.HOST:
             continue  # on a GPU only the attacks on 03a's speed test are new
-        corpus_batch(checks, args, target, budget)
+        corpus_batch(checks, args, target, budget, sandbox)
 
 
-def corpus_batch(checks, args, target, budget):
+def secrets():
+    """What no report may hold: the passphrase, a solution's marker, a hidden test's."""
+    texts = []
+    key = Layout(ROOT).key
+    for path in (os.environ.get("EXERCISES_KEY_FILE"), key):
+        if path and os.path.isfile(path):
+            with open(path) as f:
+                texts.append(f.read().strip())
+    if os.path.isdir(Layout(ROOT).solutions):
+        texts.append("BEGIN SOLUTION")
+    texts.append("hidden:")
+    return [t for t in texts if t]
+
+
+def leaked(report_texts):
+    return [t[:12] for t in secrets() if any(t in text for text in report_texts)]
+
+
+def corpus_batch(checks, args, target, budget, sandbox="auto"):
     """One exercise's attackers graded as a batch, then two control students (the stub and
     the solution) who must get what they would alone."""
     s = session_for(args, os.path.join(ROOT, "exercises", "manifest.json"),
-                    exercises=[target.exercise], budget=budget)
+                    exercises=[target.exercise], budget=budget, sandbox=sandbox)
     src = hostile.sources(ROOT, target)
     subs = tempfile.mkdtemp(prefix="hostile-")
     os.chmod(subs, 0o755)
@@ -327,8 +352,15 @@ def corpus_batch(checks, args, target, budget):
                 report.totals()[1] >= correctness  # the maximum never shrinks
             shown = f"{got:g}/{correctness:g}" if report else notes.get(student)
         table.append((attack.name, shown, attack.expect, first_reason(report, notes.get(student))))
-        checks.check(ok, f"corpus: {attack.name} ({attack.what}) -> {shown_name(shown)}, must "
-                     f"be {attack.expect}", shown_name(notes.get(student, "")))
+        checks.check(ok, f"corpus ({s.sandbox.mode}): {attack.name} ({attack.what}) -> "
+                     f"{shown_name(shown)}, must be {attack.expect}",
+                     shown_name(notes.get(student, "")))
+        if attack.must_say:
+            said = notes.get(student, "") + "".join(
+                m for er in (report.results if report else []) for m in er.build_errors.values())
+            missing = [w for w in attack.must_say if w not in said]
+            checks.check(not missing, f"corpus: {attack.name}: the refusal names each variant "
+                         f"({', '.join(attack.must_say)})", f"missing {missing}: {said[:600]}")
     for name, (_, expect) in controls.items():
         after = counted(reports[name]) if reports.get(name) else None
         checks.check(after == want[expect], f"corpus: {name} scores {after} after the "
@@ -337,20 +369,23 @@ def corpus_batch(checks, args, target, budget):
         checks.check(reports["daemon"].seconds < 90,
                      f"corpus: the daemon's grandchild held nothing ({reports['daemon'].seconds:.0f} "
                      f"s for the whole submission, the child sleeps 120 s)")
-    secret_texts = []
-    key = Layout(ROOT).key
-    for path in (os.environ.get("EXERCISES_KEY_FILE"), key):
-        if path and os.path.isfile(path):
-            with open(path) as f:
-                secret_texts.append(f.read().strip())
-    if src.solution:
-        secret_texts.append("BEGIN SOLUTION")
-    secret_texts.append("hidden:")
-    if "read_secrets" in reports:
-        text = json.dumps(reports and console(reports["read_secrets"], verbose=True))
-        leaked = [t[:12] for t in secret_texts if t and t in text]
-        checks.check(not leaked, "corpus: no secret reached the report of read_secrets",
-                     str(leaked))
+    # No secret in any report of any attacker (read_secrets, read_keys, include_key, the
+    # oracle ...): the reports as written, console and results.json, and the roster.
+    texts = [json.dumps(reports_gradescope(r)) + console(r, verbose=True)
+             for r in reports.values() if r is not None] + list(notes.values())
+    with open(os.path.join(out, "roster.csv")) as f:
+        texts.append(f.read())
+    found = leaked(texts)
+    checks.check(not found, f"corpus, {target.exercise}: no secret reached any report "
+                 f"({len(texts)} reports and the roster)", str(found))
+    honest = reports.get("zz_control_solution") or reports.get("zz_control_stub")
+    for name in ("dozer", "template_bomb"):
+        report = reports.get(name)
+        if report is not None and honest is not None:
+            checks.check(report.seconds <= honest.seconds + 60,
+                         f"corpus: {name} costs at most 60 s beyond an honest submission "
+                         f"({report.seconds:.0f} s against {honest.seconds:.0f} s)",
+                         first_reason(report, ""))
     changed = [p for p, h in trusted.items() if sha256_file(p) != h]
     checks.check(not changed, f"corpus, {target.exercise}: the checker and the kit are "
                  f"unchanged", str(changed))
@@ -452,10 +487,13 @@ def shared_machine_checks(checks, s, written, reports, out, budget):
 
 
 def user_sandbox(checks, args, have_solutions):
-    """The `user` sandbox as in a container that refuses namespaces (Gradescope's): what one
-    student leaves for the next (files, a FIFO, IPC objects, a listener) is gone before the
-    next one runs, in the same batch and in a later one, and nothing is left at the end."""
-    print("3f. the user sandbox without namespaces (a container), students sharing a machine",
+    """The `user` sandbox as in a container that refuses namespaces (Gradescope's), then with
+    them: what one student leaves for the next (files, a FIFO, IPC objects, a listener, a
+    folder 2,500 levels deep) is gone before the next one runs, in the same batch and in a
+    later one, and nothing is left at the end; nothing of the instructor's is readable by a
+    student's uid (the checker as an oracle, the key, the hidden tests), the syscall filter
+    holds, a dozing submission is stopped."""
+    print("3f. the user sandbox without and with namespaces, students sharing a machine",
           flush=True)
     if os.geteuid() != 0:
         print("  skip  needs root", flush=True)
@@ -464,45 +502,97 @@ def user_sandbox(checks, args, have_solutions):
         print("  skip  the attacks start from the solution", flush=True)
         return
     saved = os.environ.get(NO_NAMESPACES)
-    os.environ[NO_NAMESPACES] = "1"
+    first = hostile.SHARED_MACHINE + ("checker_oracle", "read_keys", "deep_tree",
+                                      "deep_tree_read", "dozer", "filter_probe")
+    later = ("tamper_read", "deep_tree_read", "checker_oracle", "read_keys", "filter_probe")
     try:
-        for batch, names in (("same batch", hostile.SHARED_MACHINE),
-                             ("a later batch", ("tamper_read",))):
+        for batch, names, namespaces in (("same batch, no namespaces", first, False),
+                                         ("a later batch, namespaces", later, True)):
+            if namespaces:
+                os.environ.pop(NO_NAMESPACES, None)
+            else:
+                os.environ[NO_NAMESPACES] = "1"
             s = session_for(args, os.path.join(ROOT, "exercises", "manifest.json"),
                             exercises=[hostile.HOST.exercise], sandbox="user",
                             budget=HOST_BUDGET)
-            if s.sandbox.private_ipc or s.sandbox.private_net:
+            if not namespaces and (s.sandbox.private_ipc or s.sandbox.private_net):
                 checks.check(False, "user sandbox: EXERCISES_SANDBOX_NO_NAMESPACES took the "
                              "namespaces away")
+            probe_dir = os.path.join(s.work, "students", "selftest-probe")
+            os.makedirs(probe_dir, exist_ok=True)
+            readable = s.sandbox.for_student(3).probe(s.instructor_files(), probe_dir)
+            checks.check(not readable, f"user sandbox ({batch}): a probe as a student's uid "
+                         f"reads or runs nothing of the instructor's "
+                         f"({len(s.instructor_files())} paths: the build, the checker, the key, "
+                         f"the unsealed folder, the private folder)", ", ".join(readable[:4]))
             subs = tempfile.mkdtemp(prefix="shared-machine-")
             os.chmod(subs, 0o755)
             out = tempfile.mkdtemp(prefix="shared-machine-grades-")
             written, _ = hostile.write_corpus(subs, hostile.HOST, ROOT, only=set(names))
             reports, notes = {}, {}
+            start = time.monotonic()
             s.grade_batch(subs, out, lambda st, r, n: (reports.__setitem__(st, r),
                                                        notes.__setitem__(st, n)))
+            log(f"user sandbox, {batch}: {time.monotonic() - start:.0f} s")
             exercise = s.exercises[0]
             full = sum(t.points for t in exercise.tests if not t.performance)
             for student, attack in sorted(written.items()):
                 got = reports[student].totals()[0] if reports.get(student) else None
                 want = full if attack.expect == "full" else 0
                 checks.check(got == want, f"user sandbox, {batch}: {attack.name} -> {got}, "
-                             f"must be {attack.expect} ({want:g})", notes.get(student, ""))
+                             f"must be {attack.expect} ({want:g})",
+                             notes.get(student, "") or first_reason(reports.get(student), ""))
                 if attack.name == "tmp_fill" and reports.get(student):
                     reasons = {r.outcome.reason for er in reports[student].results
                                for r in er.results if r.outcome.status == "failed"}
                     checks.check(any("filled the disk" in r for r in reasons),
                                  "user sandbox: tmp_fill is stopped for filling /tmp or /dev/shm",
                                  "; ".join(sorted(reasons)[:3]))
+            found = leaked([json.dumps(reports_gradescope(r)) + console(r, verbose=True)
+                            for r in reports.values() if r is not None])
+            checks.check(not found, f"user sandbox, {batch}: no secret reached a report",
+                         str(found))
+            dozer = reports.get("dozer")
+            if dozer is not None:
+                honest = max((r.seconds for st, r in reports.items() if r is not None and
+                              written[st].expect == "full"), default=60.0)
+                checks.check(dozer.seconds <= honest + 60, f"user sandbox: the dozer costs at "
+                             f"most 60 s beyond an honest submission ({dozer.seconds:.0f} s "
+                             f"against {honest:.0f} s)", first_reason(dozer, ""))
             left = s.sandbox.leftovers()
             checks.check(not left, f"user sandbox, {batch}: nothing of any student is left",
                          "; ".join(left[:5]))
+            if namespaces:
+                # The key file readable by others: the grader refuses the hidden tests in
+                # the `user` sandbox rather than grade with the passphrase in reach.
+                exposed, hidden = os.path.join(subs, "exposed.key"), os.path.join(out, "h.json")
+                with open(exposed, "w") as f:
+                    f.write("0123456789abcdef0123\n")
+                os.chmod(exposed, 0o644)
+                with open(hidden, "w") as f:
+                    f.write('{"exercises": []}\n')
+                config = Config(root=ROOT, build_dir=s.config.build_dir,
+                                manifest_path=s.config.manifest_path,
+                                exercises=[hostile.HOST.exercise], sandbox="user", log=log,
+                                progress=False, hidden_path=hidden, key_path=exposed,
+                                uid_base=getattr(args, "uid_base", None) or S.UID_BASE)
+                refusing = GradingSession(config)
+                try:
+                    refusing.prepare()
+                    said = "prepared"
+                except Exception as e:  # noqa: BLE001
+                    said = str(e)
+                finally:
+                    refusing.close()
+                checks.check("refusing" in said and "readable by other users" in said,
+                             "user sandbox: --hidden is refused while the key file is readable "
+                             "by others", said[:300])
             s.close()
             shutil.rmtree(subs, ignore_errors=True)
             shutil.rmtree(out, ignore_errors=True)
     finally:
         if saved is None:
-            del os.environ[NO_NAMESPACES]
+            os.environ.pop(NO_NAMESPACES, None)
         else:
             os.environ[NO_NAMESPACES] = saved
 
@@ -573,11 +663,19 @@ def gradescope(checks, args, have_solutions):
     os.chmod(ag, 0o755)
     zip_path = os.path.join(ag, "autograder.zip")
     targets = hostile.TARGETS
+    # As on Gradescope: root in a container that refuses namespaces, so the `user` sandbox
+    # with no namespaces of its own (where the self-test runs as root).
+    as_gradescope = os.geteuid() == 0 and not getattr(args, "sandbox", None)
+    grader_args = (["--uid-base", str(args.uid_base)] if getattr(args, "uid_base", None) else []) + \
+        (["--sandbox", "user"] if as_gradescope else [])
     make_autograder(ROOT, zip_path, [t.exercise for t in targets], None, "90", log,
-                    budget=PACKAGE_BUDGET, grader_args=["--uid-base", str(args.uid_base)]
-                    if getattr(args, "uid_base", None) else [])
+                    budget=PACKAGE_BUDGET, grader_args=grader_args)
+    checks.check(os.stat(zip_path).st_mode & 0o077 == 0,
+                 "gradescope: autograder.zip is readable by its owner only")
     extract(zip_path, os.path.join(ag, "source"))
     env = dict(os.environ, AUTOGRADER_ROOT=ag, AUTOGRADER_SKIP_APT="1")
+    if as_gradescope:
+        env[NO_NAMESPACES] = "1"
     start = time.monotonic()
     setup = subprocess.run(["bash", os.path.join(ag, "source", "setup.sh")], env=env,
                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
@@ -585,7 +683,10 @@ def gradescope(checks, args, have_solutions):
                  f"({time.monotonic() - start:.0f} s)", setup.stdout.decode()[-3000:])
     if setup.returncode != 0:
         return
-    runs = {"stub": None}
+    # The stub; a hostile submission (03a defines memmove and the other library names, 01b
+    # asks the checker, reads every key it can find and leaves a folder 2,500 levels deep in
+    # /tmp); then the solution, which must find nothing of it.
+    runs = {"stub": None, "hostile": hostile.package_attack(ROOT)}
     layout = Layout(ROOT)
     if have_solutions:
         runs["solution"] = layout.solution_of
@@ -594,11 +695,22 @@ def gradescope(checks, args, have_solutions):
         shutil.rmtree(sub, ignore_errors=True)
         os.makedirs(sub)
         for ex, file in ((t.exercise, t.file) for t in targets):
+            if name == "hostile":
+                with open(os.path.join(sub, file), "w") as f:
+                    f.write(runs[name][file])
+                continue
             src = os.path.join(layout.solutions, ex, file) if name == "solution" else \
                 os.path.join(ROOT, "exercises", ex, file)
             shutil.copy(src, os.path.join(sub, file))
         run = subprocess.run([os.path.join(ag, "source", "run_autograder")], env=env,
                              stdout=subprocess.PIPE, stderr=subprocess.STDOUT, cwd=ag)
+        if name == "hostile":
+            with open(os.path.join(ag, "results", "results.json")) as f:
+                text = f.read()
+            found = leaked([text])
+            checks.check(not found and "memmove" in text,
+                         "gradescope: the hostile submission's results.json names memmove and "
+                         "holds no secret", str(found))
         path = os.path.join(ag, "results", "results.json")
         try:
             with open(path) as f:
@@ -618,7 +730,7 @@ def gradescope(checks, args, have_solutions):
     # Every call sleeps: 0, quickly, each test saying why (01b's stopped as idle; 03a's build
     # refused: a kernel exercise may not call sleep()); a grader stopped by the platform (here
     # after 20 s, in the middle of the build or the tests) still leaves a results.json.
-    for name, code, extra in (("sleeper", hostile.SLEEPER, {}),
+    for name, code, extra in (("dozer", hostile.DOZER, {}),
                               ("spinner stopped by the platform", hostile.SPINNER,
                                {"AUTOGRADER_GRADER_TIMEOUT": "20"})):
         sub = os.path.join(ag, "submission")
@@ -627,7 +739,8 @@ def gradescope(checks, args, have_solutions):
         for target in targets:
             with open(os.path.join(sub, target.file), "w") as f:
                 f.write(hostile.at_entry(hostile.sources(ROOT, target).stub, code, target)
-                        .replace("#pragma once\n", "#pragma once\n#include <unistd.h>\n", 1))
+                        .replace("#pragma once\n", "#pragma once\n#include <unistd.h>\n"
+                                 "#include <chrono>\n", 1))
         start = time.monotonic()
         subprocess.run([os.path.join(ag, "source", "run_autograder")], env={**env, **extra},
                        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, cwd=ag)
@@ -639,7 +752,7 @@ def gradescope(checks, args, have_solutions):
             checks.check(False, f"gradescope: the {name} gets a results.json", str(e))
             continue
         said = results.get("output", "") + " ".join(t.get("output", "") for t in results["tests"])
-        why = ("used no CPU" if name == "sleeper" else "did not finish")
+        why = ("used no CPU" if name == "dozer" else "did not finish")
         silent = [t.get("name", "") for t in results["tests"] if "score" in t and
                   not t.get("output")]
         checks.check(results["score"] == 0 and (why in said or "grading stopped" in said) and
@@ -662,7 +775,8 @@ def gradescope(checks, args, have_solutions):
 # Exercise 01a's memory-model test against the ways around it we know of (spec.py, "model";
 # toolchain.py, model_source_problems): each submission is the public stub with its todo line
 # deleted and one change, and must earn exactly its correctness points plus the model's where
-# `model_points` is True (None: nothing, the build is refused). Built from the stub, so it
+# `model_points` is True (None: nothing, the file is refused, since issue 48 before the build
+# where the preprocessor is misused: a pragma other than unroll, a #line). Built from the stub, so it
 # needs nothing secret.
 MODEL_EXERCISE, MODEL_FILE = "01a_coalesce", "coalesce.cuh"
 STUB_MAPPING = ("  const int row = blockIdx.x * blockDim.x + threadIdx.x;  // lanes of a warp: 32 rows\n"
@@ -692,7 +806,7 @@ MODEL_ATTACKS = [
                                       "namespace ex01a {").replace(
                                           "}  // namespace ex01a",
                                           "}  // namespace ex01a\n_Pragma(\"clang attribute pop\")"),
-     False),
+     None),  # refused before the build: a pragma other than unroll
     ("one_lane_warps", "the mapping untouched, blocks of one thread (every warp one lane)",
      "untouched", lambda t: t.replace("constexpr int BLOCK_DIM = 32;",
                                       "constexpr int BLOCK_DIM = 1;"), False),
@@ -706,7 +820,7 @@ MODEL_ATTACKS = [
     ("line_directive", "a #line directive that names a system header for the kernel's lines",
      "untouched", lambda t: t.replace("__global__ void naive_gemm",
                                       "# 1 \"/usr/include/stdlib.h\" 3\n"
-                                      "__global__ void naive_gemm"), False),
+                                      "__global__ void naive_gemm"), None),  # refused: #line
     ("hidden_copy", "the uncoalesced reads moved into memcpy, a call the hooks do not see",
      "untouched", lambda t: t.replace(
          "regC += A[row * K + k] * B[k * N + col];",
@@ -802,6 +916,11 @@ def kernel_attacks(checks, args, only=None):
             table.append((a, f"{got:g}/{counted:g}", f"{want:g}"))
             checks.check(got == want, f"kernel attack: {a.name} ({a.what}) -> {got:g}/{counted:g}, "
                          f"must be {want:g}", "; ".join(why[:4]))
+            if a.must_say:
+                said = "\n".join(m for er in report.results for m in er.build_errors.values())
+                missing = [w for w in a.must_say if w not in said]
+                checks.check(not missing, f"kernel attack: {a.name}: the refusal names each "
+                             f"variant ({', '.join(a.must_say)})", f"missing {missing}: {said[:600]}")
     print("\nattack -> score without a GPU (speed tests pending) [row of issue 32: before]",
           flush=True)
     for a, shown, want in table:
@@ -813,7 +932,37 @@ PARTS = ("stubs", "fixture", "solutions", "faults", "model", "kernels", "corpus"
          "tables", "classroom", "gradescope")
 
 
+def hide_world_readable_key(checks):
+    """CI keeps the passphrase in a file every user of the machine can read
+    (../shared/ci-secrets/exercises.key): the grader rightly refuses to grade in the `user`
+    sandbox while it is there for the students' uids to read. The self-test (as root) copies
+    it into a file of its own (mode 0600) and, in a mount namespace of its own (this process
+    and what it starts, nothing else on the machine), covers the original with an empty file."""
+    path = os.environ.get("EXERCISES_KEY_FILE")
+    if not path or os.geteuid() != 0 or not os.path.isfile(path) or \
+            not os.stat(path).st_mode & 0o044:
+        return
+    import ctypes
+    libc = ctypes.CDLL(None, use_errno=True)
+    private = tempfile.mkdtemp(prefix="selftest-key-")
+    copy = os.path.join(private, "exercises.key")
+    with open(path, "rb") as f:
+        data = f.read()
+    fd = os.open(copy, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    os.write(fd, data)
+    os.close(fd)
+    ms_rec, ms_private, ms_bind = 0x4000, 1 << 18, 4096
+    hidden = libc.unshare(0x00020000) == 0 and \
+        libc.mount(b"none", b"/", None, ms_rec | ms_private, None) == 0 and \
+        libc.mount(b"/dev/null", path.encode(), None, ms_bind, None) == 0
+    os.environ["EXERCISES_KEY_FILE"] = copy
+    checks.check(hidden, f"the world-readable CI key ({path}) is covered for the self-test's "
+                 f"own processes (a copy of mode 0600 is used instead)",
+                 f"errno {ctypes.get_errno()}")
+
+
 def run(checks, args, have_solutions):
+    hide_world_readable_key(checks)
     parts = args.parts.split(",") if args.parts else list(PARTS)
     if args.no_corpus:
         parts = [p for p in parts if p not in ("corpus", "gradescope")]

@@ -28,8 +28,10 @@ from . import sandbox as S
 from . import toolchain as T
 from .execute import BudgetSpent, GraderError, Outcome, TestRunner, trim
 from .race import race
+from .bundle import Layout, readable_by_others
 from .spec import SpecError, expand, load_manifest
 from .submissions import SubmissionError, list_submissions, read_submission, shown_name
+from .leftovers import remove_tree
 
 BACKENDS = ("auto", "gpu", "cpu")
 
@@ -59,6 +61,11 @@ class Config:
     # batch and submission: untrusted code never runs unsandboxed unless --sandbox none says so
     require_sandbox: bool = False
     on_progress: object = None      # on_progress(partial Report) after each test (results.json)
+    # Files of the instructor's the grader knows of beyond the repository's own (the key file
+    # it read, a results folder): a student's uid must not be able to read them.
+    instructor_paths: List[str] = field(default_factory=list)
+    key_path: Optional[str] = None  # the file the passphrase was read from, if any
+    rerun: str = ""                 # how the report says to draw the same run again ({seed})
 
 
 @dataclass
@@ -106,6 +113,7 @@ class Report:
     seconds: float = 0.0
     notes: List[str] = field(default_factory=list)
     graded_files: Dict[str, str] = field(default_factory=dict)  # exercise -> sha256 (merge)
+    rerun: str = ""  # how to draw the same run again, {seed} for the seed (else grade.py's)
 
     def totals(self):
         score = sum(e.score for e in self.results)
@@ -220,12 +228,68 @@ class GradingSession:
         for sub in ("students", "private"):
             os.makedirs(os.path.join(self.work, sub), exist_ok=True)
             os.chmod(os.path.join(self.work, sub), 0o711 if sub == "students" else 0o700)
+        self.check_instructor_files()
         if self.sandbox.isolated:
             self.log(f"grading run seed {self.seed}; sandbox: {self.sandbox.describe()}")
         elif sandbox == "none" or c.sandbox == "none" and c.require_sandbox:
             self.log(f"grading run seed {self.seed}; warning: --sandbox none: the submissions' "
                      f"code runs as you, with nothing between it and this machine")
         self.prepared = True
+
+    def instructor_files(self):
+        """Everything of the instructor's a student's code must not read or run: the trusted
+        build (the checker, the reference timer), the unsealed bundle, the key file wherever it
+        lives, the hidden tests, the grader's private folder, and what the caller adds (the
+        grades)."""
+        c = self.config
+        layout = Layout(c.root)
+        build = self.trusted.build_dir
+        paths = [build, os.path.join(build, "bin"), self.trusted.binary("exercise_check"),
+                 self.trusted.binary("exercise_reference"), layout.instructor,
+                 layout.solutions, layout.hidden, layout.planted, layout.key,
+                 os.path.join(self.work, "private")]
+        for key in (c.key_path, os.environ.get("EXERCISES_KEY_FILE")):
+            if key and os.path.exists(key):
+                paths.append(key)
+        if c.hidden_path:
+            paths += [c.hidden_path, os.path.dirname(os.path.abspath(c.hidden_path))]
+        paths += list(c.instructor_paths)
+        return [p for p in paths if p and os.path.exists(p)]
+
+    def check_instructor_files(self):
+        """Before any student code runs: in the `user` sandbox the grader's own files are made
+        its own (mode 0700 or 0600), the hidden tests are refused while the key file is readable
+        by others, and a probe as a student's uid (in bubblewrap too, whose view of the system
+        could include them) must find nothing of the instructor's it can read or run."""
+        c = self.config
+        mode = self.sandbox.mode
+        if mode == "user" and self.sandbox.root:
+            layout = Layout(c.root)
+            for path, bits in ((self.trusted.build_dir, 0o700), (layout.instructor, 0o700),
+                               (layout.key, 0o600), (os.path.join(self.work, "private"), 0o700)):
+                if os.path.exists(path):
+                    os.chmod(path, bits)
+        keys = [k for k in (c.key_path, os.environ.get("EXERCISES_KEY_FILE")) if k]
+        if c.hidden_path and mode in ("user", "none"):
+            exposed = [k for k in keys if readable_by_others(k)]
+            if exposed:
+                raise RuntimeError(f"refusing the hidden tests: the key file {exposed[0]} is "
+                                   f"readable by other users, who include the students' code in "
+                                   f"the {mode} sandbox (chmod 600 it, give the key through a "
+                                   f"pipe, --key-file <(...), or grade with bubblewrap)")
+        if not self.sandbox.isolated:
+            return
+        folder = os.path.join(self.work, "students", "probe")
+        os.makedirs(folder, exist_ok=True)
+        try:
+            readable = self.sandbox.for_student(0).probe(self.instructor_files(), folder)
+        finally:
+            remove_tree(folder)
+        if readable:
+            raise RuntimeError("refusing to grade: a student's code could read or run files of "
+                               "the instructor's here (" + ", ".join(readable[:6]) + "): make "
+                               "them readable by their owner only (chmod go-rwx), move them out "
+                               "of the folders the sandbox shows, or grade with bubblewrap")
 
     def close(self):
         """Removes the run's work folders (the students' folders, the grader's private files,
@@ -234,7 +298,7 @@ class GradingSession:
             self.sandbox.clear_block()
             self.sandbox.close()
         for path in reversed(self.own_work):
-            shutil.rmtree(path, ignore_errors=True)
+            remove_tree(path)
         self.own_work = []
 
     def __enter__(self):
@@ -280,14 +344,17 @@ class GradingSession:
             return None, "pending: no GPU on this machine, and no CPU backend in this build"
         return (runner, [runner], False), None
 
-    def _grade(self, student, binaries, sandbox, home, private, started, partial=None):
+    def _grade(self, student, binaries, sandbox, home, private, started, partial=None,
+               cleanup=None):
         """Runs every test of every exercise with the built runners: {target: (path, msg)}.
         `partial(results so far)`: after each test (a results.json that survives the grader
         being killed)."""
         c = self.config
         tests = TestRunner(sandbox, self.trusted.binary("exercise_check"), self.trusted.verify,
                            os.path.join(home, "runs"), private, self.log,
-                           deadline=started + c.budget_s, budget_s=c.budget_s)
+                           deadline=started + c.budget_s, budget_s=c.budget_s,
+                           cleanup=cleanup)
+        tests.addr2line = self.trusted.addr2line
         os.makedirs(os.path.join(home, "runs"), exist_ok=True)
         if sandbox.uid is not None:
             os.chmod(os.path.join(home, "runs"), 0o711)
@@ -385,7 +452,7 @@ class GradingSession:
                 results.append(er)
             self.config.on_progress(Report(student, results, self.seed, sandbox.describe(),
                                            self.mode, time.monotonic() - started,
-                                           graded_files=graded_files))
+                                           graded_files=graded_files, rerun=self.config.rerun))
         return partial
 
     def grade_worktree(self):
@@ -410,7 +477,7 @@ class GradingSession:
         home = os.path.join(self.work, "students", "worktree")
         private = os.path.join(self.work, "private", "worktree")
         for d in (home, private):
-            shutil.rmtree(d, ignore_errors=True)
+            remove_tree(d)
             os.makedirs(d)
         files = self.stub_files()  # this tree's files, as graded
         graded = {e.name: files_hash(e, files) for e in self.exercises}
@@ -419,9 +486,9 @@ class GradingSession:
                                   self._partial("worktree", sandbox, started, graded))
         finally:
             sandbox.clear()
-            shutil.rmtree(home, ignore_errors=True)
+            remove_tree(home)
         return Report("worktree", results, self.seed, sandbox.describe(), self.mode,
-                      time.monotonic() - started, graded_files=graded)
+                      time.monotonic() - started, graded_files=graded, rerun=self.config.rerun)
 
     def grade_files(self, student, files, index=0, notes=(), submitted=None):
         """One submission: {path relative to the repository: bytes} of the files to grade;
@@ -446,7 +513,7 @@ class GradingSession:
         home = os.path.join(self.work, "students", slot)
         private = os.path.join(self.work, "private", slot)
         for d in (home, private):
-            shutil.rmtree(d, ignore_errors=True)
+            remove_tree(d)
             os.makedirs(d)
         os.chmod(home, 0o711)
         os.chmod(private, 0o700)
@@ -455,27 +522,39 @@ class GradingSession:
                                self.include_roots, forbidden,
                                budget=started + self.config.budget_s)
         graded = {e.name: files_hash(e, files) for e in self.exercises}
+        cleanup = []  # what of this submission could not be removed (its row says so)
         try:
             self.log(f"building {shown}'s runners ...")
             binaries = build.build(self.exercises, files, private, self.trusted.cpu_twins,
                                    self.trusted.model_twins)
             self._hash(binaries)
             results = self._grade(student, binaries, sandbox, home, private, started,
-                                  self._partial(shown, sandbox, started, graded))
+                                  self._partial(shown, sandbox, started, graded), cleanup)
         finally:
             # Nothing of this submission stays where code can reach it, whatever happened:
             # its processes, its files in the shared temporary folders and IPC, its folder
             # (sources, build, runners); of the grader's private folder only the logs stay.
-            sandbox.clear()
-            shutil.rmtree(home, ignore_errors=True)
-            for entry in os.listdir(private):
-                if os.path.isdir(os.path.join(private, entry, "results")):
-                    shutil.rmtree(os.path.join(private, entry, "results"), ignore_errors=True)
-            left = sandbox.leftovers()
-            if left:
-                self.log(f"   warning: after {shown}, left behind: {'; '.join(left[:5])}")
+            # Nothing here may fail the next student: what cannot be removed is taken from
+            # this uid (leftovers.neutralize) and noted on this student's row.
+            try:
+                cleanup += sandbox.clear()
+                cleanup += remove_tree(home)
+                for entry in os.listdir(private):
+                    if os.path.isdir(os.path.join(private, entry, "results")):
+                        cleanup += remove_tree(os.path.join(private, entry, "results"))
+                left = sandbox.leftovers()
+                if left:
+                    cleanup += left
+                    self.log(f"   warning: after {shown}, left behind: {'; '.join(left[:5])}")
+            except Exception as e:  # noqa: BLE001 - one student's leftovers, not the batch's
+                cleanup.append(f"the clean-up failed: {e}")
+        if cleanup:
+            notes = list(notes) + [f"grader: what this submission left could not all be removed "
+                                   f"(what is left is out of every student's reach): "
+                                   f"{'; '.join(shown_name(c) for c in cleanup[:3])}"]
         report = Report(shown, results, self.seed, sandbox.describe(), self.mode,
-                        time.monotonic() - started, list(notes), graded_files=graded)
+                        time.monotonic() - started, list(notes), graded_files=graded,
+                        rerun=self.config.rerun)
         submitted = set(files) if submitted is None else set(submitted)
         for er in results:
             missing = [os.path.basename(p) for p in er.exercise.paths() if p not in submitted]

@@ -4,8 +4,10 @@ into a tree that someone else's code could read.
 
 Refused, with a message for the roster: two submissions with the same name (alice/ and
 alice.zip), symbolic or hard links, devices and other special files, paths with `..` or an
-absolute path, more than MAX_FILES files or MAX_BYTES bytes, and a student file found twice
-under its name in different folders.
+absolute path, more than MAX_FILES files or MAX_BYTES bytes, one path twice in an archive (a
+zip may hold two members of one name: `unzip -n` keeps the first, Python's zipfile the last),
+and a student file's name found twice at any depth, also differing only in case or Unicode
+form (the file the grader grades must be the one the instructor opens).
 """
 
 import io
@@ -133,8 +135,14 @@ def _members_of_zip(path):
         infos = z.infolist()
         if len(infos) > MAX_FILES:
             raise SubmissionError(f"more than {MAX_FILES} files")
+        seen = {}
         for info in infos:
             _check_member(info.filename)
+            key = _relative(info.filename).rstrip("/")
+            if key in seen and not info.is_dir():
+                raise SubmissionError(f"{info.filename} is in the archive twice (also as "
+                                      f"{seen[key]}): keep one")
+            seen[key] = info.filename
             mode = info.external_attr >> 16
             if stat.S_ISLNK(mode):
                 raise SubmissionError(f"{info.filename} is a symbolic link")
@@ -151,7 +159,7 @@ def _members_of_zip(path):
 
 
 def _members_of_tar(path):
-    out, total = {}, 0
+    out, total, seen = {}, 0, set()
     with tarfile.open(path) as tar:
         for i, member in enumerate(tar):
             if i >= MAX_FILES:
@@ -159,6 +167,9 @@ def _members_of_tar(path):
             _check_member(member.name)
             if member.isdir():
                 continue
+            if _relative(member.name) in seen:
+                raise SubmissionError(f"{member.name} is in the archive twice: keep one")
+            seen.add(_relative(member.name))
             if not member.isfile():
                 raise SubmissionError(f"{member.name} is a link or a special file")
             total += member.size
@@ -198,21 +209,27 @@ def read_submission(path, exercises):
     found, notes = {}, []
     for e in exercises:
         for rel in e.paths():
-            candidates = [rel]
-            if rel.startswith("exercises/"):
-                candidates.append(rel[len("exercises/"):])
-            hit = next((c for c in candidates if c in members), None)
-            if hit is None:
-                base = os.path.basename(rel)
-                named = sorted(m for m in members if os.path.basename(m) == base)
-                if len(named) > 1:
-                    raise SubmissionError(f"{base} is there {len(named)} times "
-                                          f"({', '.join(named[:4])}): keep one")
-                hit = named[0] if named else None
+            base = os.path.basename(rel)
+            # Every member named like this student file, at any depth, in any case or Unicode
+            # form: more than one is refused, whichever the grader would have picked.
+            named = sorted(m for m in members if _same_name(os.path.basename(m), base))
+            if len(named) > 1:
+                raise SubmissionError(f"{base} is there {len(named)} times "
+                                      f"({', '.join(named[:4])}): keep one")
+            hit = named[0] if named else None
             if hit is None:
                 continue
+            if os.path.basename(hit) != base:
+                raise SubmissionError(f"{hit}: the file must be named {base} exactly")
             data = members[hit]()
             if len(data) > MAX_STUDENT_FILE:
                 raise SubmissionError(f"{hit} is larger than {MAX_STUDENT_FILE >> 10} KB")
             found[rel] = data
     return found, notes
+
+
+def _same_name(a, b):
+    """File names that would be one file on a case-insensitive or normalizing file system
+    (macOS, Windows): what an instructor who unpacks the archive there opens."""
+    fold = lambda n: unicodedata.normalize("NFC", n).casefold()  # noqa: E731
+    return fold(a) == fold(b)

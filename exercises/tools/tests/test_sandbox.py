@@ -105,6 +105,41 @@ class SandboxTests(unittest.TestCase):
             self.assertLess(len(r.output), 3 * S.KEEP_OUTPUT, mode)
             self.assertIn(r.signal, ("SIGXFSZ", None), mode)
 
+    def test_the_syscall_filter(self):
+        """What no exercise needs fails with an error (not a kill): tracing, a network socket
+        (any socket without a GPU), the keyrings, new namespaces, personality."""
+        if not S.seccomp.works():
+            self.skipTest("no seccomp here")
+        argv = self.script("""
+            import ctypes, errno, os, socket
+            libc = ctypes.CDLL(None, use_errno=True)
+            def tried(what, ok):
+                print(what, "worked" if ok else "refused")
+            tried("ptrace", libc.ptrace(0, 0, 0, 0) == 0)
+            try:
+                socket.socket(socket.AF_INET, socket.SOCK_STREAM).close(); tried("inet", True)
+            except OSError:
+                tried("inet", False)
+            try:
+                socket.socket(socket.AF_UNIX, socket.SOCK_STREAM).close(); tried("unix", True)
+            except OSError:
+                tried("unix", False)
+            tried("keyctl", libc.syscall(250, 0, -4, 0) >= 0)
+            tried("unshare", libc.unshare(0x10000000) == 0)
+            tried("personality", libc.personality(0x0040000) != -1)
+            tried("fork", os.fork() == 0 or os.wait() is None)
+            """)
+        for mode, box, work in self.each_mode():
+            r = self.run_in(box, work, argv, S.Limits(30.0, processes=64))
+            for what in ("ptrace", "inet", "unix", "keyctl", "unshare", "personality"):
+                self.assertIn(f"{what} refused", r.output, (mode, r.output))
+            self.assertIn("fork worked", r.output, mode)
+        for mode, box, work in self.each_mode():  # a run with a GPU may use a unix socket
+            r = box.run(argv, work, os.path.join(self.dir, "gpu.log"), S.Limits(30.0, processes=64),
+                        read_only=[self.dir], writable=[work], gpu=True)
+            self.assertIn("unix worked", r.output, mode)
+            self.assertIn("inet refused", r.output, mode)
+
     def test_memory_and_cpu_limits(self):
         hog = self.script("""
             blocks = [bytearray(256 << 20) for _ in range(64)]
@@ -144,6 +179,22 @@ class IsolatedSandboxTests(SandboxTests):
             self.assertIn("refused", r.output, mode)
             if mode == "user":
                 self.assertIn(f"uid {box.uid}", r.output)
+
+    def test_the_probe_finds_what_a_student_could_read(self):
+        readable = os.path.join(self.dir, "readable")
+        private = os.path.join(self.dir, "private")
+        runnable = os.path.join(self.dir, "runnable")
+        for path, mode in ((readable, 0o644), (private, 0o600), (runnable, 0o711)):
+            with open(path, "w") as f:
+                f.write("x")
+            os.chmod(path, mode)
+        locked = os.path.join(self.dir, "locked")
+        os.makedirs(locked, mode=0o700)
+        for mode, box, work in self.each_mode():
+            if mode != "user":
+                continue  # bubblewrap shows none of them (the test folder is not bound)
+            got = box.probe([readable, private, runnable, locked], work)
+            self.assertEqual(sorted(got), sorted([readable, runnable + " (runnable)"]), got)
 
     def test_bubblewrap_shows_only_what_it_binds(self):
         hidden = tempfile.mkdtemp(prefix="not-bound-")

@@ -43,6 +43,32 @@ class SubmissionTests(unittest.TestCase):
         with self.assertRaises(SubmissionError):
             read_submission(twice, EX)
 
+    def test_a_file_name_twice_anywhere_is_refused(self):
+        """What the grader grades must be what the instructor opens: the same name at two
+        depths, in another case, or one path twice in an archive."""
+        nested = self.folder("nested", {"bounds.cuh": b"stub", "exercises/03a_bounds/bounds.cuh": b"x"})
+        case = self.folder("case", {"bounds.cuh": b"1", "deep/Bounds.cuh": b"2"})
+        alone = self.folder("alone", {"deep/BOUNDS.CUH": b"2"})
+        for path, says in ((nested, "2 times"), (case, "2 times"), (alone, "named bounds.cuh")):
+            with self.assertRaisesRegex(SubmissionError, says):
+                read_submission(path, EX)
+        zpath = os.path.join(self.dir, "twice.zip")
+        import warnings
+        with warnings.catch_warnings(), zipfile.ZipFile(zpath, "w") as z:
+            warnings.simplefilter("ignore")
+            z.writestr("bounds.cuh", b"first")
+            z.writestr("./bounds.cuh", b"second")
+        with self.assertRaisesRegex(SubmissionError, "twice"):
+            read_submission(zpath, EX)
+        tpath = os.path.join(self.dir, "twice.tar.gz")
+        with tarfile.open(tpath, "w:gz") as t:
+            for data in (b"first", b"second"):
+                info = tarfile.TarInfo("bounds.cuh")
+                info.size = len(data)
+                t.addfile(info, io.BytesIO(data))
+        with self.assertRaisesRegex(SubmissionError, "twice"):
+            read_submission(tpath, EX)
+
     def test_archives(self):
         zpath = os.path.join(self.dir, "z.zip")
         with zipfile.ZipFile(zpath, "w") as z:
