@@ -413,7 +413,7 @@ def parser():
                                                             "Gradescope zip")
     t.add_argument("--parts", help="only these end-to-end parts, comma-separated: stubs, "
                                    "fixture, solutions, faults, model, corpus, shared, tables, "
-                                   "classroom, gradescope")
+                                   "classroom, gradescope, copies")
     t.add_argument("--sandbox", choices=MODES, help="the end-to-end parts' sandbox (default: "
                                                     "auto, the strongest here)")
     t.add_argument("--uid-base", type=int, default=UID_BASE,
