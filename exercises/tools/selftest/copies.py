@@ -108,6 +108,14 @@ def kernel_copies(root=ROOT):
                                     ("05_double_buffer/2_prefetch.cuh", "ch05")], "ex05a",
         stub_functions(root, "05a_double_buffer", "double_buffer.cuh",
                        ["last_read_step", "barriers_per_step"])))
+    c["05d_async_pipeline"] = ("pipeline.cuh", kernel_copy(
+        root, "05d_async_pipeline", [("05_double_buffer/padding.cuh", "ch05"),
+                                     ("05_double_buffer/warp_tile.cuh", "ch05"),
+                                     ("05_double_buffer/appendix_async.cuh", "ch05")], "ex05d",
+        "\n// The chapter's asynchronous-copy pipeline under the exercise's launcher name.\n"
+        "template <int STAGES>\n"
+        "void launch_pipelined_gemm(const float* A, const float* B, float* C, int M, int N, int K) {\n"
+        "  launch_async_gemm<128, 256, 16, 64, 64, 8, 16, STAGES, 8>(A, B, C, M, N, K);\n}\n"))
     return c
 
 
