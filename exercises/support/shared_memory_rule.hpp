@@ -50,4 +50,25 @@ inline int lds128_wavefronts(const std::vector<long long>& chunks) {
   return wavefronts;
 }
 
+// Wavefronts of one warp-wide shared access of `bytes` (4, 8 or 16) per lane, lane `lane`
+// starting at word first_words[lane] (-1: inactive): the whole warp at once for 4 bytes, half
+// warps for 8, quarter warps with the pair rule above for 16 (memory_model.cpp, request_cost).
+inline int shared_wavefronts(const std::vector<long long>& first_words, int bytes) {
+  if (bytes == 16) {
+    std::vector<long long> chunks;
+    for (long long w : first_words) chunks.push_back(w < 0 ? -1 : w / 4);
+    return lds128_wavefronts(chunks);
+  }
+  const int words = bytes == 8 ? 2 : 1;
+  const size_t phase_lanes = size_t(32 / words);
+  int wavefronts = 0;
+  for (size_t begin = 0; begin < 32; begin += phase_lanes) {
+    std::vector<uint32_t> phase;
+    for (size_t lane = begin; lane < begin + phase_lanes && lane < first_words.size(); ++lane)
+      if (first_words[lane] >= 0) phase.push_back(uint32_t(first_words[lane]));
+    if (!phase.empty()) wavefronts += tutorial::shared_access_cost(phase, words).wavefronts;
+  }
+  return wavefronts;
+}
+
 }  // namespace exercise::rule
