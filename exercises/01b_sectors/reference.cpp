@@ -1,0 +1,28 @@
+// The checker's answers for exercise 01b's block_sectors (support/host_references.hpp): the
+// warp's addresses counted by the harness's warp simulator (common/memory_access.hpp).
+// Compiled into the checker only.
+#include <cstdint>
+#include <stdexcept>
+#include <vector>
+
+#include "common/memory_access.hpp"
+#include "exercises/support/host_references.hpp"
+
+namespace {
+
+using exercise::Args;
+
+Args block_sectors(const Args& a) {
+  if (a.size() != 3) throw std::invalid_argument("block_sectors takes (width, pitch, offset)");
+  const long long width = (long long)a[0], pitch = (long long)a[1], offset = (long long)a[2];
+  if (width < 1 || width > 32 || offset < 0 || pitch < width + offset)
+    throw std::invalid_argument("block_sectors: width 1..32, offset >= 0, pitch >= width + offset");
+  std::vector<uint64_t> addresses;
+  for (long long t = 0; t < 32; ++t)
+    addresses.push_back(uint64_t(((t / width) * pitch + offset + t % width) * 4));
+  return {double(tutorial::global_access_cost(addresses, 4).sectors)};
+}
+
+const exercise::HostReferences references("01b_sectors", {{"block_sectors", block_sectors}});
+
+}  // namespace
