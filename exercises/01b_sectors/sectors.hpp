@@ -47,9 +47,9 @@ inline double line_efficiency(int stride, int offset) {
 
 // The first warp of a 2D block whose rows are `width` threads (blockDim.x = width, 1..32:
 // thread (ty, tx), linear index ty * width + tx, warp 0 = linear indices 0..31) reading a
-// row-major float matrix of `pitch` floats per row (pitch >= width + offset) whose element 0
-// starts a 128-byte line: thread (ty, tx) loads element (ty, offset + tx). The distinct
-// 32-byte sectors the warp touches.
+// row-major float matrix of `pitch` floats per row whose element 0 starts a 128-byte line:
+// thread (ty, tx) loads the float at index ty * pitch + offset + tx (element (ty, offset + tx)
+// where that lies inside the row). The distinct 32-byte sectors the warp touches.
 //
 //   width 32: one row, floats offset .. offset + 31: as sectors_touched(1, offset)
 //   width 16, pitch 1024: two rows of 16 floats, 4096 bytes apart: 2 sectors each, 4

@@ -1,7 +1,11 @@
-// The checker's answers for exercise 01c's rectangular tiles (support/host_references.hpp):
-// the intensity from the block's bytes and FLOP counted over one k step, and the smallest BM
-// found by search against the ridge. Compiled into the checker only.
+// The checker's answers for exercise 01c (support/host_references.hpp): the lessons'
+// formulas, the harness's roofline (common/device_info.hpp), and for rectangular tiles the
+// intensity from the block's bytes and FLOP counted over one k step and the smallest BM found
+// by search against the ridge. A GPU is (bandwidth GB/s, peak GFLOP/s). Compiled into the
+// checker only.
 #include <stdexcept>
+
+#include "common/device_info.hpp"
 
 #include "exercises/support/host_references.hpp"
 
@@ -17,7 +21,25 @@ double intensity(double BM, double BN) {
 
 const exercise::HostReferences references(
     "01c_roofline",
-    {{"block_intensity",
+    {{"naive_intensity", [](const Args&) { return Args{2.0 / 8.0}; }},
+     {"tiled_intensity", [](const Args& a) { return Args{2.0 * a.at(0) / 8.0}; }},
+     {"attainable_gflops",
+      [](const Args& a) { return Args{tutorial::roofline_gflops(a.at(0), a.at(1), a.at(2))}; }},
+     {"percent_of_peak",
+      [](const Args& a) {
+        return Args{100.0 * tutorial::roofline_gflops(a.at(0), a.at(1), a.at(2)) / a.at(2)};
+      }},
+     {"ridge_point", [](const Args& a) { return Args{a.at(1) / a.at(0)}; }},
+     {"smallest_compute_bound_tile",
+      [](const Args& a) {
+        int tile = 1;
+        while (2.0 * tile / 8.0 < a.at(1) / a.at(0)) ++tile;
+        return Args{double(tile)};
+      }},
+     {"naive_global_loads", [](const Args& a) { return Args{2.0 * a.at(0) * a.at(1) * a.at(2)}; }},
+     {"tiled_global_loads",
+      [](const Args& a) { return Args{2.0 * a.at(0) * a.at(1) * a.at(2) / a.at(3)}; }},
+     {"block_intensity",
       [](const Args& a) {
         if (a.size() != 2 || a[0] < 1 || a[1] < 1) throw std::invalid_argument("(BM, BN) >= 1");
         return Args{intensity(a[0], a[1])};

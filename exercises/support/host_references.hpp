@@ -1,6 +1,8 @@
-// The checker's own answers for the host exercises' functions, computed with the harness's
-// simulators (common/memory_access.hpp, common/occupancy.hpp, common/device_info.hpp) or
-// the arithmetic the chapters teach. Never linked into a runner.
+// The checker's own answers for the host exercises' functions: each exercise's references and
+// verifiers live beside it (<exercise>/reference.cpp, below), computed with the harness's
+// simulators (common/memory_access.hpp, common/occupancy.hpp, common/device_info.hpp), the
+// memory model's rules (shared_memory_rule.hpp) or the arithmetic the chapters teach; the
+// self-test fixture's are in host_references.cpp. Never linked into a runner.
 #pragma once
 
 #include <functional>
