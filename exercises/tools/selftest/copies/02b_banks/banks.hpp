@@ -1,8 +1,8 @@
 // A copy of the repository's own code for exercise 02b (selftest/copies.py): the public
-// calculators re-typed under the exercise's names. exercises/support/host_references.cpp's
-// bank model of exercise 06b (transposed_degree: lane t of a d x d block reads
-// tile[t % d][t / d]; strided_degree; padded_row_words) and common/memory_access.cpp's
-// bank_conflict_degree, wired to the nearest question. It must score no more than the stub.
+// calculators re-typed under the exercise's names: common/memory_access.cpp's
+// bank_conflict_degree, applied as the checker applied it to the old bank exercise (the first
+// warp of a d x d block reading tile[t % d][t / d]; lanes t * stride; the padding search),
+// wired to the nearest question. It must score no more than the stub.
 #pragma once
 
 #include <cstdint>
