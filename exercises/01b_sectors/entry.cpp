@@ -1,4 +1,5 @@
-// What the grader calls in exercise 01b (exercises/support/entry.hpp): (stride, offset).
+// What the grader calls in exercise 01b (exercises/support/entry.hpp): (stride, offset), and
+// block_sectors (width, pitch, offset).
 #include "exercises/01b_sectors/sectors.hpp"
 #include "exercises/support/entry.hpp"
 
@@ -18,6 +19,10 @@ const std::vector<exercise::Entry>& exercise::entries() {
                  [](const Args& a) { return Args{ex01b::sector_efficiency(stride(a), offset(a))}; }),
       host_entry("line_efficiency",
                  [](const Args& a) { return Args{ex01b::line_efficiency(stride(a), offset(a))}; }),
+      // (width, pitch, offset)
+      host_entry("block_sectors", [](const Args& a) {
+        return Args{double(ex01b::block_sectors(int(a.at(0)), int(a.at(1)), int(a.at(2))))};
+      }),
   };
   return list;
 }

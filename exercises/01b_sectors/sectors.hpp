@@ -9,10 +9,11 @@
 //   stride 2:            floats 0..62    = bytes 0..251   -> 8 sectors, half of each unused
 //   stride 32:           128 bytes apart                  -> 32 sectors in 32 lines
 //
-// Your task: the four functions below, for stride >= 1 and offset >= 0 (in floats). Work the
-// answer out from the addresses; a closed formula or a loop over the 32 lanes both do.
-// (common/memory_access.hpp has a general simulator that the tests compare you against:
-// try the exercise without it.) Test with `make check` in this folder.
+// Your task: the five functions below, for stride >= 1 and offset >= 0 (in floats); the last
+// one is the warp of a 2D block (chapter 01's thread mapping). Work the answer out from the
+// addresses; a closed formula or a loop over the 32 lanes both do. (common/memory_access.hpp
+// has a general simulator that the tests compare you against: try the exercise without it.)
+// Test with `make check` in this folder.
 #pragma once
 
 #include "exercises/support/exercise.hpp"
@@ -42,6 +43,19 @@ inline double sector_efficiency(int stride, int offset) {
 // The same with whole 128-byte lines as the unit of transfer (the rule older texts quote).
 inline double line_efficiency(int stride, int offset) {
   return exercise::todo<double>("01b_sectors: line_efficiency", stride, offset);
+}
+
+// The first warp of a 2D block whose rows are `width` threads (blockDim.x = width, 1..32:
+// thread (ty, tx), linear index ty * width + tx, warp 0 = linear indices 0..31) reading a
+// row-major float matrix of `pitch` floats per row whose element 0 starts a 128-byte line:
+// thread (ty, tx) loads the float at index ty * pitch + offset + tx (element (ty, offset + tx)
+// where that lies inside the row). The distinct 32-byte sectors the warp touches.
+//
+//   width 32: one row, floats offset .. offset + 31: as sectors_touched(1, offset)
+//   width 16, pitch 1024: two rows of 16 floats, 4096 bytes apart: 2 sectors each, 4
+//   width 8, pitch 8: four rows back to back, 32 consecutive floats: 4 again
+inline int block_sectors(int width, int pitch, int offset) {
+  return exercise::todo<int>("01b_sectors: block_sectors", width, pitch, offset);
 }
 
 }  // namespace ex01b

@@ -23,6 +23,10 @@ const std::vector<exercise::Entry>& exercise::entries() {
                  [](const Args& a) { return Args{double(smallest_compute_bound_tile(gpu(a, 0)))}; }),
       host_entry("naive_global_loads",
                  [](const Args& a) { return Args{naive_global_loads(i(a, 0), i(a, 1), i(a, 2))}; }),
+      host_entry("block_intensity",
+                 [](const Args& a) { return Args{block_intensity(i(a, 0), i(a, 1))}; }),
+      host_entry("smallest_block_rows",
+                 [](const Args& a) { return Args{double(smallest_block_rows(i(a, 0), gpu(a, 1)))}; }),
       host_entry("tiled_global_loads", [](const Args& a) {
         return Args{tiled_global_loads(i(a, 0), i(a, 1), i(a, 2), i(a, 3))};
       }),

@@ -14,6 +14,9 @@
 // The naive GEMM does one multiply-add (2 FLOP) per two 4-byte loads. The tiled GEMM loads
 // each element once per tile and uses it TILE_WIDTH times.
 //
+// A block that computes a BM x BN tile of C instead of a square one loads BM + BN floats per
+// k for 2 * BM * BN FLOP: rectangles trade one side for the other.
+//
 // Your task: the functions below. Test with `make check` in this folder.
 #pragma once
 
@@ -71,6 +74,18 @@ inline double naive_global_loads(int M, int N, int K) {
 
 inline double tiled_global_loads(int M, int N, int K, int tile_width) {
   return exercise::todo<double>("01c_roofline: tiled_global_loads", M, N, K, tile_width);
+}
+
+// Rectangular block tiles (chapter 04 takes them): a block computes a BM x BN tile of C and,
+// per k, loads BM floats of A and BN of B, each once. FLOP per byte, if every load went to DRAM.
+inline double block_intensity(int BM, int BN) {
+  return exercise::todo<double>("01c_roofline: block_intensity", BM, BN);
+}
+
+// The fewest rows BM for blocks BN columns wide whose intensity reaches this GPU's ridge, or -1
+// if no BM does (the intensity never reaches BN / 2, whatever BM).
+inline int smallest_block_rows(int BN, Gpu gpu) {
+  return exercise::todo<int>("01c_roofline: smallest_block_rows", BN, gpu);
 }
 
 }  // namespace ex01c

@@ -34,6 +34,10 @@ const std::vector<exercise::Entry>& exercise::entries() {
       host_entry("largest_smem_for_blocks", [](const Args& a) {
         return Args{double(largest_smem_for_blocks(i(a, 0), sm(a, 1)))};
       }),
+      // (blocks, threads, then the SM)
+      host_entry("most_registers", [](const Args& a) {
+        return Args{double(most_registers(i(a, 0), i(a, 1), sm(a, 2)))};
+      }),
   };
   return list;
 }

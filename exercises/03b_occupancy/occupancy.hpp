@@ -127,4 +127,11 @@ inline int largest_smem_for_blocks(int blocks, Sm sm) {
   return exercise::todo<int>("03b_occupancy: largest_smem_for_blocks", blocks, sm);
 }
 
+// The other way round (what a kernel's __launch_bounds__(threads, blocks) asks the compiler
+// for): the most registers per thread, up to 255, at which the register file alone still holds
+// `blocks` blocks of `threads` threads; 0 when not even 1 register per thread does.
+inline int most_registers(int blocks, int threads, Sm sm) {
+  return exercise::todo<int>("03b_occupancy: most_registers", blocks, threads, sm);
+}
+
 }  // namespace ex03b

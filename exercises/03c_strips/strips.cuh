@@ -1,11 +1,14 @@
 // Exercise 03c: dynamic shared memory, with a size known only at launch (chapter 03).
 //
-// strip_gemm is the "whole strips" kernel of chapter 02's README: each BLOCK × BLOCK block of
-// C copies the BLOCK × K strip of A and the K × BLOCK strip of B it needs into shared memory
-// once, waits at one barrier, then computes. Its shared memory, 2 · BLOCK · K floats, depends
-// on K, which only the launch knows, so it cannot be a `__shared__ float As[..][..]` array:
+// strip_gemm is the "whole strips" kernel of chapter 02's README, for C = A^T B: the buffer A
+// holds the transpose of the left factor, K rows of M floats (A[k * M + m] is its element
+// (m, k)). Each BLOCK × BLOCK block of C copies the K × BLOCK strip of the stored A (columns
+// row0 .. row0 + BLOCK - 1 of its K rows) and the K × BLOCK strip of B it needs into shared
+// memory once, waits at one barrier, then computes C[row][col] = sum over k of
+// A[k][row] * B[k][col]. Its shared memory, 2 · BLOCK · K floats, depends on K, which only the
+// launch knows, so it cannot be a `__shared__ float As[..][..]` array:
 //   * declare one unsized array, `extern __shared__ float strips[];`, and carve both strips
-//     from it: As = strips (BLOCK rows of K floats), Bs = strips + BLOCK * K (K rows of BLOCK);
+//     from it: As = strips (K rows of BLOCK), Bs = strips + BLOCK * K (K rows of BLOCK);
 //   * pass its size in bytes as the launch's dynamic shared memory (tutorial::launch's fourth
 //     argument, the third of <<<grid, block, bytes>>>).
 // Above 48 KB a kernel must be allowed more dynamic shared memory before it is launched

@@ -1,21 +1,24 @@
-// Exercise 04a: register blocking, each thread computes a TM x TN tile of C (chapter 04).
+// Exercise 04a: register blocking for C = A^T B, each thread a TM x TN tile of C (chapter 04).
 //
-// The block stages a BM x BK tile of A and a BK x BN tile of B in shared memory (that part is
-// written for you, bounds included). Its (BM/TM) x (BN/TN) threads each own a TM x TN piece of
-// the BM x BN tile of C, kept in registers (regC). Per k of the shared tiles a thread reads
-//   TM values of column k of As  (its rows)     into regM,
-//   TN values of row k of Bs     (its columns)  into regN,
+// Here A is stored transposed: the buffer A holds K rows of M floats (A[k * M + m] is element
+// (m, k) of the product's left factor), and C = A^T B: C[row][col] = sum over k of
+// A[k][row] * B[k][col]. The block stages a BK x BM tile of A, As[k][m], exactly as it lies
+// in memory (column k of the left factor is a row of As), and a BK x BN tile of B in shared
+// memory (the B copy is written for you, bounds included). Its (BM/TM) x (BN/TN) threads each
+// own a TM x TN piece of the BM x BN tile of C, kept in registers (regC). Per k of the shared
+// tiles a thread reads
+//   TM values of row k of As  (its rows of C)     into regM,
+//   TN values of row k of Bs  (its columns of C)  into regN,
 // and adds their outer product regM x regN to regC: TM*TN multiply-adds for TM + TN shared
 // loads, instead of 2 loads per multiply-add in the tiled kernel.
 //
-//               Bs (BK x BN) -> regN: TN values of row k
-//   As (BM x BK)
-//   regM: TM values   regC (TM x TN) += regM * regN
-//   of column k
+//   As (BK x BM) -> regM: TM values of row k        Bs (BK x BN) -> regN: TN values of row k
+//   regC (TM x TN) += regM * regN
 //
-// Your task: the k loop between the two barriers, and the store of regC to C (skip the
-// elements outside C: this kernel must be correct for any M, N, K >= 1). TN = 1 is the
-// 1D variant of the chapter. Then delete the exercise::todo() line.
+// Your task: the copy of the A tile (coalesced: consecutive threads read consecutive floats of
+// a row of the stored A; zeros outside A, any M, N, K >= 1), the k loop between the two
+// barriers, and the store of regC to C (skip the elements outside C). TN = 1 is the 1D
+// variant of the chapter. Then delete the exercise::todo() line.
 // Test with `make check` in this folder.
 #pragma once
 
@@ -41,7 +44,7 @@ __global__ void __launch_bounds__((BM / TM) * (BN / TN), 2)
                 "BM*BK and BK*BN must be multiples of the thread count so each thread loads "
                 "the same number of A and B elements");
 
-  __shared__ float As[BM][BK];
+  __shared__ float As[BK][BM];  // As[k][m]: the tile of the stored A, as it lies in memory
   __shared__ float Bs[BK][BN];
 
   const int blockRow = blockIdx.y * BM;            // first row of C of this block
@@ -52,14 +55,9 @@ __global__ void __launch_bounds__((BM / TM) * (BN / TN), 2)
   float regC[TM][TN] = {};
 
   for (int tileK = 0; tileK < K; tileK += BK) {
-    // Cooperative, coalesced copies; zero outside A and B.
-#pragma unroll
-    for (int i = 0; i < BM * BK / THREADS; ++i) {
-      const int idx = threadIdx.x + i * THREADS;
-      const int r = idx / BK, k = idx % BK;
-      const int row = blockRow + r, kk = tileK + k;
-      As[r][k] = (row < M && kk < K) ? A[row * K + kk] : 0.0f;  // (BM, BK)
-    }
+    // TODO(04a): copy the BK x BM tile of the stored A into As[k][m], BM * BK / THREADS
+    // elements per thread, consecutive threads along a row of A; 0.0f outside A.
+    // The B tile: cooperative, coalesced; zero outside B.
 #pragma unroll
     for (int i = 0; i < BK * BN / THREADS; ++i) {
       const int idx = threadIdx.x + i * THREADS;
@@ -69,8 +67,8 @@ __global__ void __launch_bounds__((BM / TM) * (BN / TN), 2)
     }
     __syncthreads();  // the tiles are complete before anyone reads them
 
-    // TODO(04a): for k in 0..BK-1: load TM values of As and TN values of Bs into
-    // registers, then regC[i][j] += regM[i] * regN[j] for the whole TM x TN tile.
+    // TODO(04a): for k in 0..BK-1: load TM values of row k of As and TN values of row
+    // k of Bs into registers, then regC[i][j] += regM[i] * regN[j] for the whole tile.
     __syncthreads();  // nobody overwrites the tiles while a slow thread still reads them
   }
 

@@ -1,16 +1,19 @@
-// Exercise 04b: 16-byte loads into a transposed A tile (chapter 04, vectorized_gemm).
+// Exercise 04b: 16-byte loads into transposed tiles, for C = A B^T (chapter 04).
 //
-// A thread of this kernel reads, per k, TM values of column k of the A tile and TN values of
-// row k of the B tile. Stored as loaded, a column of A is TM words BK apart: TM scalar shared
-// loads. Stored TRANSPOSED (As[k][m]), it is a row: TM / 4 16-byte loads (LDS.128). So the
-// tile copy does the transpose: each thread loads a float4 of one row of A (4 consecutive k)
-// from global memory and writes its four values down one column of As:
+// Here B is stored by columns: the buffer B holds N rows of K floats (B[n * K + k] is element
+// (k, n) of the product's right factor), and C = A B^T: C[row][col] = sum over k of
+// A[row][k] * B[col][k]. A thread of this kernel reads, per k, TM values of column k of the A
+// tile and TN values of row k of the B tile. Stored in shared memory as loaded, both would be
+// columns: TM + TN scalar shared loads. Stored TRANSPOSED (As[k][m] and Bs[k][n]), they are
+// rows: (TM + TN) / 4 16-byte loads (LDS.128). So both tile copies transpose: each thread
+// loads a float4 of one row of A, or of one row of the stored B (4 consecutive k), from global
+// memory and writes its four values down one column of As, or of Bs:
 //
 //        A (row r, columns k .. k+3)            As (transposed, BK x BM)
 //        [ a.x a.y a.z a.w ]         ---->      As[k + 0][r] = a.x
 //                                               As[k + 1][r] = a.y  ...
+//        B (row n, columns k .. k+3)            Bs (BK x BN): the same, down column n
 //
-// B needs no transpose: a float4 of row k of B goes to Bs[k][c .. c+3] as one 16-byte store.
 // load_float4<VEC>(P, row, col, rows, cols) (common/vector_access.cuh) reads P[row][col .. +3]
 // as one float4 when VEC (16-byte aligned and in bounds by the launcher's checks), else as
 // four guarded floats, zeros outside the matrix: use it for both, so the kernel stays correct
@@ -38,7 +41,7 @@ __global__ void __launch_bounds__((BM / TM) * (BN / TN), 2)
                     float* __restrict__ C, int M, int N, int K) {
   static_assert(BM % TM == 0 && BN % TN == 0 && TM % 4 == 0 && TN % 4 == 0,
                 "a thread owns a TM x TN tile and reads it as float4: multiples of 4");
-  static_assert(BK % 4 == 0 && BN % 4 == 0, "tiles are loaded as float4 along k (A) and n (B)");
+  static_assert(BK % 4 == 0, "both tiles are loaded as float4 along k");
   constexpr int THREADS = (BM / TM) * (BN / TN);
   static_assert(THREADS % 32 == 0 && THREADS <= 1024, "whole warps, at most 1024 threads");
   static_assert((BM * BK / 4) % THREADS == 0 && (BK * BN / 4) % THREADS == 0,
@@ -47,7 +50,7 @@ __global__ void __launch_bounds__((BM / TM) * (BN / TN), 2)
   constexpr int B_LOADS = BK * BN / 4 / THREADS;  // float4 of the B tile per thread
 
   __shared__ alignas(16) float As[BK][BM];  // transposed: column k of the A tile is a row
-  __shared__ alignas(16) float Bs[BK][BN];
+  __shared__ alignas(16) float Bs[BK][BN];  // transposed: row n of the stored B is a column
 
   const int blockRow = blockIdx.y * BM;
   const int blockCol = blockIdx.x * BN;
@@ -60,9 +63,10 @@ __global__ void __launch_bounds__((BM / TM) * (BN / TN), 2)
 
   for (int tileK = 0; tileK < K; tileK += BK) {
     // TODO(04b): the two tile copies, in place of this placeholder: A_LOADS float4 of A
-    // per thread, each written down a column of As, and B_LOADS float4 of B, each one
-    // 16-byte store into Bs. The placeholder fills the tiles with zeros: in a kernel that
-    // never writes them, nvcc hoists every shared load out of the k loop and spills.
+    // per thread, each written down a column of As, and B_LOADS float4 of the stored B,
+    // each written down a column of Bs. The placeholder fills the tiles with zeros: in a
+    // kernel that never writes them, nvcc hoists every shared load out of the k loop and
+    // spills.
     for (int i = threadIdx.x; i < BK * BM; i += THREADS) (&As[0][0])[i] = 0.0f;
     for (int i = threadIdx.x; i < BK * BN; i += THREADS) (&Bs[0][0])[i] = 0.0f;
     (void)A_LOADS;
@@ -105,8 +109,9 @@ __global__ void __launch_bounds__((BM / TM) * (BN / TN), 2)
   }
 }
 
-// 16-byte accesses where the shape and the pointers allow them (K % 4 == 0, N % 4 == 0,
-// 16-byte aligned), the 4-byte variant of the same kernel otherwise.
+// 16-byte accesses where the shape and the pointers allow them (K % 4 == 0: the rows of A and
+// of the stored B; N % 4 == 0: the rows of C; 16-byte aligned), the 4-byte variant of the
+// same kernel otherwise.
 template <int BM, int BN, int BK, int TM, int TN>
 void launch_vectorized_gemm(const float* A, const float* B, float* C, int M, int N, int K) {
   exercise::todo("04b_vectorized: write the two tile copies, then delete this line");

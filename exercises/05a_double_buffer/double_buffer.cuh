@@ -1,4 +1,9 @@
-// Exercise 05a: the double-buffered main loop (chapter 05).
+// Exercise 05a: the double-buffered main loop, for C = A^T B (chapter 05).
+//
+// Here A is stored transposed: the buffer A holds K rows of M floats (A[k * M + m] is element
+// (m, k) of the product's left factor), and C = A^T B. Its tile is loaded as float4 along m,
+// As[k][m] as it lies in memory: no transpose on the way to shared memory (chapter 05's kernel
+// transposes A there; this one need not).
 //
 // Chapter 04's kernel alternates   load tile -> barrier -> compute -> barrier,   so while a
 // block waits for global memory it computes nothing. With two shared buffers and the next
@@ -20,7 +25,7 @@
 
 #include "common/gemm_shape.hpp"
 #include "common/launch.cuh"
-#include "common/vector_access.cuh"  // load_float4, store_float4, rows_are_16_byte_aligned
+#include "common/vector_access.cuh"  // load_float4, store_float4, starts_on_16_bytes
 #include "exercises/support/exercise.hpp"
 
 namespace ex05a {
@@ -46,12 +51,12 @@ inline int barriers_per_step(int buffers) {
   return exercise::todo<int>("05a_double_buffer: barriers_per_step", buffers);
 }
 
-// Rows of the transposed A tile are BM + PAD_A floats apart: the 4 scalar stores of the
-// transpose then fall into different banks, and each row still starts on 16 bytes.
+// Rows of the A tile are BM + PAD_A floats apart; each row still starts on 16 bytes.
 constexpr int PAD_A = 4;
 
 // BM x BN block tile, BK deep k step, TM x TN results per thread; VEC: 16-byte global
-// accesses (the launcher picks it when rows are 16-byte aligned).
+// accesses (the launcher picks it when rows are 16-byte aligned: M % 4 == 0 for the stored A,
+// N % 4 == 0 for B and C).
 template <int BM, int BN, int BK, int TM, int TN, bool VEC>
 __global__ void __launch_bounds__((BM / TM) * (BN / TN), 2)
     prefetch_gemm(const float* __restrict__ A, const float* __restrict__ B,
@@ -60,8 +65,8 @@ __global__ void __launch_bounds__((BM / TM) * (BN / TN), 2)
                 "a thread owns a whole TM x TN tile: BM and BN must be multiples of TM and TN");
   static_assert(TM % 4 == 0 && TN % 4 == 0,
                 "a thread reads its TM values of A and TN values of B as float4");
-  static_assert(BK % 4 == 0 && BN % 4 == 0,
-                "tiles are loaded as float4 along k (A) and along n (B)");
+  static_assert(BM % 4 == 0 && BN % 4 == 0,
+                "tiles are loaded as float4 along m (the stored A) and along n (B)");
   constexpr int THREADS = (BM / TM) * (BN / TN);
   static_assert(THREADS % 32 == 0 && THREADS <= 1024,
                 "(BM/TM)*(BN/TN) threads must be whole warps and at most 1024 per block");
@@ -70,7 +75,7 @@ __global__ void __launch_bounds__((BM / TM) * (BN / TN), 2)
   constexpr int A_LOADS = BM * BK / 4 / THREADS;  // float4s of A per thread per tile
   constexpr int B_LOADS = BK * BN / 4 / THREADS;
 
-  __shared__ alignas(16) float As[2][BK][BM + PAD_A];  // (2, BK, BM+PAD_A), A transposed
+  __shared__ alignas(16) float As[2][BK][BM + PAD_A];  // (2, BK, BM+PAD_A): As[k][m]
   __shared__ alignas(16) float Bs[2][BK][BN];          // (2, BK, BN)
 
   const int blockRow = blockIdx.y * BM;
@@ -85,7 +90,7 @@ __global__ void __launch_bounds__((BM / TM) * (BN / TN), 2)
 #pragma unroll
     for (int i = 0; i < A_LOADS; ++i) {
       const int idx = threadIdx.x + i * THREADS;
-      nextA[i] = load_float4<VEC>(A, blockRow + idx / (BK / 4), tileK + idx % (BK / 4) * 4, M, K);
+      nextA[i] = load_float4<VEC>(A, tileK + idx / (BM / 4), blockRow + idx % (BM / 4) * 4, K, M);
     }
 #pragma unroll
     for (int i = 0; i < B_LOADS; ++i) {
@@ -93,16 +98,12 @@ __global__ void __launch_bounds__((BM / TM) * (BN / TN), 2)
       nextB[i] = load_float4<VEC>(B, tileK + idx / (BN / 4), blockCol + idx % (BN / 4) * 4, K, N);
     }
   };
-  // Registers -> shared buffer `stage` (A transposed on the way).
+  // Registers -> shared buffer `stage`, both tiles as they lie in memory.
   auto storeNext = [&](int stage) {
 #pragma unroll
     for (int i = 0; i < A_LOADS; ++i) {
       const int idx = threadIdx.x + i * THREADS;
-      const int r = idx / (BK / 4), k = idx % (BK / 4) * 4;
-      As[stage][k + 0][r] = nextA[i].x;  // (2, BK, BM+PAD_A)
-      As[stage][k + 1][r] = nextA[i].y;
-      As[stage][k + 2][r] = nextA[i].z;
-      As[stage][k + 3][r] = nextA[i].w;
+      *reinterpret_cast<float4*>(&As[stage][idx / (BM / 4)][idx % (BM / 4) * 4]) = nextA[i];
     }
 #pragma unroll
     for (int i = 0; i < B_LOADS; ++i) {
@@ -163,7 +164,9 @@ void launch_prefetch_gemm(const float* A, const float* B, float* C, int M, int N
   tutorial::check_gemm_shape("ex05a::prefetch_gemm", M, N, K);
   const dim3 block((BM / TM) * (BN / TN));
   const dim3 grid(tutorial::ceil_div(N, BN), tutorial::ceil_div(M, BM));
-  if (tutorial::rows_are_16_byte_aligned(A, B, C, N, K))
+  // 16-byte rows: M floats for the stored A, N for B and C.
+  if (M % 4 == 0 && N % 4 == 0 && tutorial::starts_on_16_bytes(A) &&
+      tutorial::starts_on_16_bytes(B) && tutorial::starts_on_16_bytes(C))
     tutorial::launch(prefetch_gemm<BM, BN, BK, TM, TN, true>, grid, block, 0, A, B, C, M, N, K);
   else
     tutorial::launch(prefetch_gemm<BM, BN, BK, TM, TN, false>, grid, block, 0, A, B, C, M, N, K);

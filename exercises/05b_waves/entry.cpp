@@ -24,6 +24,10 @@ const std::vector<exercise::Entry>& exercise::entries() {
         const Cut cut = slice_k(i(a, 0), i(a, 1));
         return Args{double(cut.slices), double(cut.sliceK)};
       }),
+      host_entry("best_slices", [](const Args& a) {
+        const Cut cut = best_slices(ll(a, 0), i(a, 1), ll(a, 2));
+        return Args{double(cut.slices), double(cut.sliceK)};
+      }),
       host_entry("partial_sum_bytes",
                  [](const Args& a) { return Args{partial_sum_bytes(i(a, 0), i(a, 1), i(a, 2))}; }),
       host_entry("plan", [](const Args& a) {

@@ -64,6 +64,15 @@ inline Cut slice_k(int K, int wanted) {
   return exercise::todo<Cut>("05b_waves: slice_k", K, wanted);
 }
 
+// The simplest model of what a cut buys: a grid of tiles * S blocks on `slots` slots takes
+// waves_of_time(tiles * S, slots) waves, each as long as one slice's k's, so its time is
+// waves_of_time(...) * sliceK (in k steps; the partial sums' price left out). The cut of
+// slice_k(K, wanted), wanted = 1 .. 64, that takes the least time by this model; among equal
+// times the one with the fewest slices. (The chapter's plan weighs more: see plan below.)
+inline Cut best_slices(long long tiles, int K, long long slots) {
+  return exercise::todo<Cut>("05b_waves: best_slices", tiles, K, slots);
+}
+
 // ---- Split-K: the price -------------------------------------------------------------------
 
 // The DRAM bytes the chapter's estimate charges a cut of K into `slices` slices: the partial

@@ -14,6 +14,9 @@ const std::vector<exercise::Entry>& exercise::entries() {
                  [](const Args& a) { return Args{bytes_in_flight_per_sm(a.at(0), a.at(1), i(a, 2))}; }),
       host_entry("latency_seen_ns",
                  [](const Args& a) { return Args{latency_seen_ns(a.at(0), i(a, 1), a.at(2))}; }),
+      host_entry("loads_in_flight_per_warp", [](const Args& a) {
+        return Args{loads_in_flight_per_warp(a.at(0), a.at(1), i(a, 2), i(a, 3), i(a, 4))};
+      }),
       host_entry("dram_intensity",
                  [](const Args& a) { return Args{dram_intensity(a.at(0), a.at(1), a.at(2))}; }),
       host_entry("percent_of_roofline", [](const Args& a) {

@@ -29,6 +29,19 @@ inline double latency_seen_ns(double bytes_per_sm, int sms, double measured_gbs)
   return exercise::todo<double>("06c_predict: latency_seen_ns", bytes_per_sm, sms, measured_gbs);
 }
 
+// What that asks of each warp: the loads each of `warps_per_sm` resident warps must keep in
+// flight at once (independent loads issued before the first is used) when a load moves
+// `bytes_per_lane` bytes for each of its 32 lanes (4: a float, 16: a float4). Not rounded: 0.25
+// means one warp in four needs a load in flight.
+//   H100, 3,010 GB/s at 351 ns on 132 SMs: 8,004 B per SM; 64 warps of float4 loads: 0.24
+//   each; 8 warps of float loads: 7.8 each (a kernel with few warps needs many loads in
+//   flight per warp: the register-blocked kernels of chapters 04 and 05).
+inline double loads_in_flight_per_warp(double bandwidth_gbs, double latency_ns, int sms,
+                                       int warps_per_sm, int bytes_per_lane) {
+  return exercise::todo<double>("06c_predict: loads_in_flight_per_warp", bandwidth_gbs,
+                                 latency_ns, sms, warps_per_sm, bytes_per_lane);
+}
+
 // ---- A roofline from profiler numbers (01_naive and 02_tiled READMEs) -------------------
 
 // A kernel's arithmetic intensity at DRAM, from the FLOP it does and what Nsight Compute

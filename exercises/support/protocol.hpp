@@ -12,7 +12,10 @@
 //   model_gemm <entry> <M> <N> <K> seed=<S>                as gemm, counted by the memory model
 //   model_transpose <entry> <rows> <cols> seed=<S>         as transpose, counted likewise
 // guard=1 puts the output inside a poisoned guard band (kGuardBefore floats in front,
-// guard_after() floats behind) and the runner returns the whole band.
+// guard_after() floats behind) and the runner returns the whole band. op=<atb|abt> on a GEMM
+// line names another product of the same buffers (A: M*K floats, B: K*N): atb C = A^T B with A
+// stored K x M, abt C = A B^T with B stored N x K (absent: C = A B). The runner makes the same
+// call either way; the checker and the reference timer compute that product.
 //
 // The runner writes, for call number i (from 0), into its results folder:
 //   i.txt   one line: "ok launches=<n> [median_ms=<t>] [<model figures>]", "value <numbers...>",
@@ -69,6 +72,11 @@ struct Call {
     return kind == "transpose" || kind == "time_transpose" || kind == "model_transpose";
   }
   bool is_model() const { return kind == "model_gemm" || kind == "model_transpose"; }
+  // The product a GEMM call asks for: "ab", "atb" or "abt" (see above).
+  std::string op() const {
+    const auto it = options.find("op");
+    return it == options.end() ? "ab" : it->second;
+  }
 
   uint64_t option_u64(const std::string& key, uint64_t fallback) const {
     const auto it = options.find(key);

@@ -3,45 +3,21 @@
 //
 //   exercise_reference <reference> <request.txt> <results folder>
 //
-// <reference> names a kernel of the table below; the request holds one time_gemm or
-// time_transpose line (protocol.hpp). Writes 0.txt ("ok launches=<n> median_ms=<t>"),
-// 0.bin and 0.sums like a runner, so the checker can verify the reference too.
+// <reference> names a kernel registered by an exercise's race.cu (race_references.hpp); the
+// request holds one time_gemm or time_transpose line (protocol.hpp). Writes 0.txt ("ok
+// launches=<n> median_ms=<t>"), 0.bin and 0.sums like a runner, so the checker can verify the
+// reference too.
 #include <fstream>
 #include <iostream>
 #include <string>
 
-// The step files of the kernels raced, not the chapters' kernels.cuh: those hold launchers that
-// reach every kernel of the chapter (05's plan, 06's dispatcher), and nvcc would compile them all
-// (two minutes of CPU where this needs a few seconds).
-#include "01_naive/kernels.cuh"
-#include "02_tiled/kernels.cuh"
-#include "03_bounds/kernels.cuh"
-#include "04_register_block/kernels.cuh"
-#include "05_double_buffer/2_prefetch.cuh"
-#include "06_transpose/3_padded.cuh"
 #include "exercises/support/protocol.hpp"
+#include "exercises/support/race_references.hpp"
 #include "exercises/support/timing_loop.hpp"
 
 namespace {
 
-struct Reference {
-  const char* name;
-  exercise::GemmLauncher gemm;
-  exercise::TransposeLauncher transpose;
-};
-
-// The kernels the exercises race (exercises/<exercise>/tests.json, "race").
-const Reference kReferences[] = {
-    {"ch01::naive_gemm", ch01::launch_naive_gemm, nullptr},
-    {"ch02::tiled_gemm<32>", ch02::launch_tiled_gemm<32>, nullptr},
-    {"ch03::tiled_gemm<32>", ch03::launch_tiled_gemm<32>, nullptr},
-    {"ch04::register_2d_gemm<128,128,8,8,8>", ch04::launch_register_2d_gemm<128, 128, 8, 8, 8>,
-     nullptr},
-    {"ch04::vectorized_gemm<128,128,8,8,8>", ch04::launch_vectorized_gemm<128, 128, 8, 8, 8>,
-     nullptr},
-    {"ch05::prefetch_gemm<128,128,8,8,8>", ch05::launch_prefetch_gemm<128, 128, 8, 8, 8>, nullptr},
-    {"ch06::transpose_padded<32,8>", nullptr, ch06::launch_padded<32, 8>},
-};
+using exercise::race::Reference;
 
 void write_file(const std::string& path, const void* data, size_t bytes) {
   std::ofstream out(path, std::ios::binary);
@@ -52,7 +28,7 @@ void write_file(const std::string& path, const void* data, size_t bytes) {
 
 int main(int argc, char** argv) {
   if (argc == 2 && std::string(argv[1]) == "--list") {
-    for (const Reference& r : kReferences) std::cout << r.name << "\n";
+    for (const Reference& r : exercise::race::references()) std::cout << r.name << "\n";
     return 0;
   }
   if (argc != 4) {
@@ -60,8 +36,8 @@ int main(int argc, char** argv) {
     return 2;
   }
   const Reference* ref = nullptr;
-  for (const Reference& r : kReferences)
-    if (r.name == std::string(argv[1])) ref = &r;
+  for (const Reference& r : exercise::race::references())
+    if (r.name == argv[1]) ref = &r;
   if (!ref) {
     std::cerr << "no reference kernel named " << argv[1] << " (--list lists them)\n";
     return 2;
@@ -80,7 +56,7 @@ int main(int argc, char** argv) {
       t = exercise::timing::time_transpose(ref->transpose, call.dim(0), call.dim(1), call.seed(),
                                            call.reps());
     else
-      throw std::invalid_argument("the request is not a timed call for " + std::string(ref->name));
+      throw std::invalid_argument("the request is not a timed call for " + ref->name);
     const std::string prefix = std::string(argv[3]) + "/0";
     write_file(prefix + ".bin", t.output.data(), t.output.size() * sizeof(float));
     write_file(prefix + ".sums", t.sums.data(), t.sums.size() * sizeof(double));

@@ -25,7 +25,7 @@ TOOLS = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 ROOT = os.path.dirname(os.path.dirname(TOOLS))
 MANIFEST = os.path.join(ROOT, "exercises", "manifest.json")
 COMMANDS = ("grade", "batch", "submission", "merge", "gradescope", "selftest", "strip",
-            "check-stubs", "seal", "unseal", "keygen", "readme")
+            "check-stubs", "seal", "unseal", "keygen", "readme", "new")
 
 
 def log(message):
@@ -295,6 +295,16 @@ def cmd_keygen(args):
     return 0
 
 
+def cmd_new(args):
+    from .scaffold import ScaffoldError, create
+    try:
+        create(ROOT, args.name, args.kind, args.chapter, args.file, args.summary, log=log)
+    except ScaffoldError as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 2
+    return 0
+
+
 def cmd_readme(args):
     """Refreshes (or with --check, verifies) the points tables of the exercises' READMEs."""
     manifest = load_manifest(args.manifest, ROOT)
@@ -424,7 +434,7 @@ def parser():
                                                             "Gradescope zip")
     t.add_argument("--parts", help="only these end-to-end parts, comma-separated: stubs, "
                                    "fixture, solutions, faults, model, corpus, shared, tables, "
-                                   "classroom, gradescope")
+                                   "classroom, gradescope, copies")
     t.add_argument("--sandbox", choices=MODES, help="the end-to-end parts' sandbox (default: "
                                                     "auto, the strongest here)")
     t.add_argument("--uid-base", type=int, default=UID_BASE,
@@ -462,6 +472,14 @@ def parser():
     k = sub.add_parser("keygen", help="write a new random passphrase to exercises/instructor.key")
     k.add_argument("--key-file")
     k.set_defaults(func=cmd_keygen)
+
+    n = sub.add_parser("new", help="the skeleton of a new exercise (scaffold.py)")
+    n.add_argument("name", help="e.g. 04c_wavefronts: chapter number, a letter, words")
+    n.add_argument("--kind", required=True, choices=("host", "gpu"))
+    n.add_argument("--chapter", required=True, help="its chapter's folder, e.g. 04_register_block")
+    n.add_argument("--file", help="the file a student edits (default: from the name)")
+    n.add_argument("--summary", help="one line for the tables: what a student writes")
+    n.set_defaults(func=cmd_new)
     return p
 
 

@@ -23,7 +23,7 @@ import os
 import random
 
 from .execute import GraderError, Outcome, trim
-from .spec import Call
+from .spec import Call, op_option
 
 TARGET_S = 1.5
 ROUNDS = 2
@@ -62,7 +62,7 @@ def race(test, run_seed, tests, binary, reference_tool, verify):
         return random.Random(f"{run_seed}/{test.exercise}/{test.name}/{round_}").getrandbits(48)
 
     def calls(reps, seed, who, against):
-        return [Call(f"time_{kind} {entry} {shape} seed={seed} reps={reps}",
+        return [Call(f"time_{kind} {entry} {shape} seed={seed} reps={reps}{op_option(spec)}",
                      "timed -" + (" against=reference" if against else ""),
                      f"{who} at {size}, {reps} repetitions")]
 

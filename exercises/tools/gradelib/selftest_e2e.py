@@ -633,12 +633,12 @@ def classroom(checks, args, have_solutions):
     os.makedirs(folder)
     with open(os.path.join(ROOT, "exercises", kernel.exercise, "tests.json")) as f:
         tests = json.load(f)
-    tests["tests"] = [t for t in tests["tests"] if t["name"] == "03a correct at 1x1x1"]
+    tests["tests"] = [t for t in tests["tests"] if t["name"] == "03a correct at 1x1x1 and 4097x1x3"]
     with open(os.path.join(folder, "tests.json"), "w") as f:
         json.dump(tests, f)
     src = hostile.sources(ROOT, kernel)
     only_1x1x1 = src.solution.replace(hostile.LAUNCHER, hostile.LAUNCHER +
-                                      "  if (M != 1 || N != 1 || K != 1) return;\n", 1)
+                                      "  if ((M != 1 || N != 1 || K != 1) && (M != 4097 || N != 1 || K != 3)) return;\n", 1)
     with open(os.path.join(folder, kernel.file), "w") as f:
         f.write(only_1x1x1)
     result = os.path.join(tree, "results.json")
@@ -929,7 +929,7 @@ def kernel_attacks(checks, args, only=None):
 
 
 PARTS = ("stubs", "fixture", "solutions", "faults", "model", "kernels", "corpus", "shared",
-         "tables", "classroom", "gradescope")
+         "tables", "classroom", "gradescope", "copies")
 
 
 def hide_world_readable_key(checks):
@@ -992,6 +992,9 @@ def run(checks, args, have_solutions):
         part("classroom", classroom, have_solutions)
     if "gradescope" in parts and not args.gpu:
         part("gradescope", gradescope, have_solutions)
+    if "copies" in parts and not args.gpu:  # selftest_copies.py (issue 46)
+        from . import selftest_copies
+        part("copies", lambda checks, args: selftest_copies.run(checks, args))
     close_sessions(checks)
     print("\nend-to-end parts' wall time: " + ", ".join(f"{n} {s:.0f} s" for n, s in timed),
           flush=True)

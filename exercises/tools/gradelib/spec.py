@@ -19,6 +19,13 @@ so a run can be reproduced with --seed and nobody can answer only the shapes the
                {"log": [lo, hi]} or {"choice": [...]}
     a test with "race": {"gemm": "<entry>", "shape": [...], "reference": "<kernel>"} is a
     speed test (gradelib/race.py)
+    {"call": "<function>", ..., "expect": "verify"}   the checker judges the returned numbers
+        itself (an exercise's verifier, <exercise>/reference.cpp: a layout, a swizzle, a split
+        that must have some property) instead of comparing them with a reference's
+    "op" on a gemm, refuse_gemm or race call (default: the exercise's "op" in the manifest,
+    else "ab"): which product the launcher computes from the same buffers, A (M*K floats)
+    and B (K*N floats): ab C = A B (A stored M x K, B K x N, row-major); atb C = A^T B (A
+    stored K x M); abt C = A B^T (B stored N x K)
     a test with "model": {"global": 1.25, "shared": 1.0} runs its gemm/transpose calls under
     the CPU backend's memory model (the <exercise>_runner_model runner, no GPU needed): each
     answer must be right, every access seen, and at every global (shared) instruction the
@@ -37,6 +44,7 @@ from typing import List, Optional
 VISIBILITIES = ("visible", "hidden", "after_due_date", "after_published")
 KINDS = ("gpu", "host")
 CALL_KINDS = ("gemm", "transpose", "refuse_gemm", "call")
+GEMM_OPS = ("ab", "atb", "abt")  # protocol.hpp: the products a GEMM launcher may be asked for
 MODEL_LIMITS = ("global", "shared")
 _NAME = re.compile(r"^[^\x00-\x1f\"\\]{1,200}$")
 _ENTRY = re.compile(r"^[A-Za-z0-9_<>,]{1,100}$")
@@ -77,6 +85,7 @@ class Exercise:
     files: List[str]  # the files a student edits, relative to dir
     summary: str = ""
     tests: List[Test] = field(default_factory=list)
+    op: str = "ab"    # the GEMM product its launchers compute (GEMM_OPS), unless a call says
 
     def paths(self):
         return [os.path.join(self.dir, f) for f in self.files]
@@ -183,6 +192,9 @@ def _check_call(call, where):
             _check_random(call["random"], dims, f"{where}: {call[kind]}")
         if "contains" in call and not _TOKEN.match(str(call["contains"])):
             raise SpecError(f"{where}: contains must be one word")
+    if "op" in call and (kind not in ("gemm", "refuse_gemm") or call["op"] not in GEMM_OPS):
+        raise SpecError(f"{where}: op is one of {', '.join(GEMM_OPS)}, on a gemm or refuse_gemm "
+                        f"call only")
 
 
 def _test_from(entry, exercise, defaults, where, hidden):
@@ -214,6 +226,9 @@ def _test_from(entry, exercise, defaults, where, hidden):
                 or not any(k in race for k in ("gemm", "transpose")):
             raise SpecError(f"{where}: {name!r}: a speed test needs race: {{gemm|transpose, "
                             f"shape, reference}}")
+        if "op" in race and ("gemm" not in race or race["op"] not in GEMM_OPS):
+            raise SpecError(f"{where}: {name!r}: a race's op is one of {', '.join(GEMM_OPS)}, "
+                            f"on a gemm race only")
     elif not calls:
         raise SpecError(f"{where}: {name!r}: no calls")
     for call in calls:
@@ -242,6 +257,10 @@ def _tests_of(exercise, data, defaults, where, hidden):
         if test.name.lower() in names:
             raise SpecError(f"{where}: test {test.name!r} is listed twice")
         names.add(test.name.lower())
+        # The exercise's product, where a GEMM call or race does not name its own.
+        for call in test.calls + ([test.race] if test.race else []):
+            if "gemm" in call or "refuse_gemm" in call:
+                call.setdefault("op", exercise.op)
         exercise.tests.append(test)
 
 
@@ -264,8 +283,11 @@ def load_manifest(path, root, hidden_path=None):
         files = e.get("files", [])
         if not files or any("/" in f or f.startswith(".") for f in files):
             raise SpecError(f"{path}: {name}: files must be plain file names")
+        op = e.get("op", "ab")
+        if op not in GEMM_OPS:
+            raise SpecError(f"{path}: {name}: op must be one of {', '.join(GEMM_OPS)}")
         ex = Exercise(name, e.get("chapter", ""), kind, e.get("dir", f"exercises/{name}"),
-                      list(files), e.get("summary", ""))
+                      list(files), e.get("summary", ""), op=op)
         tests_path = os.path.join(root, ex.dir, "tests.json")
         _tests_of(ex, _read_json(tests_path), defaults, tests_path, hidden=False)
         exercises.append(ex)
@@ -283,6 +305,13 @@ def load_manifest(path, root, hidden_path=None):
 # ---------------------------------------------------------------------------------------------
 # From a test to the calls of one run
 # ---------------------------------------------------------------------------------------------
+
+def op_option(call):
+    """The request's product option: " op=atb", or nothing for C = A B (the lines of the
+    exercises that compute A B stay as they were)."""
+    op = call.get("op", "ab")
+    return "" if op == "ab" else f" op={op}"
+
 
 @dataclass
 class Call:
@@ -338,6 +367,8 @@ def _expect_line(call):
     tol = "".join(f" {k}={_number(call[k])}" for k in ("rel", "abs") if k in call)
     if expect == "reference":
         return "reference -" + tol
+    if expect == "verify":
+        return "verify -"
     values = expect if isinstance(expect, list) else [expect]
     return "values - " + " ".join(_number(v) for v in values) + tol
 
@@ -394,7 +425,7 @@ def expand(test, run_seed, cpu_backend=False):
                 limits = " ".join(f"{k}={_number(v)}" for k, v in sorted(test.model.items()))
                 size = "x".join(map(str, shape))
                 calls.append(Call(f"model_{kind} {call[kind]} {' '.join(map(str, shape))} "
-                                  f"seed={seed}", f"model - {limits}",
+                                  f"seed={seed}{op_option(call)}", f"model - {limits}",
                                   f"{call[kind]} at {size} (memory model)"))
                 continue
             if cpu_backend and kind != "refuse_gemm":
@@ -406,12 +437,13 @@ def expand(test, run_seed, cpu_backend=False):
             size = "x".join(map(str, shape))
             if kind == "refuse_gemm":
                 contains = f" contains={call['contains']}" if "contains" in call else ""
-                calls.append(Call(f"refuse_gemm {call[kind]} {' '.join(map(str, shape))}",
+                calls.append(Call(f"refuse_gemm {call[kind]} {' '.join(map(str, shape))}"
+                                  f"{op_option(call)}",
                                   f"refuse -{contains}", f"{call[kind]} refuses {size}"))
                 continue
             guard = 1 if call.get("guard") else 0
             calls.append(Call(f"{kind} {call[kind]} {' '.join(map(str, shape))} seed={seed} "
-                              f"guard={guard}", "none -",
+                              f"guard={guard}{op_option(call)}", "none -",
                               f"{call[kind]} at {size}" + (" (guard band)" if guard else ""),
                               note))
     return calls
