@@ -288,12 +288,13 @@ class TestRunner:
         return run_dir, private
 
     def execute(self, program, exercise, calls, wall_s, gpu, tag, large_output=False, env=None,
-                given=None, budgeted=True):
+                given=None, budgeted=True, trusted=False):
         """Runs `calls` in one process of `program` (argv before the request and results
         paths); returns (RunResult, the checker's verdicts, the private folder). `given`:
         {name: path} of trusted files put beside the results for the checker after the run
         (the reference timer's checksums), out of the runner's reach. A `budgeted` run (the
-        student's code) ends at the submission's deadline at the latest."""
+        student's code) ends at the submission's deadline at the latest; a `trusted` one (the
+        reference timer) runs as the grader's uid in the `user` sandbox (Sandbox.run)."""
         cut = False
         if budgeted and self.deadline is not None:
             left = self.deadline - time.monotonic()
@@ -312,7 +313,7 @@ class TestRunner:
                                                 os.path.join(run_dir, "results")],
                                run_dir, os.path.join(private, "output.log"), limits,
                                read_only=[os.path.dirname(program[0])], writable=[run_dir],
-                               gpu=gpu, env=env)
+                               gpu=gpu, env=env, trusted=trusted)
         run.limit_s = wall_s
         run.budget_cut = cut and run.timed_out and not run.stopped
         run.budget_s = self.budget_s

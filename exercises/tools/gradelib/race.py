@@ -123,8 +123,9 @@ def race(test, run_seed, tests, binary, reference_tool, verify):
 
 
 def timed_reference(tests, reference_tool, name, calls, verify):
-    """Runs the reference timer (trusted) in the student's sandbox, like the runner, so that
-    both pay the same start-up costs."""
+    """Runs the reference timer in the student's sandbox, like the runner, so that both pay the
+    same start-up costs; as the grader's uid (`trusted`): in the `user` sandbox the trusted
+    build is closed to the students' uids."""
     verify(reference_tool)
     return tests.execute([reference_tool, name], name.split("::")[0], calls, 600, True,
-                         "reference", large_output=True, budgeted=False)
+                         "reference", large_output=True, budgeted=False, trusted=True)

@@ -148,6 +148,10 @@ def _test_output(r):
     if r.test.model is not None:
         lines.append("Counted by the CPU backend's memory model (no GPU needed): the requests "
                      "your kernel's loads and stores would make on a GPU, and what each costs.")
+    elif r.test.cpu_backend:
+        lines.append("Run on the CPU backend on every grading machine: an asynchronous copy "
+                     "lands there only at the wait that covers it, so a wait too early or a "
+                     "missing commit reads a stage before its tile arrives.")
     elif r.on_cpu:
         lines.append("Run on the CPU backend (no GPU on the grading machine): correctness only.")
     if o.reason:
@@ -366,6 +370,8 @@ def points_table(exercise):
             where = f"GPU, speed: full from {t.full_at:g}x, none below {t.zero_at:g}x"
         elif t.model is not None:
             where = "anywhere: the CPU backend's memory model"
+        elif t.cpu_backend:
+            where = "anywhere: the CPU backend (a copy lands at its wait)"
         elif t.gpu:
             where = "GPU (or the CPU backend)" if exercise.kind == "gpu" else "GPU"
         else:

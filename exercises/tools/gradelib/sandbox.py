@@ -373,12 +373,12 @@ class Sandbox:
         out.append((resource.RLIMIT_NPROC, running + limits.processes))
         return out
 
-    def _preexec(self, limits, code=None):
+    def _preexec(self, limits, code=None, as_student=True):
         """The child's set-up between fork and exec: its own session, limits, namespaces and
-        uid (`user` mode), and last the syscall filter `code` (seccomp.py; bubblewrap installs
-        it itself)."""
+        uid (`user` mode, unless not `as_student`), and last the syscall filter `code`
+        (seccomp.py; bubblewrap installs it itself)."""
         rlimits = self._rlimits(limits)
-        uid = self.uid
+        uid = self.uid if as_student else None
         namespaces = (_CLONE_NEWNET if self.private_net else 0) | \
             (_CLONE_NEWIPC if self.private_ipc else 0)
 
@@ -425,10 +425,14 @@ class Sandbox:
         return out + ["--chdir", cwd, "--"] + list(argv)
 
     def run(self, argv: Sequence[str], cwd: str, output_path: str, limits: Limits,
-            read_only: List[str] = (), writable: List[str] = (), gpu=False, env=None):
+            read_only: List[str] = (), writable: List[str] = (), gpu=False, env=None,
+            trusted=False):
         """Runs argv in the sandbox; returns a RunResult. `read_only` and `writable` are the
         folders (beyond the system) that it may see: only bubblewrap enforces that list; in
-        `user` mode file permissions do, and `none` runs it as the caller."""
+        `user` mode file permissions do, and `none` runs it as the caller. A `trusted` program
+        (the reference timer: the instructor's code, none of the student's) keeps the caller's
+        uid in `user` mode, where the trusted build is the caller's alone (mode 0700), with
+        the same limits, filter and folders as the student's runs."""
         environment = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": cwd,
                        "LANG": "C.UTF-8", "LC_ALL": "C.UTF-8",
                        "TMPDIR": "/tmp" if self.mode == "bwrap" else cwd}
@@ -449,7 +453,7 @@ class Sandbox:
             proc = subprocess.Popen(list(argv), cwd=cwd, env=environment, stdin=subprocess.DEVNULL,
                                     stdout=fd, stderr=fd,
                                     preexec_fn=self._preexec(limits, None if filter_fd is not None
-                                                             else code),
+                                                             else code, as_student=not trusted),
                                     close_fds=True,
                                     pass_fds=(filter_fd,) if filter_fd is not None else ())
         except OSError as e:

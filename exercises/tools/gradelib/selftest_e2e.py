@@ -226,8 +226,18 @@ def solutions(checks, args, faults=True):
     checks.check(any(t.hidden for e in s.exercises for t in e.tests) or not s.config.hidden_path,
                  "solutions: the hidden tests were graded too")
     if args.gpu:
-        checks.check(not pending, "solutions on the GPU: nothing pending (speed included)",
-                     str(pending[:3]))
+        # The tests that run on the CPU backend wherever the grader runs (the memory model,
+        # "backend": "cpu") stay pending on a GPU machine whose build has no CPU backend: said,
+        # not failed; every other test must have run.
+        on_cpu_only = {(e.name, t.name) for e in s.exercises for t in e.tests
+                       if (t.model is not None and not s.trusted.model_twins) or
+                       (t.cpu_backend and not s.trusted.cpu_twins)}
+        left = [k for k in pending if k not in on_cpu_only]
+        waived = len(pending) - len(left)
+        checks.check(not left, "solutions on the GPU: nothing pending (speed included)" +
+                     (f"; {waived} CPU-backend test(s) pending: this build has no CPU backend "
+                      f"(clang++ 14 or newer, -DTUTORIAL_CPU_BACKEND=ON)" if waived else ""),
+                     str(left[:3]))
     if not faults:
         return
     with open(layout.planted) as f:

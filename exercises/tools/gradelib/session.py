@@ -328,6 +328,12 @@ class GradingSession:
             # kernel tests are too (the report's "GPU tests on the CPU backend").
             model = f"{exercise.name}_runner_model"
             return (model, [runner, model], self.mode == "cpu"), None  # nvcc's build too
+        if test.cpu_backend:
+            if exercise.kind != "gpu" or not self.trusted.cpu_twins:
+                return None, ("pending: this test runs on the CPU backend, which this build "
+                              "lacks (`make deps`; on a GPU machine configure with "
+                              "-DTUTORIAL_CPU_BACKEND=ON)")
+            return (twin, [runner, twin], True), None
         if test.performance:
             if self.mode != "gpu" or not self.gpu:
                 return None, "pending: speed is measured on a GPU only"

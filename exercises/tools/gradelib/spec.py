@@ -70,6 +70,10 @@ class Test:
     calls: list = field(default_factory=list)
     race: Optional[dict] = None
     model: Optional[dict] = None  # memory-model limits: {"global": x, "shared": y}
+    # "backend": "cpu": a kernel test run on the CPU backend wherever the grader runs, for a
+    # mistake the GPU's timing usually hides (an async copy waited for too early: on the CPU
+    # backend a copy lands only at its wait).
+    cpu_backend: bool = False
 
     @property
     def qualified(self):
@@ -246,8 +250,14 @@ def _test_from(entry, exercise, defaults, where, hidden):
             raise SpecError(f"{where}: {name!r}: a model test makes gemm or transpose calls only, "
                             f"without a guard band")
         gpu = True
+    backend = entry.get("backend")
+    if backend not in (None, "cpu"):
+        raise SpecError(f"{where}: {name!r}: backend is \"cpu\" or absent")
+    if backend == "cpu" and (performance or model is not None or not gpu):
+        raise SpecError(f"{where}: {name!r}: backend \"cpu\" is for a kernel test (gpu: true), "
+                        f"not a speed or memory-model test")
     return Test(exercise, name, float(points), gpu, performance, timeout, full_at, zero_at,
-                visibility, hidden, list(calls), race, model)
+                visibility, hidden, list(calls), race, model, cpu_backend=backend == "cpu")
 
 
 def _tests_of(exercise, data, defaults, where, hidden):

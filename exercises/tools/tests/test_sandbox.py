@@ -180,6 +180,28 @@ class IsolatedSandboxTests(SandboxTests):
             if mode == "user":
                 self.assertIn(f"uid {box.uid}", r.output)
 
+    def test_a_trusted_run_keeps_the_graders_uid(self):
+        # The reference timer lives in the trusted build, which the user sandbox closes to
+        # the students' uids (mode 0700): it must run as the grader, the student's code not.
+        private = os.path.join(self.dir, "trusted")
+        os.makedirs(private, mode=0o700)
+        argv = [PYTHON, "-c", "import os; print('uid', os.getuid())"]
+        tool = os.path.join(private, "tool.py")
+        with open(tool, "w") as f:
+            f.write("import os\nprint('uid', os.getuid())\n")
+        for mode, box, work in self.each_mode():
+            if mode != "user":
+                continue
+            out = os.path.join(self.dir, f"out-{time.monotonic_ns()}.log")
+            r = box.run([PYTHON, tool], work, out, S.Limits(30.0, processes=64),
+                        read_only=[self.dir], writable=[work], trusted=True)
+            self.assertEqual(r.returncode, 0, r.output)
+            self.assertIn(f"uid {os.getuid()}", r.output)
+            r = self.run_in(box, work, [PYTHON, tool], S.Limits(30.0, processes=64))
+            self.assertNotEqual(r.returncode, 0, r.output)  # the student's uid cannot read it
+            r = self.run_in(box, work, argv, S.Limits(30.0, processes=64))
+            self.assertIn(f"uid {box.uid}", r.output)
+
     def test_the_probe_finds_what_a_student_could_read(self):
         readable = os.path.join(self.dir, "readable")
         private = os.path.join(self.dir, "private")
