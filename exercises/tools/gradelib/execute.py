@@ -306,7 +306,10 @@ class TestRunner:
         write_lines(os.path.join(run_dir, "request.txt"), request)
         write_lines(os.path.join(private, "request.txt"), request)
         write_lines(os.path.join(private, "expect.txt"), [c.expect for c in calls])
-        self.sandbox.own(run_dir)
+        if trusted and self.sandbox.uid is not None:
+            os.chmod(run_dir, 0o700)  # the grader's own, not the student's uid's
+        else:
+            self.sandbox.own(run_dir)
         self.verify(program[0])  # the binary we built (hashed then), nothing put in its place
         limits = S.run_limits(wall_s, gpu, large_output)
         run = self.sandbox.run(list(program) + [os.path.join(run_dir, "request.txt"),

@@ -149,9 +149,9 @@ def _test_output(r):
         lines.append("Counted by the CPU backend's memory model (no GPU needed): the requests "
                      "your kernel's loads and stores would make on a GPU, and what each costs.")
     elif r.test.cpu_backend:
-        lines.append("Run on the CPU backend on every grading machine: an asynchronous copy "
-                     "lands there only at the wait that covers it, so a wait too early or a "
-                     "missing commit reads a stage before its tile arrives.")
+        lines.append("Run on the CPU backend wherever the grader runs, a GPU machine too: it "
+                     "catches mistakes that a GPU's timing usually hides (the test's name says "
+                     "which).")
     elif r.on_cpu:
         lines.append("Run on the CPU backend (no GPU on the grading machine): correctness only.")
     if o.reason:
@@ -371,7 +371,7 @@ def points_table(exercise):
         elif t.model is not None:
             where = "anywhere: the CPU backend's memory model"
         elif t.cpu_backend:
-            where = "anywhere: the CPU backend (a copy lands at its wait)"
+            where = "the CPU backend, on any machine"
         elif t.gpu:
             where = "GPU (or the CPU backend)" if exercise.kind == "gpu" else "GPU"
         else:

@@ -356,7 +356,7 @@ class Sandbox:
             for name in filenames:
                 os.lchown(os.path.join(dirpath, name), self.uid, self.uid)
 
-    def _rlimits(self, limits):
+    def _rlimits(self, limits, as_student=True):
         out = [(resource.RLIMIT_CORE, 0), (resource.RLIMIT_FSIZE, limits.file_size),
                (resource.RLIMIT_NOFILE, limits.open_files)]
         if limits.cpu_s:
@@ -368,7 +368,7 @@ class Sandbox:
         # POSIX message queues outlive their processes and cannot be listed where /dev/mqueue
         # is not mounted: none at all (nothing a student's code needs).
         out.append((resource.RLIMIT_MSGQUEUE, 0))
-        running = 0 if self.uid is not None else sum(
+        running = 0 if self.uid is not None and as_student else sum(
             1 for _, _, uid in _processes() if uid == os.getuid())
         out.append((resource.RLIMIT_NPROC, running + limits.processes))
         return out
@@ -377,7 +377,7 @@ class Sandbox:
         """The child's set-up between fork and exec: its own session, limits, namespaces and
         uid (`user` mode, unless not `as_student`), and last the syscall filter `code`
         (seccomp.py; bubblewrap installs it itself)."""
-        rlimits = self._rlimits(limits)
+        rlimits = self._rlimits(limits, as_student)
         uid = self.uid if as_student else None
         namespaces = (_CLONE_NEWNET if self.private_net else 0) | \
             (_CLONE_NEWIPC if self.private_ipc else 0)
@@ -432,7 +432,14 @@ class Sandbox:
         `user` mode file permissions do, and `none` runs it as the caller. A `trusted` program
         (the reference timer: the instructor's code, none of the student's) keeps the caller's
         uid in `user` mode, where the trusted build is the caller's alone (mode 0700), with
-        the same limits, filter and folders as the student's runs."""
+        the same limits, filter and folders as the student's runs; it starts only when no
+        process of the student's uid is left."""
+        as_student = not (trusted and self.mode == "user")
+        if not as_student and self.uid is not None:
+            _kill_uid(self.uid)
+            if any(u == self.uid for _, _, u in _processes()):
+                raise RuntimeError(f"a process of uid {self.uid} outlived every kill: the "
+                                   f"reference timer does not start beside it")
         environment = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": cwd,
                        "LANG": "C.UTF-8", "LC_ALL": "C.UTF-8",
                        "TMPDIR": "/tmp" if self.mode == "bwrap" else cwd}
@@ -440,6 +447,14 @@ class Sandbox:
             if key in os.environ:
                 environment[key] = os.environ[key]
         environment.update(env or {})
+        if trusted and self.mode == "user":
+            # The CUDA driver looks for an MPS server's pipe in /tmp/nvidia-mps: one that a
+            # student's uid made there is not the grader's to talk to.
+            try:
+                if os.stat("/tmp/nvidia-mps").st_uid != os.getuid():
+                    environment["CUDA_MPS_PIPE_DIRECTORY"] = os.path.join(cwd, "no-mps")
+            except OSError:
+                pass
         # A run with a GPU may need a unix socket (the CUDA driver's MPS client); nothing
         # else needs any socket.
         code = seccomp.program(allow_unix_sockets=gpu) if self.filter else None
@@ -453,7 +468,7 @@ class Sandbox:
             proc = subprocess.Popen(list(argv), cwd=cwd, env=environment, stdin=subprocess.DEVNULL,
                                     stdout=fd, stderr=fd,
                                     preexec_fn=self._preexec(limits, None if filter_fd is not None
-                                                             else code, as_student=not trusted),
+                                                             else code, as_student=as_student),
                                     close_fds=True,
                                     pass_fds=(filter_fd,) if filter_fd is not None else ())
         except OSError as e:

@@ -333,7 +333,8 @@ class GradingSession:
                 return None, ("pending: this test runs on the CPU backend, which this build "
                               "lacks (`make deps`; on a GPU machine configure with "
                               "-DTUTORIAL_CPU_BACKEND=ON)")
-            return (twin, [runner, twin], True), None
+            # Reported as a CPU-backend run only where the other kernel tests are too.
+            return (twin, [runner, twin], self.mode == "cpu"), None
         if test.performance:
             if self.mode != "gpu" or not self.gpu:
                 return None, "pending: speed is measured on a GPU only"
@@ -400,7 +401,8 @@ class GradingSession:
 
     def _run_one(self, exercise, test, plan, binaries, tests, on_cpu):
         target = plan[0]
-        on_cpu = on_cpu or test.model is not None  # the model's runner is a CPU program
+        # The model's runner and a "backend": "cpu" test's twin are CPU programs.
+        on_cpu = on_cpu or test.model is not None or test.cpu_backend
         binary = binaries[target][0]
         try:
             if test.performance:

@@ -266,6 +266,9 @@ def _tests_of(exercise, data, defaults, where, hidden):
         test = _test_from(t, exercise.name, defaults, where, hidden)
         if test.name.lower() in names:
             raise SpecError(f"{where}: test {test.name!r} is listed twice")
+        if test.cpu_backend and exercise.kind != "gpu":
+            raise SpecError(f"{where}: {test.name!r}: backend \"cpu\" is for a kernel "
+                            f"exercise's test; a host exercise has no CPU backend to run on")
         names.add(test.name.lower())
         # The exercise's product, where a GEMM call or race does not name its own.
         for call in test.calls + ([test.race] if test.race else []):

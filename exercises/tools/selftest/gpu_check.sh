@@ -6,7 +6,7 @@
 #
 #   bash exercises/tools/selftest/gpu_check.sh [BUILD_DIR]
 #
-# About 10 minutes on one H100 after the build (the races: 15 speed tests, 2 rounds of about
+# About 10 minutes on one H100 after the build (the races: 8 speed tests, 2 rounds of about
 # 1.5 s each side).
 set -euo pipefail
 cd "$(dirname "$0")/../../.."

@@ -123,7 +123,17 @@ class SpecTests(unittest.TestCase):
                      {"name": "x", "points": 1, "model": {"global": 1.25},
                       "calls": [{"gemm": "a", "shape": [1, 1, 1], "guard": True}]},
                      {"name": "x", "points": 1, "model": {"global": 1.25},
-                      "calls": [{"call": "f", "args": [], "expect": 1}]}]
+                      "calls": [{"call": "f", "args": [], "expect": 1}]},
+                     # "backend": "cpu": a kernel test only (the exercise here is a host one),
+                     # never a speed or memory-model test, and no other backend.
+                     {"name": "x", "points": 1, "gpu": True, "backend": "cpu",
+                      "calls": [{"gemm": "a", "shape": [1, 1, 1]}]},
+                     {"name": "x", "points": 1, "gpu": True, "backend": "gpu",
+                      "calls": [{"gemm": "a", "shape": [1, 1, 1]}]},
+                     {"name": "x", "points": 1, "backend": "cpu",
+                      "calls": [{"call": "f", "args": [], "expect": 1}]},
+                     {"name": "x", "points": 1, "backend": "cpu", "model": {"global": 1.25},
+                      "calls": [{"gemm": "a", "shape": [1, 1, 1]}]}]
         for test in bad_tests:
             d = tempfile.mkdtemp()
             os.makedirs(os.path.join(d, "exercises", "e"))
@@ -133,6 +143,14 @@ class SpecTests(unittest.TestCase):
                 json.dump({"tests": [test]}, f)
             with self.assertRaises(SpecError, msg=str(test)):
                 load_manifest(os.path.join(d, "m.json"), d)
+
+
+    def test_a_cpu_backend_test_of_a_kernel_exercise_loads(self):
+        m = load_manifest(os.path.join(ROOT, "exercises", "manifest.json"), ROOT)
+        flagged = [t for e in m.exercises for t in e.tests if t.cpu_backend]
+        self.assertTrue(flagged)
+        self.assertTrue(all(m.exercise(t.exercise).kind == "gpu" and t.gpu and
+                            not t.performance and t.model is None for t in flagged))
 
 
 class DrawTests(unittest.TestCase):
