@@ -75,7 +75,7 @@ __global__ void __launch_bounds__((BM / TM) * (BN / TN), 2)
   // TODO(04a): store regC to C, skipping the elements that fall outside C.
   // Delete the next line when you use them: until then the compiler would warn that
   // the tiles are written and never read, and the others never used.
-  (void)As, (void)Bs, (void)regC, (void)threadRow, (void)threadCol;
+  (void)As, (void)Bs, (void)regC, (void)blockRow, (void)threadRow, (void)threadCol;
 }
 
 // The grid covers C with BM x BN tiles (x: columns); the block size follows from the same
