@@ -19,6 +19,7 @@
 
 #include "06_transpose/float4.cuh"
 #include "common/ceil_div.hpp"
+#include "common/device_facts.hpp"
 #include "common/cuda_check.hpp"
 #include "common/launch.cuh"
 
@@ -193,79 +194,132 @@ inline void launch_thin(const float* in, float* out, int rows, int cols) {
 // warp's stores land in one range of rows x 32 floats, which the L2 assembles into whole
 // sectors before they reach DRAM. The side whose floats a thread holds together (the input row,
 // tall; the output row, wide) moves 4 or 2 of them at once where its start allows.
+// A thread of a matrix of 2 rows holds only 8 bytes in flight, far below what Little's law asks
+// of a fast GPU (chapter 01): so a thread takes ITEMS rows (or columns), 256 apart, and issues
+// all their loads before its first store. The launcher picks ITEMS from the device's bandwidth
+// and latency (thin_regs_items).
 constexpr int kThinRegs = 16;
+constexpr int kThinRegsThreads = 256;
+constexpr double kThinRegsRoundTrip = 1e-6;  // seconds: a loaded DRAM round trip (chapter 01)
 
-template <int THIN>
-__global__ void __launch_bounds__(256)
+template <int THIN, int ITEMS>
+__global__ void __launch_bounds__(kThinRegsThreads)
     transpose_thin_regs(const float* __restrict__ in, float* __restrict__ out, int rows, int cols) {
   const bool tall = cols < rows;
   const int thin = tall ? cols : rows, along = tall ? rows : cols;
-  // Input row (tall) or column (wide); 64-bit, since along may be near INT_MAX.
-  const long long i = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;
-  if (i >= along) return;
-  // Its own row: input row i (tall) or output row i (wide), `thin` floats.
-  const uintptr_t own = tall ? reinterpret_cast<uintptr_t>(in + size_t(i) * cols)
-                             : reinterpret_cast<uintptr_t>(out + size_t(i) * rows);
+  // Input row (tall) or column (wide) of item 0; item j is kThinRegsThreads * j further on.
+  // 64-bit, since along may be near INT_MAX.
+  const long long i0 =
+      static_cast<long long>(blockIdx.x) * ITEMS * kThinRegsThreads + threadIdx.x;
+  // Its own row: input row i (tall) or output row i (wide), `thin` floats. Items are 256 rows
+  // apart (a multiple of 16 bytes), so every item's row starts on the same boundary as item 0's.
+  const uintptr_t own = tall ? reinterpret_cast<uintptr_t>(in + size_t(i0) * cols)
+                             : reinterpret_cast<uintptr_t>(out + size_t(i0) * rows);
   const int vec = thin % 4 == 0 && own % 16 == 0 ? 4 : thin % 2 == 0 && own % 8 == 0 ? 2 : 1;
-  float v[THIN];
-  // Floats t .. t + 3 of the thread's own row (t < thin): 16, 8 or 4 bytes at a time.
-  auto load_group = [&](const float* row, int t) {
+  float v[ITEMS][THIN] = {};  // (each float read is loaded first; zero quiets the compilers)
+  // Floats t .. t + 3 of a row the thread holds (t < thin): 16, 8 or 4 bytes at a time.
+  auto load_group = [&](float (&w)[THIN], const float* row, int t) {
     if (vec == 4) {
       const float4 x = load4(row + t);
-      v[t] = x.x, v[t + 1] = x.y, v[t + 2] = x.z, v[t + 3] = x.w;
+      w[t] = x.x, w[t + 1] = x.y, w[t + 2] = x.z, w[t + 3] = x.w;
     } else if (vec == 2) {
       const float2 x = *reinterpret_cast<const float2*>(row + t);
       const float2 y = t + 2 < thin ? *reinterpret_cast<const float2*>(row + t + 2)
                                     : make_float2(0.0f, 0.0f);
-      v[t] = x.x, v[t + 1] = x.y, v[t + 2] = y.x, v[t + 3] = y.y;
+      w[t] = x.x, w[t + 1] = x.y, w[t + 2] = y.x, w[t + 3] = y.y;
     } else {
 #pragma unroll
       for (int u = 0; u < 4; ++u)
-        if (t + u < thin) v[t + u] = row[t + u];
+        if (t + u < thin) w[t + u] = row[t + u];
     }
   };
-  auto store_group = [&](float* row, int t) {
+  auto store_group = [&](const float (&w)[THIN], float* row, int t) {
     if (vec == 4) {
-      store4(row + t, make_float4(v[t], v[t + 1], v[t + 2], v[t + 3]));
+      store4(row + t, make_float4(w[t], w[t + 1], w[t + 2], w[t + 3]));
     } else if (vec == 2) {
-      *reinterpret_cast<float2*>(row + t) = make_float2(v[t], v[t + 1]);
-      if (t + 2 < thin) *reinterpret_cast<float2*>(row + t + 2) = make_float2(v[t + 2], v[t + 3]);
+      *reinterpret_cast<float2*>(row + t) = make_float2(w[t], w[t + 1]);
+      if (t + 2 < thin) *reinterpret_cast<float2*>(row + t + 2) = make_float2(w[t + 2], w[t + 3]);
     } else {
 #pragma unroll
       for (int u = 0; u < 4; ++u)
-        if (t + u < thin) row[t + u] = v[t + u];
+        if (t + u < thin) row[t + u] = w[t + u];
     }
   };
-  if (tall) {  // every load first
+  // Every load of every item first, then the stores.
 #pragma unroll
-    for (int t = 0; t < THIN; t += 4)
-      if (t < thin) load_group(in + size_t(i) * cols, t);
+  for (int j = 0; j < ITEMS; ++j) {
+    const long long i = i0 + j * kThinRegsThreads;
+    if (i >= along) break;
+    if (tall) {
 #pragma unroll
-    for (int t = 0; t < THIN; ++t)
-      if (t < thin) out[size_t(t) * rows + i] = v[t];
-  } else {
+      for (int t = 0; t < THIN; t += 4)
+        if (t < thin) load_group(v[j], in + size_t(i) * cols, t);
+    } else {
 #pragma unroll
-    for (int t = 0; t < THIN; ++t)
-      if (t < thin) v[t] = in[size_t(t) * cols + i];
+      for (int t = 0; t < THIN; ++t)
+        if (t < thin) v[j][t] = in[size_t(t) * cols + i];
+    }
+  }
 #pragma unroll
-    for (int t = 0; t < THIN; t += 4)
-      if (t < thin) store_group(out + size_t(i) * rows, t);
+  for (int j = 0; j < ITEMS; ++j) {
+    const long long i = i0 + j * kThinRegsThreads;
+    if (i >= along) break;
+    if (tall) {
+#pragma unroll
+      for (int t = 0; t < THIN; ++t)
+        if (t < thin) out[size_t(t) * rows + i] = v[j][t];
+    } else {
+#pragma unroll
+      for (int t = 0; t < THIN; t += 4)
+        if (t < thin) store_group(v[j], out + size_t(i) * rows, t);
+    }
   }
 }
 
-inline void launch_thin_regs(const float* in, float* out, int rows, int cols) {
+// Little's law (chapter 01): to move `bandwidth` bytes per second with loads that take a round
+// trip of `latency` seconds, bandwidth x latency bytes must be in flight, spread over every
+// thread the GPU holds at once. A thread of transpose_thin_regs has ITEMS x thin x 4 bytes in
+// flight; ITEMS is the smallest of 1, 2, 4 and 8 that covers its share.
+inline int thin_regs_items(int thin, double bandwidth, double latency, long long threads) {
+  const double share = bandwidth * latency / double(std::max(1LL, threads));  // bytes a thread
+  int items = 1;
+  while (items < 8 && items * thin * 4.0 < share) items *= 2;
+  return items;
+}
+
+// The instance for a thin side of `thin` (at most kThinRegs): THIN = 4, 8 or 16 registers.
+using ThinRegsKernel = void (*)(const float*, float*, int, int);
+template <int ITEMS>
+ThinRegsKernel thin_regs_kernel(int thin) {
+  if (thin <= 4) return transpose_thin_regs<4, ITEMS>;
+  if (thin <= 8) return transpose_thin_regs<8, ITEMS>;
+  return transpose_thin_regs<kThinRegs, ITEMS>;
+}
+
+template <int ITEMS>
+void launch_thin_regs_items(const float* in, float* out, int rows, int cols) {
   const int thin = std::min(rows, cols), along = std::max(rows, cols);
   if (thin > kThinRegs)
     throw tutorial::UnsupportedShape("transpose_thin_regs: at most " + std::to_string(kThinRegs) +
                                      " rows or columns, got " + std::to_string(rows) + "x" +
                                      std::to_string(cols));
-  const dim3 grid(tutorial::ceil_div(along, 256));
-  if (thin <= 4)
-    tutorial::launch(transpose_thin_regs<4>, grid, dim3(256), 0, in, out, rows, cols);
-  else if (thin <= 8)
-    tutorial::launch(transpose_thin_regs<8>, grid, dim3(256), 0, in, out, rows, cols);
-  else
-    tutorial::launch(transpose_thin_regs<kThinRegs>, grid, dim3(256), 0, in, out, rows, cols);
+  tutorial::launch(thin_regs_kernel<ITEMS>(thin),
+                   dim3(tutorial::ceil_div(along, ITEMS * kThinRegsThreads)),
+                   dim3(kThinRegsThreads), 0, in, out, rows, cols);
+}
+
+// Step 6's launcher: ITEMS from this device's bandwidth, the round trip of a loaded DRAM
+// (about 1 us, chapter 01) and the threads it holds at once.
+inline void launch_thin_regs(const float* in, float* out, int rows, int cols) {
+  const tutorial::DeviceInfo& d = tutorial::current_device_info();
+  const long long threads = (long long)d.sm_count * d.sm.max_threads_per_sm;
+  switch (thin_regs_items(std::min(rows, cols), d.theoretical_bandwidth_gbs() * 1e9,
+                          kThinRegsRoundTrip, threads)) {
+    case 1: return launch_thin_regs_items<1>(in, out, rows, cols);
+    case 2: return launch_thin_regs_items<2>(in, out, rows, cols);
+    case 4: return launch_thin_regs_items<4>(in, out, rows, cols);
+    default: return launch_thin_regs_items<8>(in, out, rows, cols);
+  }
 }
 
 }  // namespace ch06

@@ -9,8 +9,8 @@
 // call (tutorial::Chooser, common/chooser.hpp); later calls run the winner at once.
 //   - a single row or column is copied (copy_vec4, where both pointers allow float4): its
 //     transpose is the same floats;
-//   - thin matrices: transpose_thin in two sizes, and transpose_thin_regs where a row or column
-//     fits in registers (step 6);
+//   - thin matrices: transpose_thin in two sizes, and transpose_thin_regs, holding 1, 2, 4 or
+//     8 rows or columns a thread, where a row or column fits in registers (step 6);
 //   - float4 shapes: transpose_vec4 in both block orders (step 4);
 //   - every shape: the sector-aligned tile in both orders (step 5) and the padded tile (step 3).
 // The estimate: a transpose moves 2 x rows x cols x 4 bytes, which take bytes / DRAM rate at
@@ -26,6 +26,7 @@
 #include <cmath>
 #include <cstdint>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "06_transpose/3_padded.cuh"
@@ -86,9 +87,20 @@ inline std::vector<TransposeCandidate> transpose_candidates(const float* in, con
     return all;
   }
   const int thin = std::min(rows, cols), along = std::max(rows, cols);
-  if (thin <= kThinRegs)
-    add(launch_thin_regs, "thin in registers", ceil_div(along, 256),
-        resident_blocks(transpose_thin_regs<kThinRegs>, 256, 0, 8));
+  // transpose_thin_regs holding 1, 2, 4 or 8 rows (or columns) a thread: the estimate sees the
+  // waves shrink as each thread holds more; those that move the bytes in a wave or two tie.
+  auto thin_regs = [&](auto items, tutorial::TransposeLauncher launch, const char* name) {
+    constexpr int ITEMS = decltype(items)::value;
+    add(launch, name, ceil_div(along, ITEMS * kThinRegsThreads),
+        resident_blocks(thin_regs_kernel<ITEMS>(thin), kThinRegsThreads, 0, 8));
+  };
+  if (thin <= kThinRegs) {
+    using std::integral_constant;
+    thin_regs(integral_constant<int, 1>{}, launch_thin_regs_items<1>, "thin in registers x1");
+    thin_regs(integral_constant<int, 2>{}, launch_thin_regs_items<2>, "thin in registers x2");
+    thin_regs(integral_constant<int, 4>{}, launch_thin_regs_items<4>, "thin in registers x4");
+    thin_regs(integral_constant<int, 8>{}, launch_thin_regs_items<8>, "thin in registers x8");
+  }
   // transpose_thin: chunks of span_max rows or columns, span_max = CHUNK / thin side (step 6).
   auto thin_chunks = [&](auto kernel, int threads, int chunk, const char* name,
                          tutorial::TransposeLauncher launch) {

@@ -299,13 +299,29 @@ void check_at_offsets(TransposeLauncher launch, int rows, int cols, int inOffset
 
 TEST_CASE("the thin kernel in registers: 1 to 16 rows or columns, any alignment", "[gpu]") {
   REQUIRE_GPU();
-  for (int thin : {1, 2, 3, 4, 5, 6, 8, 9, 12, 15, 16})
-    for (int along : {17, 1000, 4097})
-      for (int offset : {0, 1, 2, 4}) {
-        check_at_offsets(ch06::launch_thin_regs, along, thin, offset, offset);      // tall
-        check_at_offsets(ch06::launch_thin_regs, thin, along, offset, 2 * offset);  // wide
-      }
+  // The launcher's own choice of rows per thread, then each of them (a block of 8 x 256 rows
+  // ends inside 4097 and past 1000; 2049 leaves one row for the last block's first item).
+  for (const tutorial::TransposeLauncher launch :
+       {ch06::launch_thin_regs, ch06::launch_thin_regs_items<1>, ch06::launch_thin_regs_items<2>,
+        ch06::launch_thin_regs_items<4>, ch06::launch_thin_regs_items<8>})
+    for (int thin : {1, 2, 3, 4, 5, 6, 8, 9, 12, 15, 16})
+      for (int along : {17, 1000, 2049, 4097})
+        for (int offset : {0, 1, 2, 4}) {
+          check_at_offsets(launch, along, thin, offset, offset);      // tall
+          check_at_offsets(launch, thin, along, offset, 2 * offset);  // wide
+        }
   CHECK_THROWS_AS(check_at_offsets(ch06::launch_thin_regs, 17, 100, 0, 0), UnsupportedShape);
+}
+
+TEST_CASE("rows a thread of transpose_thin_regs holds: enough bytes in flight for Little's law") {
+  // 4.8 TB/s x 1 us over 132 SMs x 2048 threads: 17.8 bytes a thread.
+  const long long threads = 132LL * 2048;
+  CHECK(ch06::thin_regs_items(2, 4.8e12, 1e-6, threads) == 4);   // 8 bytes a row: 4 rows
+  CHECK(ch06::thin_regs_items(4, 4.8e12, 1e-6, threads) == 2);   // 16 bytes: 2
+  CHECK(ch06::thin_regs_items(5, 4.8e12, 1e-6, threads) == 1);   // 20 bytes: 1
+  CHECK(ch06::thin_regs_items(1, 4.8e12, 1e-6, threads) == 8);   // 4 bytes: capped at 8
+  CHECK(ch06::thin_regs_items(16, 1e15, 1e-6, threads) == 8);    // the cap
+  CHECK(ch06::thin_regs_items(2, 4.8e12, 1e-6, 0) == 8);         // no threads: no division by 0
 }
 
 TEST_CASE("the thin kernel: fewer than 64 rows or columns, chunks longer than its span",
@@ -420,7 +436,7 @@ TEST_CASE("the dispatcher's candidates: every kernel that can run the shape, ran
   // A single row or column: the copy alone.
   CHECK(candidates(1, 1000).size() == 1);
   CHECK(candidates(1000, 1)[0].name == "copy");
-  CHECK(has(candidates(1000, 1, 1), "thin in registers"));  // misaligned: not the copy
+  CHECK(has(candidates(1000, 1, 1), "thin in registers x1"));  // misaligned: not the copy
   // float4 shapes: transpose_vec4 in both orders, and the tiles that take any shape.
   for (const char* name : {"vec4 output rows", "vec4 input rows", "sector-aligned output rows",
                            "sector-aligned input rows", "padded 64"}) {
