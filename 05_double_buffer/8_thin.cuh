@@ -324,44 +324,7 @@ inline void run_thin_shape(ThinShape s, const float* A, const float* B, float* C
 constexpr int kVectorThreads = 256;
 constexpr int kVectorUnroll = 8;
 
-// One group of kVectorUnroll k's of row_times_matrix: its values of A and its COLS columns of B.
-// A WHOLE group (all its k's inside the slice) loads without a guard; the slice's last, partial
-// group guards each load. The FMAs add in k order (the same bits every run).
-template <bool VEC>
-struct RowGroup {
-  float a[kVectorUnroll];
-  float b[kVectorUnroll][VEC ? 4 : 1];
-};
-
-template <bool VEC, bool WHOLE>
-__device__ __forceinline__ RowGroup<VEC> load_row_group(const float* __restrict__ A,
-                                                        const float* __restrict__ B, long long N,
-                                                        long long n, long long k, long long k1) {
-  RowGroup<VEC> g;
-#pragma unroll
-  for (int u = 0; u < kVectorUnroll; ++u) {
-    const bool in = WHOLE || k + u < k1;
-    g.a[u] = in ? A[k + u] : 0.0f;
-    if constexpr (VEC) {
-      const float4 v = in ? *reinterpret_cast<const float4*>(&B[size_t(k + u) * N + n])
-                          : make_float4(0.0f, 0.0f, 0.0f, 0.0f);
-      g.b[u][0] = v.x, g.b[u][1] = v.y, g.b[u][2] = v.z, g.b[u][3] = v.w;
-    } else {
-      g.b[u][0] = in ? B[size_t(k + u) * N + n] : 0.0f;
-    }
-  }
-  return g;
-}
-
-template <bool VEC>
-__device__ __forceinline__ void add_row_group(const RowGroup<VEC>& g, float (&acc)[VEC ? 4 : 1]) {
-#pragma unroll
-  for (int u = 0; u < kVectorUnroll; ++u)
-#pragma unroll
-    for (int c = 0; c < (VEC ? 4 : 1); ++c) acc[c] += g.a[u] * g.b[u][c];
-}
-
-// M = 1: C[n] = sum over k of A[k] * B[k][n]. Thread t of block (x, z) owns COLS columns of C
+// M = 1: C[n] = sum over k of A[k] * B[k][n]. Thread t of block (x, y) owns COLS columns of C
 // (4 with float4) and the k's of slice z; consecutive threads read consecutive bytes of B's rows.
 template <bool VEC>
 __global__ void __launch_bounds__(kVectorThreads)
@@ -374,61 +337,28 @@ __global__ void __launch_bounds__(kVectorThreads)
   const long long k0 = static_cast<long long>(blockIdx.y) * sliceK;
   const long long k1 = min(static_cast<long long>(K), k0 + sliceK);
   float acc[COLS] = {};
-  long long k = k0;
-  if (k + kVectorUnroll <= k1) {  // whole groups, each one's loads issued before the last's FMAs
-    RowGroup<VEC> current = load_row_group<VEC, true>(A, B, N, n, k, k1);
-    for (k += kVectorUnroll; k + kVectorUnroll <= k1; k += kVectorUnroll) {
-      const RowGroup<VEC> next = load_row_group<VEC, true>(A, B, N, n, k, k1);
-      add_row_group(current, acc);
-      current = next;
+  for (long long k = k0; k < k1; k += kVectorUnroll) {
+    float b[kVectorUnroll][COLS], a[kVectorUnroll];
+#pragma unroll
+    for (int u = 0; u < kVectorUnroll; ++u) {  // every load of the group first
+      const bool in = k + u < k1;
+      a[u] = in ? A[k + u] : 0.0f;
+      if constexpr (VEC) {
+        const float4 v = in ? *reinterpret_cast<const float4*>(&B[size_t(k + u) * N + n])
+                            : make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+        b[u][0] = v.x, b[u][1] = v.y, b[u][2] = v.z, b[u][3] = v.w;
+      } else {
+        b[u][0] = in ? B[size_t(k + u) * N + n] : 0.0f;
+      }
     }
-    add_row_group(current, acc);
+#pragma unroll
+    for (int u = 0; u < kVectorUnroll; ++u)
+#pragma unroll
+      for (int c = 0; c < COLS; ++c) acc[c] += a[u] * b[u][c];
   }
-  if (k < k1) add_row_group(load_row_group<VEC, false>(A, B, N, n, k, k1), acc);
   float* out = C + size_t(blockIdx.y) * N;  // (S, 1, N): this slice's partial product
 #pragma unroll
   for (int c = 0; c < COLS; ++c) out[n + c] = acc[c];
-}
-
-// One group of matrix_times_column: kVectorUnroll loads of the row and of B, STEP floats apart;
-// WHOLE as in load_row_group. The FMAs add in k order (the same bits every run).
-template <bool VEC>
-struct ColumnGroup {
-  float a[kVectorUnroll][VEC ? 4 : 1];
-  float b[kVectorUnroll][VEC ? 4 : 1];
-};
-
-template <bool VEC, bool WHOLE>
-__device__ __forceinline__ ColumnGroup<VEC> load_column_group(const float* __restrict__ row,
-                                                              const float* __restrict__ B,
-                                                              long long k, long long k1) {
-  constexpr int STEP = 32 * (VEC ? 4 : 1);
-  ColumnGroup<VEC> g;
-#pragma unroll
-  for (int u = 0; u < kVectorUnroll; ++u) {
-    const long long ku = k + u * STEP;
-    const bool in = WHOLE || ku < k1;  // (VEC: K % 4 == 0, so all 4 or none)
-    if constexpr (VEC) {
-      const float4 x = in ? *reinterpret_cast<const float4*>(&row[ku])
-                          : make_float4(0.0f, 0.0f, 0.0f, 0.0f);
-      const float4 y = in ? *reinterpret_cast<const float4*>(&B[ku])
-                          : make_float4(0.0f, 0.0f, 0.0f, 0.0f);
-      g.a[u][0] = x.x, g.a[u][1] = x.y, g.a[u][2] = x.z, g.a[u][3] = x.w;
-      g.b[u][0] = y.x, g.b[u][1] = y.y, g.b[u][2] = y.z, g.b[u][3] = y.w;
-    } else {
-      g.a[u][0] = in ? row[ku] : 0.0f;
-      g.b[u][0] = in ? B[ku] : 0.0f;
-    }
-  }
-  return g;
-}
-
-template <bool VEC>
-__device__ __forceinline__ void add_column_group(const ColumnGroup<VEC>& g, float& acc) {
-#pragma unroll
-  for (int u = 0; u < kVectorUnroll; ++u)
-#pragma unroll
-    for (int c = 0; c < (VEC ? 4 : 1); ++c) acc += g.a[u][c] * g.b[u][c];
 }
 
 // N = 1: C[m] = sum over k of A[m][k] * B[k]. One warp per row of A: lane l reads its floats
@@ -447,20 +377,29 @@ __global__ void __launch_bounds__(kVectorThreads)
   float acc = 0.0f;
   if (m < M) {
     const float* row = A + size_t(m) * K;
-    constexpr long long GROUP = kVectorUnroll * STEP;  // floats of the row one group covers
-    long long k = k0 + lane * COLS;
-    // Whole groups (this lane's last k of the group inside the slice) unguarded and pipelined
-    // as in row_times_matrix; then the partial one.
-    if (k + GROUP - STEP < k1) {
-      ColumnGroup<VEC> current = load_column_group<VEC, true>(row, B, k, k1);
-      for (k += GROUP; k + GROUP - STEP < k1; k += GROUP) {
-        const ColumnGroup<VEC> next = load_column_group<VEC, true>(row, B, k, k1);
-        add_column_group(current, acc);
-        current = next;
+    for (long long k = k0 + lane * COLS; k < k1; k += kVectorUnroll * STEP) {
+      float a[kVectorUnroll][COLS], b[kVectorUnroll][COLS];
+#pragma unroll
+      for (int u = 0; u < kVectorUnroll; ++u) {
+        const long long ku = k + u * STEP;
+        const bool in = ku < k1;  // (VEC: K % 4 == 0, so all 4 or none)
+        if constexpr (VEC) {
+          const float4 x = in ? *reinterpret_cast<const float4*>(&row[ku])
+                              : make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+          const float4 y = in ? *reinterpret_cast<const float4*>(&B[ku])
+                              : make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+          a[u][0] = x.x, a[u][1] = x.y, a[u][2] = x.z, a[u][3] = x.w;
+          b[u][0] = y.x, b[u][1] = y.y, b[u][2] = y.z, b[u][3] = y.w;
+        } else {
+          a[u][0] = in ? row[ku] : 0.0f;
+          b[u][0] = in ? B[ku] : 0.0f;
+        }
       }
-      add_column_group(current, acc);
+#pragma unroll
+      for (int u = 0; u < kVectorUnroll; ++u)
+#pragma unroll
+        for (int c = 0; c < COLS; ++c) acc += a[u][c] * b[u][c];
     }
-    if (k < k1) add_column_group(load_column_group<VEC, false>(row, B, k, k1), acc);
   }
   lanes[warp][lane] = acc;
   __syncthreads();  // every lane's sum is in shared memory

@@ -187,21 +187,22 @@ inline void launch_thin(const float* in, float* out, int rows, int cols) {
 }
 
 // The thinnest matrices (at most kThinRegs rows or columns) need no shared memory: a thread
-// holds one input row (tall) or column (wide) of up to kThinRegs floats in registers and writes
-// it out. Tall: lane i reads row r0 + i (the warp's loads together cover 32 whole rows, one
+// holds input rows (tall) or columns (wide) of up to kThinRegs floats in registers and writes
+// them out. Tall: lane i reads row r0 + i (the warp's loads together cover 32 whole rows, one
 // contiguous range) and writes element c of its row to out[c][r0 + i]: 32 consecutive floats
 // of output row c per store. Wide: lane i reads column c0 + i of every row (32 consecutive
 // floats of input row r per load) and writes its rows floats, a piece of output row c0 + i; the
 // warp's stores land in one range of rows x 32 floats, which the L2 assembles into whole
 // sectors before they reach DRAM. The side whose floats a thread holds together (the input row,
 // tall; the output row, wide) moves 4 or 2 of them at once where its start allows.
-// A thread of a matrix of 2 rows holds only 8 bytes in flight, far below what Little's law asks
-// of a fast GPU (chapter 01): so a thread takes ITEMS rows (or columns), 256 apart, and issues
-// all their loads before its first store. The launcher picks ITEMS from the device's bandwidth
-// and latency (thin_regs_items).
+// One row of a matrix of 2 columns is 8 bytes in flight, far below what Little's law asks of a
+// fast GPU (chapter 01): so a thread takes ITEMS rows (or columns), 256 apart, and issues all
+// their loads before its first store. thin_regs_items derives ITEMS from the device.
 constexpr int kThinRegs = 16;
 constexpr int kThinRegsThreads = 256;
-constexpr double kThinRegsRoundTrip = 1e-6;  // seconds: a loaded DRAM round trip (chapter 01)
+// A block's loads arrive about one DRAM round trip after they issue: ~0.5 us idle, ~1 us under
+// load (chapter 01's latency ladder and Little's-law table). Step 7's estimate uses it too.
+constexpr double kRoundTripSeconds = 1e-6;
 
 template <int THIN, int ITEMS>
 __global__ void __launch_bounds__(kThinRegsThreads)
@@ -212,7 +213,8 @@ __global__ void __launch_bounds__(kThinRegsThreads)
   // 64-bit, since along may be near INT_MAX.
   const long long i0 =
       static_cast<long long>(blockIdx.x) * ITEMS * kThinRegsThreads + threadIdx.x;
-  // Its own row: input row i (tall) or output row i (wide), `thin` floats. Items are 256 rows
+  if (i0 >= along) return;  // (and so are its other items)
+  // Its own row: input row i0 (tall) or output row i0 (wide), `thin` floats. Items are 256 rows
   // apart (a multiple of 16 bytes), so every item's row starts on the same boundary as item 0's.
   const uintptr_t own = tall ? reinterpret_cast<uintptr_t>(in + size_t(i0) * cols)
                              : reinterpret_cast<uintptr_t>(out + size_t(i0) * rows);
@@ -278,9 +280,11 @@ __global__ void __launch_bounds__(kThinRegsThreads)
 }
 
 // Little's law (chapter 01): to move `bandwidth` bytes per second with loads that take a round
-// trip of `latency` seconds, bandwidth x latency bytes must be in flight, spread over every
-// thread the GPU holds at once. A thread of transpose_thin_regs has ITEMS x thin x 4 bytes in
-// flight; ITEMS is the smallest of 1, 2, 4 and 8 that covers its share.
+// trip of `latency` seconds, bandwidth x latency bytes must be in flight, spread over the
+// `threads` the GPU holds at once. A thread of transpose_thin_regs has ITEMS x thin x 4 bytes in
+// flight; ITEMS is the smallest of 1, 2, 4 and 8 that covers its share. (Counted at full
+// occupancy: an instance whose registers hold fewer threads per SM needs more each, which step
+// 7's timing of every ITEMS covers.)
 inline int thin_regs_items(int thin, double bandwidth, double latency, long long threads) {
   const double share = bandwidth * latency / double(std::max(1LL, threads));  // bytes a thread
   int items = 1;
@@ -309,13 +313,13 @@ void launch_thin_regs_items(const float* in, float* out, int rows, int cols) {
                    dim3(kThinRegsThreads), 0, in, out, rows, cols);
 }
 
-// Step 6's launcher: ITEMS from this device's bandwidth, the round trip of a loaded DRAM
-// (about 1 us, chapter 01) and the threads it holds at once.
+// Step 6's launcher: ITEMS from this device's bandwidth, the round trip of a loaded DRAM and
+// the threads it holds at once.
 inline void launch_thin_regs(const float* in, float* out, int rows, int cols) {
   const tutorial::DeviceInfo& d = tutorial::current_device_info();
   const long long threads = (long long)d.sm_count * d.sm.max_threads_per_sm;
   switch (thin_regs_items(std::min(rows, cols), d.theoretical_bandwidth_gbs() * 1e9,
-                          kThinRegsRoundTrip, threads)) {
+                          kRoundTripSeconds, threads)) {
     case 1: return launch_thin_regs_items<1>(in, out, rows, cols);
     case 2: return launch_thin_regs_items<2>(in, out, rows, cols);
     case 4: return launch_thin_regs_items<4>(in, out, rows, cols);

@@ -43,9 +43,8 @@
 
 namespace ch06 {
 
-// A block's loads arrive about one DRAM round trip after they issue: ~0.5 us idle, ~1 us under
-// load (chapter 01's latency ladder and Little's-law table).
-constexpr double kRoundTripSeconds = 1e-6;
+// kRoundTripSeconds (6_thin.cuh): a block's loads arrive about one DRAM round trip after they
+// issue.
 // Candidates timed: those estimated within kWindow of the cheapest, at most kShortlist. The
 // estimate ties every kernel that moves the bytes in a wave or two (the window keeps them) and
 // puts one that needs many waves of near-empty blocks far behind (the window drops it); each
