@@ -50,14 +50,14 @@ def results(xml_text):
 
 
 def summary(passed, failed, skipped):
-    """The notes (reasons beyond the first few) and the closing line."""
+    """The `note:` lines (reasons beyond the first few) and the closing line."""
     by_count = sorted(skipped.items(), key=lambda item: (-item[1], item[0]))
     def plural(n, kind):
         return f"{n} {kind} test{'s' if n != 1 else ''}"
     notes = [f"note: {plural(n, kind)} skipped: {reason}" for (kind, reason), n in by_count[MOST_REASONS:]]
     why = "; ".join(f"{plural(n, kind)}: {reason}" for (kind, reason), n in by_count[:MOST_REASONS])
     if len(by_count) > MOST_REASONS:
-        why += f"; {sum(n for _, n in by_count[MOST_REASONS:])} more: the notes above"
+        why += f"; {sum(n for _, n in by_count[MOST_REASONS:])} more: the note lines above"
     total_skipped = sum(skipped.values())
     line = f"check: {passed} passed, {total_skipped} skipped" + (f" ({why})" if why else "") + \
         f", {failed} failed"

@@ -50,7 +50,7 @@ class ClosingLine(unittest.TestCase):
         self.assertEqual(lines[:2], ["note: 7 GPU tests skipped: reason 3",
                                      "note: 6 GPU tests skipped: reason 4"])
         self.assertEqual(lines[2], "check: 1 passed, 40 skipped (10 GPU tests: reason 0; 9 GPU tests: "
-                                   "reason 1; 8 GPU tests: reason 2; 13 more: the notes above), 0 failed")
+                                   "reason 1; 8 GPU tests: reason 2; 13 more: the note lines above), 0 failed")
 
     def test_no_file_prints_nothing(self):
         self.assertEqual(skip_reasons.main(["/nonexistent/check-results.xml"]), 0)
