@@ -137,9 +137,8 @@ __device__ void move_segments(G seg, size_t stride, float* chunk, int thin, int 
   }
 }
 
-// MIN_BLOCKS: the blocks per SM the compiler must leave room for (registers), 1 by default.
-template <int THREADS, int MIN_BLOCKS = 1>
-__global__ void __launch_bounds__(THREADS, MIN_BLOCKS)
+template <int THREADS>
+__global__ void __launch_bounds__(THREADS)
     transpose_thin(const float* __restrict__ in, float* __restrict__ out, int rows, int cols,
                    int span_max) {
   extern __shared__ float chunk[];  // [span_max][thin | 1]
@@ -162,7 +161,7 @@ __global__ void __launch_bounds__(THREADS, MIN_BLOCKS)
 // the chunk holds at most CHUNK floats whatever the thin side, and at least 32 elements along
 // the long side for each one along the thin side (so that every segment moves whole 128-byte
 // lines), which bounds the thin side it takes: below CHUNK / 32.
-template <int THREADS, int CHUNK, int MIN_BLOCKS = 1>
+template <int THREADS, int CHUNK>
 void launch_thin_sized(const float* in, float* out, int rows, int cols) {
   const int thin = std::min(rows, cols), along = std::max(rows, cols);
   if (32 * (thin | 1) > CHUNK)
@@ -172,7 +171,7 @@ void launch_thin_sized(const float* in, float* out, int rows, int cols) {
                                      std::to_string(cols));
   const int span_max = std::max(32, CHUNK / (thin | 1) / 32 * 32);
   const size_t smem = size_t(span_max) * (thin | 1) * sizeof(float);
-  tutorial::launch(transpose_thin<THREADS, MIN_BLOCKS>, dim3(tutorial::ceil_div(along, span_max)),
+  tutorial::launch(transpose_thin<THREADS>, dim3(tutorial::ceil_div(along, span_max)),
                    dim3(THREADS), smem, in, out, rows, cols, span_max);
 }
 

@@ -25,11 +25,6 @@ int main(int argc, char** argv) {
       {"thin256x8k", ch06::launch_thin_sized<256, 8192>},
       {"thin512x12k", ch06::launch_thin_sized<512, 12288>},
       {"thin1024x24k", ch06::launch_thin_sized<1024, 24576>},
-      // Blocks per SM forced through registers (__launch_bounds__' second argument):
-      {"thin256x8k_b7", ch06::launch_thin_sized<256, 8192, 7>},
-      {"thin256x4k_b8", ch06::launch_thin_sized<256, 4096, 8>},
-      {"thin512x8k_b4", ch06::launch_thin_sized<512, 8192, 4>},
-      {"thin128x2k_b16", ch06::launch_thin_sized<128, 2048, 16>},
       {"g1", launch_vec4_grouped<1>},
       {"g4", launch_vec4_grouped<4>},
       {"g16", launch_vec4_grouped<16>},
