@@ -10,6 +10,7 @@
 
 #include "05_double_buffer/kernel_list.cuh"
 #include "05_double_buffer/lab/knobs.cuh"
+#include "05_double_buffer/lab/vectors.cuh"
 #include "common/chapter_main.hpp"
 
 namespace {
@@ -59,6 +60,18 @@ void add_thin_slices(std::vector<tutorial::GemmKernel>& kernels, std::integer_se
    ...);
 }
 
+// M = 1 at fixed slice counts: step 8's two launches ("vtwo S016") and one launch whose last
+// block adds the slices ("vone S016"), lab/vectors.cuh.
+template <int... S>
+void add_vector_slices(std::vector<tutorial::GemmKernel>& kernels,
+                       std::integer_sequence<int, S...>) {
+  auto name = [](const char* what, int s) {
+    return std::string(what) + (s < 100 ? "0" : "") + (s < 10 ? "0" : "") + std::to_string(s);
+  };
+  (kernels.push_back({name("vtwo S", S), ch05lab::launch_vector_sliced<S>}), ...);
+  (kernels.push_back({name("vone S", S), ch05lab::launch_vector_fused<S>}), ...);
+}
+
 std::vector<tutorial::GemmKernel> lab_kernels() {
   using ch05lab::StreamKShare;
   std::vector<tutorial::GemmKernel> k = {
@@ -86,6 +99,13 @@ std::vector<tutorial::GemmKernel> lab_kernels() {
   add_three<GemmPath::Thin, int(ch05::ThinShape::SmallN16)>(k, "thinN16");
   add_three<GemmPath::Vector, 0>(k, "vector");
   add_thin_slices(k, std::integer_sequence<int, 2, 3, 4, 6, 8, 12, 16, 24, 32, 48>{});
+  add_vector_slices(k, std::integer_sequence<int, 64, 128, 256>{});
+  k.push_back({"vrows U4 x1", ch05lab::launch_rows_vector<4, 4>});
+  k.push_back({"vrows U4 x2", ch05lab::launch_rows_vector<4, 8>});
+  k.push_back({"vrows U8 x1", ch05lab::launch_rows_vector<8, 4>});
+  k.push_back({"vrows U8 x2", ch05lab::launch_rows_vector<8, 8>});
+  k.push_back({"vrows U2 x2", ch05lab::launch_rows_vector<2, 8>});
+  k.push_back({"vrows U4 /2", ch05lab::launch_rows_vector<4, 2>});
   return k;
 }
 
