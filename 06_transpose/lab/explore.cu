@@ -7,6 +7,7 @@
 
 #include "06_transpose/kernel_list.cuh"
 #include "06_transpose/lab/staged.cuh"
+#include "06_transpose/lab/warps.cuh"
 #include "common/chapter_main.hpp"
 
 int main(int argc, char** argv) {
@@ -25,6 +26,12 @@ int main(int argc, char** argv) {
       {"thin256x8k", ch06::launch_thin_sized<256, 8192>},
       {"thin512x12k", ch06::launch_thin_sized<512, 12288>},
       {"thin1024x24k", ch06::launch_thin_sized<1024, 24576>},
+      {"warps4j1u8", launch_thin_warps<4, 1, 8>},
+      {"warps8j1u8", launch_thin_warps<8, 1, 8>},
+      {"warps4j2u8", launch_thin_warps<4, 2, 8>},
+      {"warps8j2u16", launch_thin_warps<8, 2, 16>},
+      {"warps4j4u8", launch_thin_warps<4, 4, 8>},
+      {"warps2j1u16", launch_thin_warps<2, 1, 16>},
       {"g1", launch_vec4_grouped<1>},
       {"g4", launch_vec4_grouped<4>},
       {"g16", launch_vec4_grouped<16>},
