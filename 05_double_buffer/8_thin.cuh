@@ -324,41 +324,55 @@ inline void run_thin_shape(ThinShape s, const float* A, const float* B, float* C
 constexpr int kVectorThreads = 256;
 constexpr int kVectorUnroll = 8;
 
-// M = 1: C[n] = sum over k of A[k] * B[k][n]. Thread t of block (x, y) owns COLS columns of C
-// (4 with float4) and the k's of slice z; consecutive threads read consecutive bytes of B's rows.
+// M = 1: C[n] = sum over k of A[k] * B[k][n]. Block (x, y) owns 32 * COLS columns of C (COLS = 4
+// with float4) and the k's of slice y; its 8 warps share the slice's rows: warp w takes rows
+// w, w + 8, w + 16, ..., each lane COLS columns, so a warp reads 32 * COLS consecutive floats
+// of a row per load. The 8 warps' sums are added in shared memory in warp order. Owning few
+// columns lets many blocks share a slice: with N = 4,096, 32 of them, where a block owning
+// 1,024 columns left only 4 and most SMs idle (lab/LOG.md#vector-rows).
 template <bool VEC>
 __global__ void __launch_bounds__(kVectorThreads)
     row_times_matrix(const float* __restrict__ A, const float* __restrict__ B,
                      float* __restrict__ C, int N, int K, int sliceK) {
-  constexpr int COLS = VEC ? 4 : 1;
+  constexpr int COLS = VEC ? 4 : 1, WARPS = kVectorThreads / 32, U = kVectorUnroll;
+  __shared__ float sums[WARPS][32 * COLS];
+  const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
   // (64-bit: a column or k near INT_MAX must not wrap)
-  const long long n = (static_cast<long long>(blockIdx.x) * kVectorThreads + threadIdx.x) * COLS;
-  if (n >= N) return;
+  const long long first = static_cast<long long>(blockIdx.x) * 32 * COLS;
+  const long long n = first + lane * COLS;
   const long long k0 = static_cast<long long>(blockIdx.y) * sliceK;
   const long long k1 = min(static_cast<long long>(K), k0 + sliceK);
   float acc[COLS] = {};
-  for (long long k = k0; k < k1; k += kVectorUnroll) {
-    float b[kVectorUnroll][COLS], a[kVectorUnroll];
+  if (n < N) {
+    for (long long k = k0 + warp; k < k1; k += WARPS * U) {
+      float b[U][COLS], a[U];
 #pragma unroll
-    for (int u = 0; u < kVectorUnroll; ++u) {  // every load of the group first
-      const bool in = k + u < k1;
-      a[u] = in ? A[k + u] : 0.0f;
-      if constexpr (VEC) {
-        const float4 v = in ? *reinterpret_cast<const float4*>(&B[size_t(k + u) * N + n])
-                            : make_float4(0.0f, 0.0f, 0.0f, 0.0f);
-        b[u][0] = v.x, b[u][1] = v.y, b[u][2] = v.z, b[u][3] = v.w;
-      } else {
-        b[u][0] = in ? B[size_t(k + u) * N + n] : 0.0f;
+      for (int u = 0; u < U; ++u) {  // every load of the group first
+        const long long ku = k + u * WARPS;
+        const bool in = ku < k1;
+        a[u] = in ? A[ku] : 0.0f;
+        if constexpr (VEC) {
+          const float4 v = in ? *reinterpret_cast<const float4*>(&B[size_t(ku) * N + n])
+                              : make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+          b[u][0] = v.x, b[u][1] = v.y, b[u][2] = v.z, b[u][3] = v.w;
+        } else {
+          b[u][0] = in ? B[size_t(ku) * N + n] : 0.0f;
+        }
       }
+#pragma unroll
+      for (int u = 0; u < U; ++u)
+#pragma unroll
+        for (int c = 0; c < COLS; ++c) acc[c] += a[u] * b[u][c];
     }
-#pragma unroll
-    for (int u = 0; u < kVectorUnroll; ++u)
-#pragma unroll
-      for (int c = 0; c < COLS; ++c) acc[c] += a[u] * b[u][c];
   }
-  float* out = C + size_t(blockIdx.y) * N;  // (S, 1, N): this slice's partial product
 #pragma unroll
-  for (int c = 0; c < COLS; ++c) out[n + c] = acc[c];
+  for (int c = 0; c < COLS; ++c) sums[warp][lane * COLS + c] = acc[c];
+  __syncthreads();  // every warp's sums are in shared memory
+  // Thread t < 32 * COLS adds column first + t's 8 warp sums, warp 0 first.
+  if (threadIdx.x >= 32 * COLS || first + threadIdx.x >= N) return;
+  float total = sums[0][threadIdx.x];
+  for (int w = 1; w < WARPS; ++w) total += sums[w][threadIdx.x];
+  C[size_t(blockIdx.y) * N + first + threadIdx.x] = total;  // (S, 1, N): this slice's partial
 }
 
 // N = 1: C[m] = sum over k of A[m][k] * B[k]. One warp per row of A: lane l reads its floats
@@ -423,7 +437,7 @@ inline void run_vector_gemm(const float* A, const float* B, float* C, int M, int
   if (N != 1) {  // M == 1: a row of C
     using tutorial::starts_on_16_bytes;
     const bool vec = N % 4 == 0 && starts_on_16_bytes(B) && starts_on_16_bytes(out);
-    const dim3 grid(tutorial::ceil_div(N, kVectorThreads * (vec ? 4 : 1)), slices);
+    const dim3 grid(tutorial::ceil_div(N, 32 * (vec ? 4 : 1)), slices);
     const auto kernel = vec ? row_times_matrix<true> : row_times_matrix<false>;
     tutorial::launch(kernel, grid, dim3(kVectorThreads), 0, A, B, out, N, K, sliceK);
   } else {  // a column of C (a single element too)
@@ -455,7 +469,7 @@ inline void launch_thin_gemm(const float* A, const float* B, float* C, int M, in
     run_thin_gemm<S>(A, B, C, M, N, K, slices_for(thin_tiles<S>(M, N)));
   };
   using T = ThinShape;
-  if (M == 1) return run_vector_gemm(A, B, C, M, N, K, slices_for(tutorial::ceil_div(N, 1024)));
+  if (M == 1) return run_vector_gemm(A, B, C, M, N, K, slices_for(tutorial::ceil_div(N, 128)));
   if (N == 1) return run_vector_gemm(A, B, C, M, N, K, slices_for(tutorial::ceil_div(M, 8)));
   if (K <= 64) return thin(std::integral_constant<T, T::ShortK>{});
   if (M <= 4) return thin(std::integral_constant<T, T::SmallM4>{});

@@ -184,9 +184,9 @@ inline std::vector<Candidate> plan_candidates(const PlanGpu& g, int M, int N, in
                g.thinBlocksPerSm, kThinFmaRate,
                4.0 * e.kc * (std::min(e.bm, M) + std::min(e.bn, N)));
   }
-  if (M == 1 || N == 1)  // a block: 8 x 1 outputs (N = 1) or 1 x 1,024 (M = 1, float4)
+  if (M == 1 || N == 1)  // a block: 8 x 1 outputs (N = 1) or 1 x 128 (M = 1, float4)
     each_cut({GemmPath::Vector}, "vector", N == 1 ? kVectorThreads / 32 : 1,
-             N == 1 ? 1 : 4 * kVectorThreads, g.vectorBlocksPerSm, kThinFmaRate,
+             N == 1 ? 1 : 4 * 32, g.vectorBlocksPerSm, kThinFmaRate,
              16.0 * kVectorThreads * kVectorUnroll);
   return all;
 }

@@ -252,10 +252,12 @@ void vector_gemm(const float* A, const float* B, float* C, int M, int N, int K) 
 TEST_CASE("the vector kernels: C of one row or one column, whole K or in slices", "[gpu][small]") {
   REQUIRE_GPU();
   // float4 where the rows allow it (N % 4 == 0 for one row, K % 4 == 0 for one column), one
-  // float at a time elsewhere; K shorter and longer than a group of loads; one element.
+  // float at a time elsewhere; K shorter and longer than a group of loads; one element; one row
+  // with N around a block's 128 (float4) or 32 columns, and K shorter than its 8 warps' rows.
   const std::vector<TestShape> shapes = {{1, 1, 1},     {1, 513, 37},  {1, 4096, 100}, {1, 7, 3},
                                          {1, 1027, 2049}, {1, 2, 5000}, {1000, 1, 45},  {7, 1, 3},
-                                         {3001, 1, 4097}, {9, 1, 4096}, {33, 1, 2}};
+                                         {3001, 1, 4097}, {9, 1, 4096}, {33, 1, 2},
+                                         {1, 128, 5},   {1, 132, 130}, {1, 33, 257}, {1, 31, 9}};
   check_kernels_at({{"vector S=1", vector_gemm<1>},
                     {"vector S=3", vector_gemm<3>},
                     {"vector S=12", vector_gemm<12>},

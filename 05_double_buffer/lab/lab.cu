@@ -100,12 +100,6 @@ std::vector<tutorial::GemmKernel> lab_kernels() {
   add_three<GemmPath::Vector, 0>(k, "vector");
   add_thin_slices(k, std::integer_sequence<int, 2, 3, 4, 6, 8, 12, 16, 24, 32, 48>{});
   add_vector_slices(k, std::integer_sequence<int, 64, 128, 256>{});
-  k.push_back({"vrows U4 x1", ch05lab::launch_rows_vector<4, 4>});
-  k.push_back({"vrows U4 x2", ch05lab::launch_rows_vector<4, 8>});
-  k.push_back({"vrows U8 x1", ch05lab::launch_rows_vector<8, 4>});
-  k.push_back({"vrows U8 x2", ch05lab::launch_rows_vector<8, 8>});
-  k.push_back({"vrows U2 x2", ch05lab::launch_rows_vector<2, 8>});
-  k.push_back({"vrows U4 /2", ch05lab::launch_rows_vector<4, 2>});
   return k;
 }
 

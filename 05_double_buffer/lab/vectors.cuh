@@ -1,16 +1,16 @@
-// Chapter 05, lab: C = A * B with M = 1 in one launch. row_times_matrix (step 8) writes each
-// slice's partial row to a workspace and sum_partials adds them in a second launch; here the
-// last block of a column group to finish adds the slices itself, in the same order (slice 0,
-// then 1, ...), so C holds the same bits and the second launch, with its wait, is gone.
-// The blocks of a group count their arrivals in a per-device array of counters that the last
-// one sets back to zero: one launch at a time on a device, as for the slices' workspace.
+// Chapter 05, lab: C = A * B with M = 1 in one launch, for lab/LOG.md#vector-rows. The
+// kernel below is step 8's first row_times_matrix (a thread owns four columns over the whole
+// slice), which wrote each slice's partial row to a workspace for sum_partials to add in a
+// second launch; here the last block of a column group to finish adds the slices itself, in
+// the same order (slice 0, then 1, ...). The blocks of a group count their arrivals in a
+// per-device array of counters that the last one sets back to zero: one launch at a time on a
+// device, as for the slices' workspace.
 #pragma once
 
 #include <cuda_runtime.h>
 
 #include "05_double_buffer/8_thin.cuh"
 #include "common/cuda_check.hpp"
-#include "common/device_facts.hpp"
 
 namespace ch05lab {
 
@@ -100,75 +100,6 @@ void launch_vector_fused(const float* A, const float* B, float* C, int M, int N,
   const auto kernel = vec ? row_times_matrix_fused<true> : row_times_matrix_fused<false>;
   tutorial::launch(kernel, dim3(groups, slices), dim3(ch05::kVectorThreads), 0, A, B, partials,
                    C, arrivals, N, K, sliceK);
-}
-
-// M = 1 with the rows of K shared inside a block: a block of 8 warps owns 32 * COLS columns
-// and a slice of K; warp w takes rows w, w + 8, w + 16, ... of the slice, every lane COLS
-// columns (512 contiguous bytes a warp a row with float4), UNROLL rows' loads before their
-// FMAs; the 8 warps' sums are added in shared memory in warp order, so a slice leaves one
-// partial row, and the slices (as many as fill every SM with blocks once) are added by
-// sum_partials. The same bits on every run.
-template <bool VEC, int UNROLL>
-__global__ void __launch_bounds__(256)
-    rows_times_matrix(const float* __restrict__ A, const float* __restrict__ B,
-                      float* __restrict__ out, int N, int K, int sliceK) {
-  constexpr int COLS = VEC ? 4 : 1, WARPS = 8;
-  __shared__ float sums[WARPS][32 * COLS];
-  const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
-  const long long n = static_cast<long long>(blockIdx.x) * 32 * COLS + lane * COLS;
-  const long long k0 = static_cast<long long>(blockIdx.y) * sliceK;
-  const long long k1 = min(static_cast<long long>(K), k0 + sliceK);
-  float acc[COLS] = {};
-  if (n < N) {
-    for (long long k = k0 + warp; k < k1; k += WARPS * UNROLL) {
-      float b[UNROLL][COLS], a[UNROLL];
-#pragma unroll
-      for (int u = 0; u < UNROLL; ++u) {
-        const long long ku = k + u * WARPS;
-        const bool in = ku < k1;
-        a[u] = in ? A[ku] : 0.0f;
-        if constexpr (VEC) {
-          const float4 v = in ? *reinterpret_cast<const float4*>(&B[size_t(ku) * N + n])
-                              : make_float4(0.0f, 0.0f, 0.0f, 0.0f);
-          b[u][0] = v.x, b[u][1] = v.y, b[u][2] = v.z, b[u][3] = v.w;
-        } else {
-          b[u][0] = in ? B[size_t(ku) * N + n] : 0.0f;
-        }
-      }
-#pragma unroll
-      for (int u = 0; u < UNROLL; ++u)
-#pragma unroll
-        for (int c = 0; c < COLS; ++c) acc[c] += a[u] * b[u][c];
-    }
-  }
-#pragma unroll
-  for (int c = 0; c < COLS; ++c) sums[warp][lane * COLS + c] = acc[c];
-  __syncthreads();
-  // Thread t < 32 * COLS adds column t's 8 warp sums in warp order.
-  const long long col = static_cast<long long>(blockIdx.x) * 32 * COLS + threadIdx.x;
-  if (threadIdx.x >= 32 * COLS || col >= N) return;
-  float total = sums[0][threadIdx.x];
-  for (int w = 1; w < WARPS; ++w) total += sums[w][threadIdx.x];
-  out[size_t(blockIdx.y) * N + col] = total;
-}
-
-// M = 1: slices so that the blocks fill every SM once (its resident blocks of this kernel),
-// times SCALE/4; other shapes: step 8's run_vector_gemm at 64 slices.
-template <int UNROLL, int SCALE>
-void launch_rows_vector(const float* A, const float* B, float* C, int M, int N, int K) {
-  tutorial::check_gemm_shape("rows_vector", M, N, K);
-  if (M != 1) return ch05::run_vector_gemm(A, B, C, M, N, K, 64);
-  const bool vec = N % 4 == 0 && tutorial::starts_on_16_bytes(B) &&
-                   tutorial::starts_on_16_bytes(C);
-  const auto kernel = vec ? rows_times_matrix<true, UNROLL> : rows_times_matrix<false, UNROLL>;
-  const int strips = tutorial::ceil_div(N, 32 * (vec ? 4 : 1));
-  const long long fill = tutorial::resident_blocks(kernel, 256, 0, 8);
-  const int wanted = int(std::max<long long>(1, fill * SCALE / 4 / strips));
-  int slices = 1, sliceK = K;
-  ch05::slice_k(K, std::min(wanted, std::max(1, K / 8)), slices, sliceK);
-  float* out = slices == 1 ? C : ch05::slice_workspace(size_t(N) * slices, slices, M, N);
-  tutorial::launch(kernel, dim3(strips, slices), dim3(256), 0, A, B, out, N, K, sliceK);
-  if (slices > 1) ch05::sum_partials(out, C, N, slices, ch05::kThinManySlices);
 }
 
 // Step 8's two-launch vector product at a fixed slice count, for the side-by-side comparison.
