@@ -154,7 +154,16 @@ class TrustedBuild:
 
     def build(self, targets, progress=False):
         """Builds targets (keep going); returns {target: (ok, compiler message)}. progress:
-        log how far the build is every few seconds."""
+        log how far the build is every few seconds. Two grading runs on one build folder (two
+        batches at once, the self-test's parts side by side) build it one after the other:
+        two builds of one folder at once would write the same files."""
+        import fcntl
+        os.makedirs(self.build_dir, exist_ok=True)
+        with open(os.path.join(self.build_dir, ".grader-build.lock"), "w") as lock:
+            fcntl.flock(lock.fileno(), fcntl.LOCK_EX)
+            return self._build(targets, progress)
+
+    def _build(self, targets, progress):
         self.configure()
         argv = ["cmake", "--build", self.build_dir, "-j", str(self.jobs), "--target"] + \
             list(targets) + native_args(self.build_dir)
