@@ -844,7 +844,7 @@ MODEL_ATTACKS = [
      "at exit", "untouched", lambda t: t.replace(
          "namespace ex01a {",
          "#include <cstdio>\n#include <cstdlib>\n"
-         "static void forge() { if (FILE* f = std::fopen(\"results/1.txt\", \"w\")) "
+         "static void forge() { if (FILE* f = std::fopen(\"results/results.txt\", \"w\")) "
          "std::fclose(f); }\n"
          "static const int forged = std::atexit(forge);\nnamespace ex01a {"), None),
     ("line_directive", "a #line directive that names a system header for the kernel's lines",

@@ -226,7 +226,9 @@ def copy_kit(kit, dest):
     with what CMake finds about its compilers (compiler_cache)."""
     remove_tree(dest)
     shutil.copytree(kit, dest)
-    compiler_cache(dest)
+    compilers = compiler_cache(kit)
+    if compilers:
+        seed_compilers(compilers, kit, os.path.join(dest, "compilers"), dest)
     for dirpath, dirnames, filenames in os.walk(dest):
         os.chmod(dirpath, 0o755)
         for name in filenames:
@@ -234,35 +236,49 @@ def copy_kit(kit, dest):
     return dest
 
 
-# Cache entries that name the folder the compilers were probed in, or one submission's build.
+# Cache entries that name the folder the compilers were probed in, the kit, or one
+# submission's build: each submission's configure sets its own.
 PROBE_ENTRIES = re.compile(r"(CMAKE_CACHEFILE_DIR|CMAKE_FIND_PACKAGE_REDIRECTS_DIR|"
-                           r"\w+_BINARY_DIR|\w+_SOURCE_DIR|EXERCISE_\w+|STUDENT_ROOT)[:=]")
+                           r"CMAKE_HOME_DIRECTORY|CMAKE_TOOLCHAIN_FILE|\w+_BINARY_DIR|"
+                           r"\w+_SOURCE_DIR|EXERCISE_\w+|STUDENT_ROOT)[:=]")
 
 
 def compiler_cache(kit):
-    """kit/compilers/: a CMakeCache.txt and CMakeFiles/<version>/ that hold only what CMake
-    found about the kit's compilers (their identity, ABI, features, the threads library), from
-    one configure of the kit with no exercise, done here by the grader. StudentBuild.place
-    puts them in each submission's build folder, whose configure then reads them instead of
-    compiling its probes again: about 5 s of CPU a submission, the same answer each time (the
-    compilers are the toolchain file's). Without it (the configure failed) each submission's
-    configure finds them itself, as before."""
-    probe = kit.rstrip("/") + ".compilers-probe"
-    out = os.path.join(kit, "compilers")
-    remove_tree(probe)
-    remove_tree(out)
-    rc, _ = _run(["cmake", "-S", os.path.join(kit, "cmake"), "-B", probe,
-                  f"-DCMAKE_TOOLCHAIN_FILE={os.path.join(kit, 'toolchain.cmake')}",
-                  f"-DEXERCISE_KIT={kit}", "-DEXERCISE_COMPILERS_ONLY=ON"], 600)
-    versions = [d for d in os.listdir(os.path.join(probe, "CMakeFiles"))
-                if re.fullmatch(r"\d+\.\d+\.\d+\S*", d)] \
-        if rc == 0 and os.path.isdir(os.path.join(probe, "CMakeFiles")) else []
-    if len(versions) == 1:
+    """<kit>.compilers/<key>/: a CMakeCache.txt and CMakeFiles/<version>/ that hold only what
+    CMake found about the kit's compilers (their identity, ABI, features, the threads library):
+    one configure of the trusted kit with no exercise, done by the grader once for a kit
+    (the key: its toolchain file, its CMakeLists.txt and the cmake version). Each submission's
+    build folder starts from a copy (seed_compilers, StudentBuild.place), and its configure
+    reads them instead of compiling CMake's probes again: about 5 s of CPU a submission for
+    the same answer each time, the compilers being the toolchain file's. None where the
+    configure fails: each submission's configure then finds them itself, as before."""
+    h = hashlib.sha256()
+    for name in ("toolchain.cmake", os.path.join("cmake", "CMakeLists.txt")):
+        with open(os.path.join(kit, name), "rb") as f:
+            h.update(f.read())
+    rc, version = _run(["cmake", "--version"], 60)
+    h.update(version.encode())
+    store = kit.rstrip("/") + ".compilers"
+    done = os.path.join(store, h.hexdigest()[:16])
+    if os.path.isfile(os.path.join(done, "CMakeCache.txt")):
+        return done
+    os.makedirs(store, exist_ok=True)
+    import tempfile
+    work = tempfile.mkdtemp(prefix="probe-", dir=store)
+    try:
+        probe, out = os.path.join(work, "build"), os.path.join(work, "compilers")
+        rc, _ = _run(["cmake", "-S", os.path.join(kit, "cmake"), "-B", probe,
+                      f"-DCMAKE_TOOLCHAIN_FILE={os.path.join(kit, 'toolchain.cmake')}",
+                      f"-DEXERCISE_KIT={kit}", "-DEXERCISE_COMPILERS_ONLY=ON"], 600)
+        files = os.path.join(probe, "CMakeFiles")
+        versions = [d for d in os.listdir(files) if re.fullmatch(r"\d+\.\d+\.\d+\S*", d)] \
+            if rc == 0 and os.path.isdir(files) else []
+        if len(versions) != 1:
+            return None
         os.makedirs(os.path.join(out, "CMakeFiles", versions[0]))
-        found = os.path.join(probe, "CMakeFiles", versions[0])
-        for name in os.listdir(found):
+        for name in os.listdir(os.path.join(files, versions[0])):
             if name.endswith(".cmake"):  # CMakeSystem.cmake, CMake<LANG>Compiler.cmake
-                shutil.copyfile(os.path.join(found, name),
+                shutil.copyfile(os.path.join(files, versions[0], name),
                                 os.path.join(out, "CMakeFiles", versions[0], name))
         kept, doc = [], []
         with open(os.path.join(probe, "CMakeCache.txt"), encoding="utf-8") as f:
@@ -275,8 +291,27 @@ def compiler_cache(kit):
                 doc = []
         with open(os.path.join(out, "CMakeCache.txt"), "w", encoding="utf-8") as f:
             f.writelines(kept)
-    remove_tree(probe)
-    return os.path.isdir(out)
+        try:
+            os.rename(out, done)  # another grading run may have finished first: the same
+        except OSError:
+            pass
+        return done if os.path.isdir(done) else None
+    finally:
+        remove_tree(work)
+
+
+def seed_compilers(cache, kit, dest, new_kit):
+    """A copy of compiler_cache's folder at dest, its files naming new_kit where they named
+    kit (CMakeSystem.cmake includes the kit's toolchain file)."""
+    remove_tree(dest)
+    for dirpath, _, filenames in os.walk(cache):
+        rel = os.path.relpath(dirpath, cache)
+        os.makedirs(os.path.join(dest, rel), exist_ok=True)
+        for name in filenames:
+            with open(os.path.join(dirpath, name), encoding="utf-8") as f:
+                text = f.read()
+            with open(os.path.join(dest, rel, name), "w", encoding="utf-8") as f:
+                f.write(text.replace(kit.rstrip("/") + "/", new_kit.rstrip("/") + "/"))
 
 
 def system_roots(kit_toolchain):

@@ -160,10 +160,12 @@ struct FakeResults {
     if (args.size() < 3) return;
     std::ifstream request(args[1]);
     int i = 0;
+    std::ofstream lines(args[2] + "/results.txt", std::ios::app);
     for (std::string line; std::getline(request, line); ++i) {
-      std::ofstream(args[2] + "/" + std::to_string(i) + ".txt") << "ok launches=1\\n";
+      lines << i << " ok launches=1\\n";
       std::ofstream(args[2] + "/" + std::to_string(i) + ".bin") << std::string(4096, '\\0');
     }
+    lines.flush();
     std::ofstream(args[2] + "/done");
     std::printf("All tests passed (99 assertions in 9 test cases)\\nGRADE_RATIO 99\\n");
     std::fflush(stdout);
@@ -498,7 +500,8 @@ struct FakeTime {
     std::ifstream cmd("/proc/self/cmdline");
     std::string all((std::istreambuf_iterator<char>(cmd)), std::istreambuf_iterator<char>());
     const size_t a = all.find('\\0') + 1, b = all.find('\\0', a) + 1, c = all.find('\\0', b);
-    std::ofstream(all.substr(b, c - b) + "/0.txt") << "ok launches=99 median_ms=0.000001\\n";
+    std::ofstream(all.substr(b, c - b) + "/results.txt", std::ios::app)
+        << "0 ok launches=99 median_ms=0.000001\\n";
   }
 } fake_time;
 }  // namespace
@@ -789,7 +792,7 @@ int oracle(int stride, int offset) {
     std::ofstream(d + "/request.txt") << "call sectors_touched " << stride << " " << offset << "\n";
     std::ofstream(d + "/expect.txt") << "reference -\n";
     mkdir((d + "/results").c_str(), 0700);
-    std::ofstream(d + "/results/0.txt") << "value -1\n";
+    std::ofstream(d + "/results/results.txt") << "0 value -1\n";
     std::ofstream(d + "/results/done");
     for (const char* checker : {%(checkers)s}) {
       int fds[2];
