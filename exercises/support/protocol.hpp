@@ -21,7 +21,8 @@
 //   results.txt   a line "<i> <result>" once call i has ended, the result one of "ok
 //           launches=<n> [median_ms=<t>] [<model figures>]", "value <numbers...>",
 //           "refused <message>", "not_implemented <message>", "cuda_error <message>" or
-//           "error <message>" (one file for all calls: a host test makes thousands)
+//           "error <message>" (one file for all calls: a host test makes thousands); the
+//           checker takes a call's last line, and ignores lines of calls the request lacks
 //   i.bin   the output matrix (with its guard band), float32, native byte order
 //   i.sums  timed calls: one float64 checksum of the output per repetition
 // and, after the last call, an empty file "done" (then the runner ends at once). A model

@@ -840,12 +840,12 @@ MODEL_ATTACKS = [
     ("one_lane_warps", "the mapping untouched, blocks of one thread (every warp one lane)",
      "untouched", lambda t: t.replace("constexpr int BLOCK_DIM = 32;",
                                       "constexpr int BLOCK_DIM = 1;"), False),
-    ("forged_figures", "the mapping untouched, the result files rewritten with fine figures "
-     "at exit", "untouched", lambda t: t.replace(
+    ("forged_figures", "the mapping untouched, a result line with fine figures added at exit",
+     "untouched", lambda t: t.replace(
          "namespace ex01a {",
          "#include <cstdio>\n#include <cstdlib>\n"
-         "static void forge() { if (FILE* f = std::fopen(\"results/results.txt\", \"w\")) "
-         "std::fclose(f); }\n"
+         "static void forge() { if (FILE* f = std::fopen(\"results/results.txt\", \"a\")) { "
+         "std::fputs(\"1 ok launches=1 gld=1,4,128 gst=1,4,128\\n\", f); std::fclose(f); } }\n"
          "static const int forged = std::atexit(forge);\nnamespace ex01a {"), None),
     ("line_directive", "a #line directive that names a system header for the kernel's lines",
      "untouched", lambda t: t.replace("__global__ void naive_gemm",
@@ -1119,6 +1119,10 @@ def side_by_side(checks, args, have_solutions, selected):
     prebuild(args)
     folder = tempfile.mkdtemp(prefix="selftest-jobs-")
     pending = sorted((name for name, _ in selected), key=lambda n: -EXPECTED_S.get(n, 0))
+    # Every part's students share /tmp where no part has bubblewrap's own (--sandbox user or
+    # none): then no two parts run at once.
+    shared_tmp = set(pending) if getattr(args, "sandbox", None) in ("user", "none") or \
+        not shutil.which("bwrap") else SHARED_TMP
     running = {}  # name -> (process, output file, results path, start)
     timed, left = [], []
     try:
@@ -1126,7 +1130,7 @@ def side_by_side(checks, args, have_solutions, selected):
             while pending and len(running) < args.lanes:
                 # the longest part left that meets no running part in the machine's /tmp
                 ready = [n for n in pending
-                         if n not in SHARED_TMP or not SHARED_TMP.intersection(running)]
+                         if n not in shared_tmp or not shared_tmp.intersection(running)]
                 if not ready:
                     break
                 name = ready[0]

@@ -45,11 +45,11 @@ def cache_value(build_dir, key):
     return None
 
 
-def _run(argv, timeout, cwd=None):
+def _run(argv, timeout, cwd=None, env=None):
     """A trusted command (our own build): returns (returncode or None, output)."""
     try:
         proc = subprocess.run(argv, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                              stdin=subprocess.DEVNULL, cwd=cwd, timeout=timeout)
+                              stdin=subprocess.DEVNULL, cwd=cwd, timeout=timeout, env=env)
         return proc.returncode, proc.stdout.decode("utf-8", "replace")
     except subprocess.TimeoutExpired as e:
         return None, (e.output or b"").decode("utf-8", "replace")
@@ -246,30 +246,43 @@ PROBE_ENTRIES = re.compile(r"(CMAKE_CACHEFILE_DIR|CMAKE_FIND_PACKAGE_REDIRECTS_D
 def compiler_cache(kit):
     """<kit>.compilers/<key>/: a CMakeCache.txt and CMakeFiles/<version>/ that hold only what
     CMake found about the kit's compilers (their identity, ABI, features, the threads library):
-    one configure of the trusted kit with no exercise, done by the grader once for a kit
-    (the key: its toolchain file, its CMakeLists.txt and the cmake version). Each submission's
-    build folder starts from a copy (seed_compilers, StudentBuild.place), and its configure
-    reads them instead of compiling CMake's probes again: about 5 s of CPU a submission for
-    the same answer each time, the compilers being the toolchain file's. None where the
-    configure fails: each submission's configure then finds them itself, as before."""
+    one configure of the trusted kit with no exercise, done by the grader once for a kit (the
+    key: its toolchain file and CMakeLists.txt, the cmake version, and each compiler the
+    toolchain names: its path, size and time, so that an upgraded compiler is probed again).
+    It runs in the environment a submission's configure gets (sandbox.py: PATH, HOME, the
+    locale), so that nothing of the grader's shell (CXXFLAGS, say) reaches the cache. Each
+    submission's build folder starts from a copy (seed_compilers, StudentBuild.place), and its
+    configure reads them instead of compiling CMake's probes again: about 5 s of CPU a
+    submission for the same answer each time. None where the probe fails or its folder cannot
+    be written: each submission's configure then finds them itself, as before."""
     h = hashlib.sha256()
-    for name in ("toolchain.cmake", os.path.join("cmake", "CMakeLists.txt")):
-        with open(os.path.join(kit, name), "rb") as f:
-            h.update(f.read())
-    rc, version = _run(["cmake", "--version"], 60)
-    h.update(version.encode())
-    store = kit.rstrip("/") + ".compilers"
-    done = os.path.join(store, h.hexdigest()[:16])
-    if os.path.isfile(os.path.join(done, "CMakeCache.txt")):
-        return done
-    os.makedirs(store, exist_ok=True)
-    import tempfile
-    work = tempfile.mkdtemp(prefix="probe-", dir=store)
+    try:
+        with open(os.path.join(kit, "toolchain.cmake"), "rb") as f:
+            toolchain = f.read()
+        with open(os.path.join(kit, "cmake", "CMakeLists.txt"), "rb") as f:
+            h.update(toolchain + f.read())
+        for compiler in re.findall(rb'CMAKE_\w+_COMPILER "([^"]+)"', toolchain):
+            if os.path.isfile(compiler):
+                info = os.stat(os.path.realpath(compiler))
+                h.update(os.path.realpath(compiler) + f" {info.st_size} {info.st_mtime_ns}".encode())
+        rc, version = _run(["cmake", "--version"], 60)
+        h.update(version.encode())
+        store = kit.rstrip("/") + ".compilers"
+        done = os.path.join(store, h.hexdigest()[:16])
+        if os.path.isfile(os.path.join(done, "CMakeCache.txt")):
+            return done
+        os.makedirs(store, exist_ok=True)
+        import tempfile
+        work = tempfile.mkdtemp(prefix="probe-", dir=store)
+    except OSError:
+        return None
     try:
         probe, out = os.path.join(work, "build"), os.path.join(work, "compilers")
+        env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": work,
+               "LANG": "C.UTF-8", "LC_ALL": "C.UTF-8", "TMPDIR": work}
         rc, _ = _run(["cmake", "-S", os.path.join(kit, "cmake"), "-B", probe,
                       f"-DCMAKE_TOOLCHAIN_FILE={os.path.join(kit, 'toolchain.cmake')}",
-                      f"-DEXERCISE_KIT={kit}", "-DEXERCISE_COMPILERS_ONLY=ON"], 600)
+                      f"-DEXERCISE_KIT={kit}", "-DEXERCISE_COMPILERS_ONLY=ON"], 600, env=env)
         files = os.path.join(probe, "CMakeFiles")
         versions = [d for d in os.listdir(files) if re.fullmatch(r"\d+\.\d+\.\d+\S*", d)] \
             if rc == 0 and os.path.isdir(files) else []
@@ -286,7 +299,7 @@ def compiler_cache(kit):
                 if line.startswith("//"):
                     doc.append(line)
                     continue
-                if not PROBE_ENTRIES.match(line) and probe not in line:
+                if not PROBE_ENTRIES.match(line) and probe not in line and work not in line:
                     kept += doc + [line]
                 doc = []
         with open(os.path.join(out, "CMakeCache.txt"), "w", encoding="utf-8") as f:
@@ -296,6 +309,8 @@ def compiler_cache(kit):
         except OSError:
             pass
         return done if os.path.isdir(done) else None
+    except OSError:
+        return None
     finally:
         remove_tree(work)
 

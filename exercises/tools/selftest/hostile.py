@@ -1033,7 +1033,7 @@ def attacks():
                lambda s: files(after_includes(at_launcher(s.solution, INCREMENTAL),
                                               cuda_includes + INCREMENTAL_KERNEL)),
                needs_solution=True, gpu_only=True),
-        Attack("fake_time", "overwrite the timed result file with a tiny time at exit", "zero",
+        Attack("fake_time", "append a tiny time for the timed call to the results at exit", "zero",
                lambda s: files(after_includes(s.solution, cuda_includes + FAKE_TIME)),
                needs_solution=True, gpu_only=True),
         # Round three (issue 48): what the file defines, spellings past the text scans, the key.
@@ -1070,7 +1070,7 @@ def attacks():
                stub_with('  std::printf("All tests passed (8 assertions in 8 test cases)\\n'
                          'GRADE_RATIO 99\\n"); std::fflush(stdout); std::exit(0);\n',
                          sys_includes)),
-        Attack("fake_result_files", "write a result file for every call of the request", "zero",
+        Attack("fake_result_files", "write a result line (and an output file) for every call of the request", "zero",
                lambda s: files(after_includes(s.stub, sys_includes + FAKE_RESULTS), s.target)),
         Attack("borrow_results", "at exit, replace its results folder with a link to the "
                "results of the student graded before it (the correct control)", "zero",

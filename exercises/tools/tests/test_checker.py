@@ -73,7 +73,8 @@ class CheckerTests(unittest.TestCase):
         # "<i>.txt": call i's result line, written to results.txt as the runner writes it
         # (protocol.hpp); a later check's line for the same call replaces it.
         lines = {}
-        if os.path.isfile(os.path.join(self.results, "results.txt")):
+        if any(re.fullmatch(r"\d+\.txt", name) for name in results) and \
+                os.path.isfile(os.path.join(self.results, "results.txt")):
             with open(os.path.join(self.results, "results.txt")) as f:
                 lines = {int(l.split(" ", 1)[0]): l.split(" ", 1)[1].rstrip("\n") for l in f}
         for name, data in results.items():
@@ -83,8 +84,9 @@ class CheckerTests(unittest.TestCase):
                 continue
             with open(os.path.join(self.results, name), "wb") as f:
                 f.write(data if isinstance(data, bytes) else data.encode())
-        with open(os.path.join(self.results, "results.txt"), "w") as f:
-            f.writelines(f"{i} {text}\n" for i, text in sorted(lines.items()))
+        if any(re.fullmatch(r"\d+\.txt", name) for name in results):
+            with open(os.path.join(self.results, "results.txt"), "w") as f:
+                f.writelines(f"{i} {text}\n" for i, text in sorted(lines.items()))
         for name, lines in (("request.txt", request), ("expect.txt", expect)):
             with open(os.path.join(self.dir, name), "w") as f:
                 f.write("\n".join(lines) + "\n")
@@ -184,6 +186,18 @@ class CheckerTests(unittest.TestCase):
         self.assertIn("expected 12", verdicts[1]["message"])
         # the grader names the call (its label): the verdict does not repeat it
         self.assertEqual(verdicts[1]["message"], "returned 11, expected 12")
+
+    def test_results_lines_count_only_for_the_calls_asked_for(self):
+        """results.txt is the student's: a call's last line counts; a line of a call the
+        request does not hold, or not "<digits> <result>", counts for nothing."""
+        req = ["call sectors_touched 1 0", "call sectors_touched 1 0", "call sectors_touched 1 0"]
+        with open(os.path.join(self.results, "results.txt"), "w") as f:
+            f.write("0 value 3\n0 value 4\n+1 value 4\n 1 value 4\n-1 value 4\n1value 4\n"
+                    "2 value 4\0 junk\n99999999999999999999 value 4\n7 value 4\n" +
+                    "".join(f"{n} value 4\n" for n in range(3, 3000)))
+        verdicts = self.check("01b_sectors", req, ["values - 4"] * 3, {})
+        self.assertEqual([v["ok"] for v in verdicts], [True, False, True])  # call 2: 4, then junk
+        self.assertIn("no result", verdicts[1]["message"])
 
 
     def test_timed_repetitions_must_each_be_computed(self):

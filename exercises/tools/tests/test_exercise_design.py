@@ -95,7 +95,8 @@ class CheckerOpsAndVerifiers(unittest.TestCase):
         # "<i>.txt": call i's result line, written to results.txt as the runner writes it
         # (protocol.hpp); a later check's line for the same call replaces it.
         lines = {}
-        if os.path.isfile(os.path.join(self.results, "results.txt")):
+        if any(re.fullmatch(r"\d+\.txt", name) for name in results) and \
+                os.path.isfile(os.path.join(self.results, "results.txt")):
             with open(os.path.join(self.results, "results.txt")) as f:
                 lines = {int(l.split(" ", 1)[0]): l.split(" ", 1)[1].rstrip("\n") for l in f}
         for name, data in results.items():
@@ -105,8 +106,9 @@ class CheckerOpsAndVerifiers(unittest.TestCase):
                 continue
             with open(os.path.join(self.results, name), "wb") as f:
                 f.write(data if isinstance(data, bytes) else data.encode())
-        with open(os.path.join(self.results, "results.txt"), "w") as f:
-            f.writelines(f"{i} {text}\n" for i, text in sorted(lines.items()))
+        if any(re.fullmatch(r"\d+\.txt", name) for name in results):
+            with open(os.path.join(self.results, "results.txt"), "w") as f:
+                f.writelines(f"{i} {text}\n" for i, text in sorted(lines.items()))
         for name, line in (("request.txt", request), ("expect.txt", expect)):
             with open(os.path.join(self.dir, name), "w") as f:
                 f.write(line + "\n")
