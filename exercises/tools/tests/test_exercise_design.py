@@ -25,6 +25,44 @@ def write_json(path, data):
         json.dump(data, f)
 
 
+class CopiesOfThePlainProduct(unittest.TestCase):
+    """An exercise whose product is C = A^T B (op atb: A stored K x M) or A B^T (abt: B stored
+    N x K) turns into the plain C = A B where the stored operand is a vector: M = 1 or K = 1
+    for atb, N = 1 or K = 1 for abt. A test all of whose calls can be such shapes would, at
+    some seeds, give its points to the chapter's kernel pasted under the exercise's names; so
+    each test holds a call that never is (the hidden tests too, where they are unsealed)."""
+
+    def test_every_test_of_a_transposed_product_holds_a_shape_the_plain_one_gets_wrong(self):
+        manifest = json.load(open(os.path.join(ROOT, "exercises", "manifest.json")))
+        files = []
+        for e in manifest["exercises"]:
+            if e.get("op") in ("atb", "abt"):
+                path = os.path.join(ROOT, e.get("dir", "exercises/" + e["name"]), "tests.json")
+                files.append((e["op"], e["name"], json.load(open(path))["tests"]))
+        hidden = os.path.join(ROOT, "exercises", "instructor", "hidden", "tests.json")
+        if os.path.isfile(hidden):
+            ops = {e["name"]: e.get("op") for e in manifest["exercises"]}
+            for e in json.load(open(hidden))["exercises"]:
+                if ops.get(e["name"]) in ("atb", "abt"):
+                    files.append((ops[e["name"]], e["name"] + " (hidden)", e.get("tests", [])))
+        for op, name, tests in files:
+            dims = ("m", "k") if op == "atb" else ("n", "k")
+            for t in tests:
+                calls = [c for c in t.get("calls", []) if "gemm" in c or "model_gemm" in c]
+                if not calls:
+                    continue
+
+                def never(c):
+                    if "shape" in c:
+                        return all(dict(zip("mnk", c["shape"]))[d] > 1 for d in dims)
+                    return "random" in c and all(c["random"][d][0] > 1 for d in dims
+                                                 if d in c["random"])
+                with self.subTest(exercise=name, test=t["name"]):
+                    self.assertTrue(any(never(c) for c in calls),
+                                    f"every call of this test may be a shape where {op} is "
+                                    f"the plain product")
+
+
 class SpecOps(unittest.TestCase):
     def setUp(self):
         self.root = tempfile.mkdtemp()
