@@ -443,9 +443,9 @@ def parser():
     t.add_argument("-j", "--jobs", type=int, default=default_jobs())
     t.add_argument("--key-file")
     t.add_argument("--build-dir")
-    t.add_argument("--lanes", type=int, default=3,
+    t.add_argument("--lanes", type=int, default=2,
                    help="end-to-end parts run side by side, each in a process of its own, at "
-                        "most this many at once (default 3, on 2 cores; 1: one after another). "
+                        "most this many at once (default 2; 1: one after another). "
                         "Much of their time is spent waiting (the idle, the sleepers, the "
                         "budgets), not computing; parts whose students share the machine's "
                         "/tmp never run at once")
