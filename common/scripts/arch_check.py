@@ -102,9 +102,20 @@ def main(argv=None):
     version = subprocess.run([compiler, "--version"], stdout=subprocess.PIPE, text=True).stdout
     release = [line for line in version.splitlines() if "release" in line]
     print(f"{compiler}: {release[0] if release else '?'}")
-    jobs = [(label, source, arch) for arch in archs for label, source in units()]
+    order = units()
+    jobs = [(label, source, arch) for arch in archs for label, source in order]
+
+    # The biggest compilations first (a folder's CUDA sources, a proxy for the templates a
+    # main.cu instantiates: chapter 05's takes a minute an architecture), so that the last
+    # ones running, with cores left idle beside them, are short.
+    def weight(job):
+        folder = Path(job[1]).parent
+        return -sum(f.stat().st_size for f in folder.iterdir() if f.suffix in (".cu", ".cuh"))
     with ThreadPoolExecutor(max_workers=args.jobs) as pool:
-        results = list(pool.map(lambda job: compile_one(compiler, *job[1:]), jobs))
+        done = dict(zip(sorted(jobs, key=weight),
+                        pool.map(lambda job: compile_one(compiler, *job[1:]),
+                                 sorted(jobs, key=weight))))
+    results = [done[job] for job in jobs]
     got, failures = {}, []
     for (chapter, _, arch), (spills, other, code) in zip(jobs, results):
         for (kind, kernel), size in spills.items():

@@ -18,9 +18,11 @@
 // call either way; the checker and the reference timer compute that product.
 //
 // The runner writes, for call number i (from 0), into its results folder:
-//   i.txt   one line: "ok launches=<n> [median_ms=<t>] [<model figures>]", "value <numbers...>",
+//   results.txt   a line "<i> <result>" once call i has ended, the result one of "ok
+//           launches=<n> [median_ms=<t>] [<model figures>]", "value <numbers...>",
 //           "refused <message>", "not_implemented <message>", "cuda_error <message>" or
-//           "error <message>"
+//           "error <message>" (one file for all calls: a host test makes thousands); the
+//           checker takes a call's last line, and ignores lines of calls the request lacks
 //   i.bin   the output matrix (with its guard band), float32, native byte order
 //   i.sums  timed calls: one float64 checksum of the output per repetition
 // and, after the last call, an empty file "done" (then the runner ends at once). A model

@@ -4,7 +4,7 @@
 //   exercise_reference <reference> <request.txt> <results folder>
 //
 // <reference> names a kernel registered by an exercise's race.cu (race_references.hpp); the
-// request holds one time_gemm or time_transpose line (protocol.hpp). Writes 0.txt ("ok
+// request holds one time_gemm or time_transpose line (protocol.hpp). Writes results.txt ("0 ok
 // launches=<n> median_ms=<t>"), 0.bin and 0.sums like a runner, so the checker can verify the
 // reference too.
 #include <fstream>
@@ -60,8 +60,8 @@ int main(int argc, char** argv) {
     const std::string prefix = std::string(argv[3]) + "/0";
     write_file(prefix + ".bin", t.output.data(), t.output.size() * sizeof(float));
     write_file(prefix + ".sums", t.sums.data(), t.sums.size() * sizeof(double));
-    std::ofstream(prefix + ".txt") << "ok launches=" << t.launches << " median_ms=" << t.median_ms
-                                   << "\n";
+    std::ofstream(std::string(argv[3]) + "/results.txt")
+        << "0 ok launches=" << t.launches << " median_ms=" << t.median_ms << "\n";
   } catch (const std::exception& e) {
     std::cerr << "reference " << ref->name << ": " << e.what() << "\n";
     return 1;

@@ -443,6 +443,15 @@ def parser():
     t.add_argument("-j", "--jobs", type=int, default=default_jobs())
     t.add_argument("--key-file")
     t.add_argument("--build-dir")
+    t.add_argument("--lanes", type=int, default=2,
+                   help="end-to-end parts run side by side, each in a process of its own, at "
+                        "most this many at once (default 2; 1: one after another). "
+                        "Much of their time is spent waiting (the idle, the sleepers, the "
+                        "budgets), not computing; parts whose students share the machine's "
+                        "/tmp never run at once")
+    t.add_argument("--job", help=argparse.SUPPRESS)          # one part, run by --lanes
+    t.add_argument("--job-results", help=argparse.SUPPRESS)  # where that part's checks go
+    t.add_argument("--job-solutions", action="store_true", help=argparse.SUPPRESS)
     t.set_defaults(func=cmd_selftest)
 
     st = sub.add_parser("strip", help="print the stub of a solution source")

@@ -43,10 +43,10 @@ def performance_points(test, ratio):
 
 def _median_ms(private, verdicts):
     try:
-        with open(f"{private}/results/0.txt") as f:
-            text = f.read()
+        with open(f"{private}/results/results.txt") as f:
+            text = next(line for line in f.read().splitlines()[::-1] if line.startswith("0 "))
         return float(text.split("median_ms=")[1].split()[0])
-    except (OSError, IndexError, ValueError):
+    except (OSError, IndexError, ValueError, StopIteration):
         return None
 
 

@@ -67,6 +67,13 @@ def run_unit_tests():
     return result, stream.getvalue()
 
 
+def unit_tests(checks, args=None):
+    print("1. unit tests", flush=True)
+    result, text = run_unit_tests()
+    checks.check(result.wasSuccessful(), f"{result.testsRun} unit tests",
+                 text[-6000:] if not result.wasSuccessful() else "")
+
+
 def entry_names(path):
     with open(path, encoding="utf-8") as f:
         return set(re.findall(r'_entry\(\s*"([^"]+)"', f.read()))
@@ -116,10 +123,15 @@ def consistency(checks):
 def main(args):
     checks = Checks()
     start = time.monotonic()
-    print("1. unit tests", flush=True)
-    result, text = run_unit_tests()
-    checks.check(result.wasSuccessful(), f"{result.testsRun} unit tests",
-                 text[-6000:] if not result.wasSuccessful() else "")
+    if getattr(args, "job", None):
+        # One end-to-end part, started by the self-test itself (selftest_e2e.side_by_side),
+        # which ran the unit tests, the consistency checks and the unsealing already.
+        from . import selftest_e2e
+        return selftest_e2e.run_job(checks, args)
+    # With the end-to-end parts side by side (--lanes), the unit tests are one of them.
+    side_by_side = getattr(args, "lanes", 1) > 1 and not args.unit_only
+    if not side_by_side:
+        unit_tests(checks)
     print("2. consistency", flush=True)
     manifest = consistency(checks)
     solutions = False

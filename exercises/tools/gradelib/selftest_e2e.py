@@ -20,9 +20,10 @@ from .gradescope import extract, make_autograder
 from .reports import Roster, console
 from .reports import gradescope as reports_gradescope
 from .sandbox import NO_NAMESPACES
-from .session import Config, GradingSession
+from .session import Config, GradingSession, machine_has_gpu, runner_targets
+from .spec import load_manifest
 from .submissions import shown_name
-from .toolchain import sha256_file
+from .toolchain import TrustedBuild, sha256_file
 
 TOOLS = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 ROOT = os.path.dirname(os.path.dirname(TOOLS))
@@ -39,9 +40,10 @@ def log(message):
 # Gradescope's from its timeout). 03a's attackers build three runners each and none of them
 # waits: its budget only keeps a broken run from holding the self-test. 01b's attackers are
 # where the time attacks are: `spinner` must be stopped by the budget, while a right answer
-# (built and tested in about 10 s on a loaded 2-core machine) fits in it several times over.
+# must fit in it: about 10 s alone on a loaded 2-core machine, but up to 74 s with the parts
+# side by side (--lanes 3, beside other builds), where 60 s cost two right answers 2 points.
 KERNEL_BUDGET = 600.0
-HOST_BUDGET = 60.0
+HOST_BUDGET = 90.0
 # The Gradescope package and the Classroom recipe grade 03a and 01b's solutions (a minute or
 # two on a slow machine): the sleepers must end long before this, by the idle watch.
 PACKAGE_BUDGET = 600.0
@@ -62,13 +64,20 @@ def session_for(args, manifest, exercises=(), sandbox="auto", hidden=None, budge
     return s
 
 
-def close_sessions(checks):
-    """Every session's work folder is gone once it is closed."""
+def close_sessions(checks=None):
+    """Every session's work folder is gone once it is closed (checked, where `checks` is
+    given; the work folders left, returned)."""
     works = [s.work for s in _SESSIONS]
     while _SESSIONS:
         _SESSIONS.pop().close()
     left = [w for w in works if os.path.exists(w) and os.path.basename(w).startswith(
         "exercise-grading-")]
+    if checks is not None:
+        check_closed(checks, left)
+    return left
+
+
+def check_closed(checks, left):
     checks.check(not left, "every grading session's work folder is removed when it closes",
                  ", ".join(left[:3]))
 
@@ -283,8 +292,10 @@ def targets_state(session):
     return {p: sha256_file(p) for p in paths if os.path.isfile(p)}
 
 
-def corpus(checks, args, have_solutions):
-    print("3d. the hostile corpus", flush=True)
+def corpus(checks, args, have_solutions, only=None):
+    """The hostile corpus's two batches (`only`: the one of that exercise; the self-test's
+    parts side by side run them as two parts)."""
+    print("3d. the hostile corpus" + (f" ({only})" if only else ""), flush=True)
     # 03a's batch in the `user` sandbox (with namespaces, as root), 01b's in the strongest
     # here (bubblewrap): with the kernel attacks (bubblewrap), the shared-machine batches
     # (`user` without and with namespaces) and the Gradescope package (`user`, none), every
@@ -294,6 +305,8 @@ def corpus(checks, args, have_solutions):
                                     (hostile.HOST, HOST_BUDGET, "auto")):
         if args.gpu and target is hostile.HOST:
             continue  # on a GPU only the attacks on 03a's speed test are new
+        if only and target.exercise != only:
+            continue
         corpus_batch(checks, args, target, budget, sandbox)
 
 
@@ -827,12 +840,12 @@ MODEL_ATTACKS = [
     ("one_lane_warps", "the mapping untouched, blocks of one thread (every warp one lane)",
      "untouched", lambda t: t.replace("constexpr int BLOCK_DIM = 32;",
                                       "constexpr int BLOCK_DIM = 1;"), False),
-    ("forged_figures", "the mapping untouched, the result files rewritten with fine figures "
-     "at exit", "untouched", lambda t: t.replace(
+    ("forged_figures", "the mapping untouched, a result line with fine figures added at exit",
+     "untouched", lambda t: t.replace(
          "namespace ex01a {",
          "#include <cstdio>\n#include <cstdlib>\n"
-         "static void forge() { if (FILE* f = std::fopen(\"results/1.txt\", \"w\")) "
-         "std::fclose(f); }\n"
+         "static void forge() { if (FILE* f = std::fopen(\"results/results.txt\", \"a\")) { "
+         "std::fputs(\"1 ok launches=1 gld=1,4,128 gst=1,4,128\\n\", f); std::fclose(f); } }\n"
          "static const int forged = std::atexit(forge);\nnamespace ex01a {"), None),
     ("line_directive", "a #line directive that names a system header for the kernel's lines",
      "untouched", lambda t: t.replace("__global__ void naive_gemm",
@@ -978,40 +991,213 @@ def hide_world_readable_key(checks):
                  f"errno {ctypes.get_errno()}")
 
 
-def run(checks, args, have_solutions):
-    hide_world_readable_key(checks)
+def selected_parts(args, have_solutions, units=False):
+    """[(name, function(checks, args))]: the end-to-end parts to run, in their order (and
+    first the unit tests, where they run side by side with them)."""
     parts = args.parts.split(",") if args.parts else list(PARTS)
     if args.no_corpus:
         parts = [p for p in parts if p not in ("corpus", "gradescope")]
-    timed = []
-
-    def part(name, fn, *fn_args, **kw):
-        start = time.monotonic()
-        fn(checks, args, *fn_args, **kw)
-        timed.append((name, time.monotonic() - start))
+    out = []
+    if units:
+        from .selftest import unit_tests
+        out.append(("unit tests", unit_tests))
     if "stubs" in parts:
-        part("stubs", stubs)
+        out.append(("stubs", stubs))
     if "fixture" in parts:
-        part("fixture", fixture)
+        out.append(("fixture", fixture))
     if have_solutions and ("solutions" in parts or "faults" in parts):
-        part("solutions, faults", solutions, faults="faults" in parts)
+        with_faults = "faults" in parts
+        out.append(("solutions, faults" if with_faults else "solutions",
+                    lambda checks, args: solutions(checks, args, faults=with_faults)))
     if "model" in parts:
-        part("model", model_attacks)
+        out.append(("model", model_attacks))
     if "kernels" in parts:
-        part("kernels", kernel_attacks)
-    if "corpus" in parts:
-        part("corpus", corpus, have_solutions)
+        out.append(("kernels", kernel_attacks))
+    if "corpus" in parts:  # its two batches, each a part of its own
+        for target in (hostile.KERNEL, hostile.HOST):
+            if not (args.gpu and target is hostile.HOST):
+                out.append((f"corpus {target.exercise}",
+                            lambda checks, args, e=target.exercise:
+                            corpus(checks, args, have_solutions, only=e)))
     if "shared" in parts and not args.gpu:
-        part("shared", user_sandbox, have_solutions)
+        out.append(("shared", lambda checks, args: user_sandbox(checks, args, have_solutions)))
     if "tables" in parts:
-        part("tables", tables)
+        out.append(("tables", tables))
     if "classroom" in parts and not args.gpu:
-        part("classroom", classroom, have_solutions)
+        out.append(("classroom", lambda checks, args: classroom(checks, args, have_solutions)))
     if "gradescope" in parts and not args.gpu:
-        part("gradescope", gradescope, have_solutions)
+        out.append(("gradescope", lambda checks, args: gradescope(checks, args, have_solutions)))
     if "copies" in parts and not args.gpu:  # selftest_copies.py (issue 46)
         from . import selftest_copies
-        part("copies", lambda checks, args: selftest_copies.run(checks, args))
+        out.append(("copies", lambda checks, args: selftest_copies.run(checks, args)))
+    return out
+
+
+def run(checks, args, have_solutions):
+    hide_world_readable_key(checks)
+    side = getattr(args, "lanes", 1) > 1
+    selected = selected_parts(args, have_solutions, units=side)
+    if side:
+        side_by_side(checks, args, have_solutions, selected)
+        return
+    timed = []
+    for name, fn in selected:
+        start, cpu = time.monotonic(), cpu_seconds()
+        fn(checks, args)
+        timed.append((name, time.monotonic() - start, cpu_seconds() - cpu))
     close_sessions(checks)
-    print("\nend-to-end parts' wall time: " + ", ".join(f"{n} {s:.0f} s" for n, s in timed),
-          flush=True)
+    print("\nend-to-end parts' wall time and CPU time: " +
+          ", ".join(f"{n} {s:.0f} s ({c:.0f} s CPU)" for n, s, c in timed), flush=True)
+
+
+def cpu_seconds():
+    """CPU time (user and system) of this process and of every process it has reaped."""
+    import resource
+    return sum(u.ru_utime + u.ru_stime for u in (resource.getrusage(resource.RUSAGE_SELF),
+                                                 resource.getrusage(resource.RUSAGE_CHILDREN)))
+
+
+# --- the parts side by side (--lanes) ----------------------------------------------------------
+#
+# Most of the end-to-end parts' time is waiting, not computing: the idle watch's seconds before
+# it stops a sleeper, the dozers, the spinners that run into their budget, the hogs, the
+# Gradescope package's platform timeout. So the parts run side by side, each in a process of
+# its own (`grade.py selftest --job PART`), at most --lanes at once, with exactly the checks
+# they make one after another. A process of its own, not a thread: a grading session ends every
+# process of its students and every orphan that comes back to it (it is a subreaper), which
+# would reach the other parts' processes; and each session takes a uid block of its own
+# (sandbox._take_uid_block), so that no part's students meet another part's.
+#
+# The longest parts start first (their wall time in a CI run, seconds; a part not listed last).
+EXPECTED_S = {"corpus 01b_sectors": 687, "solutions, faults": 474, "solutions": 170,
+              "kernels": 261, "gradescope": 258, "copies": 206, "shared": 199, "model": 95,
+              "corpus 03a_bounds": 76, "stubs": 66, "unit tests": 65, "fixture": 59,
+              "classroom": 17, "tables": 16}
+
+
+# Parts whose students run in the `user` sandbox, which shares the machine's /tmp (and IPC
+# without namespaces) with every other process: what one part's hostile students leave there
+# (a folder 2,500 levels deep, a full /tmp) is what another part's checks look for, or fail
+# on. At most one of them runs at a time; the bubblewrap parts have a /tmp of their own.
+SHARED_TMP = {"shared", "gradescope", "corpus 03a_bounds"}
+
+
+def prebuild(args):
+    """The repository build's programs that the parts use (the checker, the kit, the runners
+    the stubs are graded with), built before any part starts: the parts then find them up to
+    date, and none of them rebuilds what the corpus checks is unchanged (targets_state)."""
+    manifest = load_manifest(os.path.join(ROOT, "exercises", "manifest.json"), ROOT)
+    trusted = TrustedBuild(ROOT, os.path.abspath(args.build_dir or os.path.join(ROOT, "build")),
+                           args.jobs, log)
+    trusted.prepare_tools(machine_has_gpu())
+    built = trusted.build(runner_targets(trusted, manifest.select([])), progress=True)
+    broken = [t for t, (ok, _) in built.items() if not ok]
+    if broken:
+        log(f"note: the repository build's runners {', '.join(broken)} do not build (the "
+            f"stubs part says what that costs)")
+
+
+def job_argv(args, name, results, have_solutions):
+    argv = [sys.executable, os.path.join(TOOLS, "grade.py"), "selftest", "--job", name,
+            "--job-results", results, "-j", str(args.jobs)]
+    if have_solutions:
+        argv.append("--job-solutions")
+    for flag, value in (("--sandbox", getattr(args, "sandbox", None)),
+                        ("--uid-base", getattr(args, "uid_base", None)),
+                        ("--build-dir", args.build_dir), ("--parts", args.parts)):
+        if value:
+            argv += [flag, str(value)]
+    return argv + (["--gpu"] if args.gpu else []) + (["--no-corpus"] if args.no_corpus else [])
+
+
+def side_by_side(checks, args, have_solutions, selected):
+    """Runs the selected parts as jobs, at most args.lanes at once, the longest first; each
+    part's output is printed whole when it ends, its checks counted here."""
+    import signal
+    print(f"end-to-end parts side by side, at most {args.lanes} at once (--lanes 1: one after "
+          f"another); each part's output is shown when it ends", flush=True)
+    prebuild(args)
+    folder = tempfile.mkdtemp(prefix="selftest-jobs-")
+    pending = sorted((name for name, _ in selected), key=lambda n: -EXPECTED_S.get(n, 0))
+    # Every part's students share /tmp where no part has bubblewrap's own (--sandbox user or
+    # none): then no two parts run at once.
+    shared_tmp = set(pending) if getattr(args, "sandbox", None) in ("user", "none") or \
+        not shutil.which("bwrap") else SHARED_TMP
+    running = {}  # name -> (process, output file, results path, start)
+    timed, left = [], []
+    try:
+        while pending or running:
+            while pending and len(running) < args.lanes:
+                # the longest part left that meets no running part in the machine's /tmp
+                ready = [n for n in pending
+                         if n not in shared_tmp or not shared_tmp.intersection(running)]
+                if not ready:
+                    break
+                name = ready[0]
+                pending.remove(name)
+                slug = re.sub(r"\W+", "_", name)
+                out = open(os.path.join(folder, f"{slug}.log"), "w+")
+                results = os.path.join(folder, f"{slug}.json")
+                proc = subprocess.Popen(job_argv(args, name, results, have_solutions),
+                                        stdout=out, stderr=subprocess.STDOUT,
+                                        stdin=subprocess.DEVNULL)
+                running[name] = (proc, out, results, time.monotonic())
+                print(f"-- {name}: started", flush=True)
+            time.sleep(0.5)
+            for name, (proc, out, results, started) in list(running.items()):
+                # wait4, not poll: the CPU time of the part and of every process it reaped
+                pid, status, usage = os.wait4(proc.pid, os.WNOHANG)
+                if pid == 0:
+                    continue
+                proc.returncode = os.waitstatus_to_exitcode(status)
+                del running[name]
+                seconds = time.monotonic() - started
+                cpu = usage.ru_utime + usage.ru_stime
+                timed.append((name, seconds, cpu))
+                out.seek(0)
+                print(f"\n-- {name}: ended after {seconds:.0f} s ({cpu:.0f} s of CPU time); "
+                      f"its output:", flush=True)
+                sys.stdout.write(out.read())
+                out.close()
+                try:
+                    with open(results) as f:
+                        got = json.load(f)
+                except (OSError, ValueError):
+                    got = None
+                if got is None or (proc.returncode != 0 and not got["failed"]):
+                    checks.check(False, f"part {name} ran to its end",
+                                 f"exit status {proc.returncode}, no failed check said why")
+                    if got is None:
+                        continue
+                checks.passed += got["passed"]
+                checks.failed += got["failed"]
+                left += got["left"]
+                print(f"-- {name}: {got['passed']} passed, {len(got['failed'])} failed",
+                      flush=True)
+    finally:
+        for proc, out, _, _ in running.values():  # interrupted: no part outlives the self-test
+            proc.send_signal(signal.SIGTERM)
+            proc.wait()
+            out.close()
+        shutil.rmtree(folder, ignore_errors=True)
+    check_closed(checks, left)  # every part's sessions, as one check (as one after another)
+    print("\nend-to-end parts' wall time (side by side) and CPU time: " +
+          ", ".join(f"{n} {s:.0f} s ({c:.0f} s CPU)" for n, s, c in timed), flush=True)
+
+
+def run_job(checks, args):
+    """`grade.py selftest --job PART`: one part (see side_by_side), its checks written to
+    --job-results as JSON."""
+    found = dict(selected_parts(args, args.job_solutions, units=True))
+    start = time.monotonic()
+    try:
+        found[args.job](checks, args)
+    except Exception:  # noqa: BLE001 - one after another, the self-test would end here
+        import traceback
+        checks.check(False, f"part {args.job} ran to its end", traceback.format_exc()[-3000:])
+    finally:
+        left = close_sessions()  # checked by the self-test that started this part
+        with open(args.job_results, "w") as f:
+            json.dump({"passed": checks.passed, "failed": checks.failed, "left": left,
+                       "seconds": time.monotonic() - start}, f)
+    return 1 if checks.failed else 0

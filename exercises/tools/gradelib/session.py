@@ -162,6 +162,18 @@ def machine_has_gpu():
     return proc.returncode == 0 and b"GPU" in proc.stdout
 
 
+def runner_targets(trusted, exercises):
+    """The repository build's runners of these exercises (what grade_worktree runs)."""
+    targets = []
+    for e in exercises:
+        targets.append(f"{e.name}_runner")
+        if e.kind == "gpu" and trusted.cpu_twins:
+            targets.append(f"{e.name}_runner_cpu")
+        if trusted.model_twins and any(t.model is not None for t in e.tests):
+            targets.append(f"{e.name}_runner_model")
+    return targets
+
+
 class GradingSession:
     def __init__(self, config: Config):
         self.config = config
@@ -468,13 +480,7 @@ class GradingSession:
         (what `make check` in an exercise folder runs)."""
         assert self.prepared
         started = time.monotonic()
-        targets = []
-        for e in self.exercises:
-            targets.append(f"{e.name}_runner")
-            if e.kind == "gpu" and self.trusted.cpu_twins:
-                targets.append(f"{e.name}_runner_cpu")
-            if self.trusted.model_twins and any(t.model is not None for t in e.tests):
-                targets.append(f"{e.name}_runner_model")
+        targets = runner_targets(self.trusted, self.exercises)
         self.log(f"building {len(targets)} runner(s) in {self.trusted.build_dir} (the first "
                  f"build takes a few minutes) ...")
         built = self.trusted.build(targets, progress=True)

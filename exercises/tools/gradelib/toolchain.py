@@ -45,11 +45,11 @@ def cache_value(build_dir, key):
     return None
 
 
-def _run(argv, timeout, cwd=None):
+def _run(argv, timeout, cwd=None, env=None):
     """A trusted command (our own build): returns (returncode or None, output)."""
     try:
         proc = subprocess.run(argv, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                              stdin=subprocess.DEVNULL, cwd=cwd, timeout=timeout)
+                              stdin=subprocess.DEVNULL, cwd=cwd, timeout=timeout, env=env)
         return proc.returncode, proc.stdout.decode("utf-8", "replace")
     except subprocess.TimeoutExpired as e:
         return None, (e.output or b"").decode("utf-8", "replace")
@@ -154,7 +154,16 @@ class TrustedBuild:
 
     def build(self, targets, progress=False):
         """Builds targets (keep going); returns {target: (ok, compiler message)}. progress:
-        log how far the build is every few seconds."""
+        log how far the build is every few seconds. Two grading runs on one build folder (two
+        batches at once, the self-test's parts side by side) build it one after the other:
+        two builds of one folder at once would write the same files."""
+        import fcntl
+        os.makedirs(self.build_dir, exist_ok=True)
+        with open(os.path.join(self.build_dir, ".grader-build.lock"), "w") as lock:
+            fcntl.flock(lock.fileno(), fcntl.LOCK_EX)
+            return self._build(targets, progress)
+
+    def _build(self, targets, progress):
         self.configure()
         argv = ["cmake", "--build", self.build_dir, "-j", str(self.jobs), "--target"] + \
             list(targets) + native_args(self.build_dir)
@@ -213,14 +222,111 @@ class TrustedBuild:
 
 
 def copy_kit(kit, dest):
-    """The kit, world-readable and owned by the grader, where sandboxed builds can read it."""
+    """The kit, world-readable and owned by the grader, where sandboxed builds can read it,
+    with what CMake finds about its compilers (compiler_cache)."""
     remove_tree(dest)
     shutil.copytree(kit, dest)
+    compilers = compiler_cache(kit)
+    if compilers:
+        seed_compilers(compilers, kit, os.path.join(dest, "compilers"), dest)
     for dirpath, dirnames, filenames in os.walk(dest):
         os.chmod(dirpath, 0o755)
         for name in filenames:
             os.chmod(os.path.join(dirpath, name), 0o644)
     return dest
+
+
+# Cache entries that name the folder the compilers were probed in, the kit, or one
+# submission's build: each submission's configure sets its own.
+PROBE_ENTRIES = re.compile(r"(CMAKE_CACHEFILE_DIR|CMAKE_FIND_PACKAGE_REDIRECTS_DIR|"
+                           r"CMAKE_HOME_DIRECTORY|CMAKE_TOOLCHAIN_FILE|\w+_BINARY_DIR|"
+                           r"\w+_SOURCE_DIR|EXERCISE_\w+|STUDENT_ROOT)[:=]")
+
+
+def compiler_cache(kit):
+    """<kit>.compilers/<key>/: a CMakeCache.txt and CMakeFiles/<version>/ that hold only what
+    CMake found about the kit's compilers (their identity, ABI, features, the threads library):
+    one configure of the trusted kit with no exercise, done by the grader once for a kit (the
+    key: its toolchain file and CMakeLists.txt, the cmake version, and each compiler the
+    toolchain names: its path, size and time, so that an upgraded compiler is probed again).
+    It runs in the environment a submission's configure gets (sandbox.py: PATH, HOME, the
+    locale), so that nothing of the grader's shell (CXXFLAGS, say) reaches the cache. Each
+    submission's build folder starts from a copy (seed_compilers, StudentBuild.place), and its
+    configure reads them instead of compiling CMake's probes again: about 5 s of CPU a
+    submission for the same answer each time. None where the probe fails or its folder cannot
+    be written: each submission's configure then finds them itself, as before."""
+    h = hashlib.sha256()
+    try:
+        with open(os.path.join(kit, "toolchain.cmake"), "rb") as f:
+            toolchain = f.read()
+        with open(os.path.join(kit, "cmake", "CMakeLists.txt"), "rb") as f:
+            h.update(toolchain + f.read())
+        for compiler in re.findall(rb'CMAKE_\w+_COMPILER "([^"]+)"', toolchain):
+            if os.path.isfile(compiler):
+                info = os.stat(os.path.realpath(compiler))
+                h.update(os.path.realpath(compiler) + f" {info.st_size} {info.st_mtime_ns}".encode())
+        rc, version = _run(["cmake", "--version"], 60)
+        h.update(version.encode())
+        store = kit.rstrip("/") + ".compilers"
+        done = os.path.join(store, h.hexdigest()[:16])
+        if os.path.isfile(os.path.join(done, "CMakeCache.txt")):
+            return done
+        os.makedirs(store, exist_ok=True)
+        import tempfile
+        work = tempfile.mkdtemp(prefix="probe-", dir=store)
+    except OSError:
+        return None
+    try:
+        probe, out = os.path.join(work, "build"), os.path.join(work, "compilers")
+        env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": work,
+               "LANG": "C.UTF-8", "LC_ALL": "C.UTF-8", "TMPDIR": work}
+        rc, _ = _run(["cmake", "-S", os.path.join(kit, "cmake"), "-B", probe,
+                      f"-DCMAKE_TOOLCHAIN_FILE={os.path.join(kit, 'toolchain.cmake')}",
+                      f"-DEXERCISE_KIT={kit}", "-DEXERCISE_COMPILERS_ONLY=ON"], 600, env=env)
+        files = os.path.join(probe, "CMakeFiles")
+        versions = [d for d in os.listdir(files) if re.fullmatch(r"\d+\.\d+\.\d+\S*", d)] \
+            if rc == 0 and os.path.isdir(files) else []
+        if len(versions) != 1:
+            return None
+        os.makedirs(os.path.join(out, "CMakeFiles", versions[0]))
+        for name in os.listdir(os.path.join(files, versions[0])):
+            if name.endswith(".cmake"):  # CMakeSystem.cmake, CMake<LANG>Compiler.cmake
+                shutil.copyfile(os.path.join(files, versions[0], name),
+                                os.path.join(out, "CMakeFiles", versions[0], name))
+        kept, doc = [], []
+        with open(os.path.join(probe, "CMakeCache.txt"), encoding="utf-8") as f:
+            for line in f:
+                if line.startswith("//"):
+                    doc.append(line)
+                    continue
+                if not PROBE_ENTRIES.match(line) and probe not in line and work not in line:
+                    kept += doc + [line]
+                doc = []
+        with open(os.path.join(out, "CMakeCache.txt"), "w", encoding="utf-8") as f:
+            f.writelines(kept)
+        try:
+            os.rename(out, done)  # another grading run may have finished first: the same
+        except OSError:
+            pass
+        return done if os.path.isdir(done) else None
+    except OSError:
+        return None
+    finally:
+        remove_tree(work)
+
+
+def seed_compilers(cache, kit, dest, new_kit):
+    """A copy of compiler_cache's folder at dest, its files naming new_kit where they named
+    kit (CMakeSystem.cmake includes the kit's toolchain file)."""
+    remove_tree(dest)
+    for dirpath, _, filenames in os.walk(cache):
+        rel = os.path.relpath(dirpath, cache)
+        os.makedirs(os.path.join(dest, rel), exist_ok=True)
+        for name in filenames:
+            with open(os.path.join(dirpath, name), encoding="utf-8") as f:
+                text = f.read()
+            with open(os.path.join(dest, rel, name), "w", encoding="utf-8") as f:
+                f.write(text.replace(kit.rstrip("/") + "/", new_kit.rstrip("/") + "/"))
 
 
 def system_roots(kit_toolchain):
@@ -532,6 +638,9 @@ class StudentBuild:
                         f.write(files[rel])
         self.sandbox.own(self.src)
         remove_tree(self.build_dir)
+        compilers = os.path.join(self.kit, "compilers")
+        if os.path.isdir(compilers):  # what CMake found about the compilers (compiler_cache)
+            shutil.copytree(compilers, self.build_dir)
         self.sandbox.own(self.build_dir)
 
     def _restrict(self, path, mode):

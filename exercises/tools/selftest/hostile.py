@@ -160,10 +160,12 @@ struct FakeResults {
     if (args.size() < 3) return;
     std::ifstream request(args[1]);
     int i = 0;
+    std::ofstream lines(args[2] + "/results.txt", std::ios::app);
     for (std::string line; std::getline(request, line); ++i) {
-      std::ofstream(args[2] + "/" + std::to_string(i) + ".txt") << "ok launches=1\\n";
+      lines << i << " ok launches=1\\n";
       std::ofstream(args[2] + "/" + std::to_string(i) + ".bin") << std::string(4096, '\\0');
     }
+    lines.flush();
     std::ofstream(args[2] + "/done");
     std::printf("All tests passed (99 assertions in 9 test cases)\\nGRADE_RATIO 99\\n");
     std::fflush(stdout);
@@ -498,7 +500,8 @@ struct FakeTime {
     std::ifstream cmd("/proc/self/cmdline");
     std::string all((std::istreambuf_iterator<char>(cmd)), std::istreambuf_iterator<char>());
     const size_t a = all.find('\\0') + 1, b = all.find('\\0', a) + 1, c = all.find('\\0', b);
-    std::ofstream(all.substr(b, c - b) + "/0.txt") << "ok launches=99 median_ms=0.000001\\n";
+    std::ofstream(all.substr(b, c - b) + "/results.txt", std::ios::app)
+        << "0 ok launches=99 median_ms=0.000001\\n";
   }
 } fake_time;
 }  // namespace
@@ -789,7 +792,7 @@ int oracle(int stride, int offset) {
     std::ofstream(d + "/request.txt") << "call sectors_touched " << stride << " " << offset << "\n";
     std::ofstream(d + "/expect.txt") << "reference -\n";
     mkdir((d + "/results").c_str(), 0700);
-    std::ofstream(d + "/results/0.txt") << "value -1\n";
+    std::ofstream(d + "/results/results.txt") << "0 value -1\n";
     std::ofstream(d + "/results/done");
     for (const char* checker : {%(checkers)s}) {
       int fds[2];
@@ -1030,7 +1033,7 @@ def attacks():
                lambda s: files(after_includes(at_launcher(s.solution, INCREMENTAL),
                                               cuda_includes + INCREMENTAL_KERNEL)),
                needs_solution=True, gpu_only=True),
-        Attack("fake_time", "overwrite the timed result file with a tiny time at exit", "zero",
+        Attack("fake_time", "append a tiny time for the timed call to the results at exit", "zero",
                lambda s: files(after_includes(s.solution, cuda_includes + FAKE_TIME)),
                needs_solution=True, gpu_only=True),
         # Round three (issue 48): what the file defines, spellings past the text scans, the key.
@@ -1067,7 +1070,7 @@ def attacks():
                stub_with('  std::printf("All tests passed (8 assertions in 8 test cases)\\n'
                          'GRADE_RATIO 99\\n"); std::fflush(stdout); std::exit(0);\n',
                          sys_includes)),
-        Attack("fake_result_files", "write a result file for every call of the request", "zero",
+        Attack("fake_result_files", "write a result line (and an output file) for every call of the request", "zero",
                lambda s: files(after_includes(s.stub, sys_includes + FAKE_RESULTS), s.target)),
         Attack("borrow_results", "at exit, replace its results folder with a link to the "
                "results of the student graded before it (the correct control)", "zero",

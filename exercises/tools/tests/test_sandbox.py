@@ -246,8 +246,8 @@ class ResultsTests(unittest.TestCase):
         try:
             other = os.path.join(d, "someone_else")
             os.makedirs(other)
-            with open(os.path.join(other, "0.txt"), "w") as f:
-                f.write("ok launches=1\n")
+            with open(os.path.join(other, "results.txt"), "w") as f:
+                f.write("0 ok launches=1\n")
             run = os.path.join(d, "run")
             os.makedirs(run)
             os.symlink(other, os.path.join(run, "results"))
@@ -255,8 +255,13 @@ class ResultsTests(unittest.TestCase):
             self.assertEqual(os.listdir(os.path.join(d, "got")), [])
             os.unlink(os.path.join(run, "results"))
             shutil.copytree(other, os.path.join(run, "results"))
-            os.symlink(os.path.join(other, "0.txt"), os.path.join(run, "results", "1.txt"))
+            os.symlink(os.path.join(other, "results.txt"), os.path.join(run, "results", "1.bin"))
             collect_results(os.path.join(run, "results"), os.path.join(d, "got"), 2, 1 << 20)
-            self.assertEqual(os.listdir(os.path.join(d, "got")), ["0.txt"])  # the real file only
+            self.assertEqual(os.listdir(os.path.join(d, "got")), ["results.txt"])  # the real file
+            for name in ("0.bin", "7.bin", "0.txt", "notes"):  # call 7 was never asked for
+                with open(os.path.join(run, "results", name), "w") as f:
+                    f.write("x")
+            collect_results(os.path.join(run, "results"), os.path.join(d, "got"), 2, 1 << 20)
+            self.assertEqual(sorted(os.listdir(os.path.join(d, "got"))), ["0.bin", "results.txt"])
         finally:
             shutil.rmtree(d, ignore_errors=True)
