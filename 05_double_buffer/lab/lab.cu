@@ -10,6 +10,7 @@
 
 #include "05_double_buffer/kernel_list.cuh"
 #include "05_double_buffer/lab/knobs.cuh"
+#include "05_double_buffer/lab/strips.cuh"
 #include "05_double_buffer/lab/vectors.cuh"
 #include "common/chapter_main.hpp"
 
@@ -72,6 +73,26 @@ void add_vector_slices(std::vector<tutorial::GemmKernel>& kernels,
   (kernels.push_back({name("vone S", S), ch05lab::launch_vector_fused<S>}), ...);
 }
 
+// M = 1, strips of 32 * C columns, W warps, U loads in flight, S slices: "strip c4 w8 u8 S014"
+// (lab/strips.cuh; c4 w8 u8 is step 8's row_times_matrix).
+template <int C, int W, int U, int... S>
+void add_strips(std::vector<tutorial::GemmKernel>& kernels) {
+  auto name = [](int s) {
+    return "strip c" + std::to_string(C) + " w" + std::to_string(W) + " u" + std::to_string(U) +
+           " S" + (s < 100 ? "0" : "") + (s < 10 ? "0" : "") + std::to_string(s);
+  };
+  (kernels.push_back({name(S), ch05lab::launch_strips<C, W, U, S>}), ...);
+}
+// The same in one launch, the last block of a strip adding the slices: "fused c4 w8 u8 S014".
+template <int C, int W, int U, int... S>
+void add_fused(std::vector<tutorial::GemmKernel>& kernels) {
+  auto name = [](int s) {
+    return "fused c" + std::to_string(C) + " w" + std::to_string(W) + " u" + std::to_string(U) +
+           " S" + (s < 100 ? "0" : "") + (s < 10 ? "0" : "") + std::to_string(s);
+  };
+  (kernels.push_back({name(S), ch05lab::launch_strips_fused<C, W, U, S>}), ...);
+}
+
 std::vector<tutorial::GemmKernel> lab_kernels() {
   using ch05lab::StreamKShare;
   std::vector<tutorial::GemmKernel> k = {
@@ -100,6 +121,22 @@ std::vector<tutorial::GemmKernel> lab_kernels() {
   add_three<GemmPath::Vector, 0>(k, "vector");
   add_thin_slices(k, std::integer_sequence<int, 2, 3, 4, 6, 8, 12, 16, 24, 32, 48>{});
   add_vector_slices(k, std::integer_sequence<int, 64, 128, 256>{});
+  add_strips<4, 8, 8, 7, 10, 14, 16, 18, 20, 24, 28, 32, 40, 48, 64>(k);
+  add_fused<4, 8, 8, 10, 14, 16, 20, 24, 32>(k);
+  add_fused<4, 16, 8, 5, 7, 10, 14, 20>(k);
+  add_fused<4, 16, 4, 10, 14, 20, 28>(k);
+  add_fused<2, 16, 8, 2, 3, 4, 6, 8>(k);
+  add_fused<1, 32, 8, 2, 3, 4>(k);
+  add_fused<1, 16, 16, 2, 4, 6>(k);
+  add_strips<4, 8, 16, 10, 14, 20, 28>(k);
+  add_strips<4, 16, 8, 5, 7, 10, 14>(k);
+  add_strips<4, 32, 4, 4, 5, 7>(k);
+  add_strips<1, 32, 16, 1, 2, 4>(k);
+  add_strips<1, 32, 8, 1, 2, 4>(k);
+  add_strips<1, 16, 16, 1, 2, 3, 4>(k);
+  add_strips<1, 8, 16, 2, 4, 5, 8>(k);
+  add_strips<2, 32, 8, 1, 2, 3>(k);
+  add_strips<2, 16, 16, 2, 3, 4>(k);
   return k;
 }
 
