@@ -1036,7 +1036,8 @@ def selected_parts(args, have_solutions, units=False):
 def run(checks, args, have_solutions):
     hide_world_readable_key(checks)
     side = getattr(args, "lanes", 1) > 1
-    selected = selected_parts(args, have_solutions, units=side)
+    selected = selected_parts(args, have_solutions,
+                              units=side and not getattr(args, "no_unit_tests", False))
     if side:
         side_by_side(checks, args, have_solutions, selected)
         return
