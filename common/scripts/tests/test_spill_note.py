@@ -58,6 +58,30 @@ class SpillNote(unittest.TestCase):
         self.assertEqual(status, 3)
         self.assertEqual(err, "error: something else\n")
 
+    def test_strict_passes_the_spills_listed_for_the_compiles_architecture(self):
+        # KNOWN spills 8 bytes on sm_80 (arch_expected.txt); the fake compile says sm_80.
+        compiler = fake_compiler([SPILL.format(KNOWN, 8, 16)]) + ["-arch=sm_80"]
+        status, _, err = launch(["--strict"] + compiler)
+        self.assertEqual(status, 0, err)
+
+    def test_strict_fails_on_a_spill_not_listed_for_that_architecture(self):
+        # The same spill, but the compile is for sm_90, whose list does not hold it.
+        compiler = fake_compiler([SPILL.format(KNOWN, 8, 16)]) + [
+            "--generate-code=arch=compute_90,code=[compute_90,sm_90]"]
+        status, _, err = launch(["--strict"] + compiler)
+        self.assertEqual(status, 1, err)
+        self.assertIn("TUTORIAL_WARNINGS_AS_ERRORS", err)
+        self.assertIn("sm_90", err)
+
+    def test_strict_fails_on_any_other_warning_and_keeps_a_failed_compiles_status(self):
+        status, _, err = launch(["--strict"] + fake_compiler(
+            ["entry.cu(3): warning #177-D: variable \"x\" was declared but never referenced"]))
+        self.assertEqual(status, 1, err)
+        status, _, _ = launch(["--strict"] + fake_compiler(["error: no"], status=2))
+        self.assertEqual(status, 2)
+        status, _, err = launch(["--strict"] + fake_compiler(["nothing to say"]))
+        self.assertEqual(status, 0, err)
+
     def test_note_reads_arch_expected(self):
         self.assertIsNone(spill_note.note("nothing to see\n"))
         self.assertIn(("spill", KNOWN, 8), spill_note.expected())

@@ -432,6 +432,9 @@ def parser():
     t.add_argument("--unit-only", action="store_true", help="only the unit tests (seconds)")
     t.add_argument("--no-corpus", action="store_true", help="skip the hostile corpus and the "
                                                             "Gradescope zip")
+    t.add_argument("--no-unit-tests", action="store_true",
+                   help="skip the unit tests (CI: `make check` ran them, as ctest's "
+                        "\"exercises/host: grader unit tests\")")
     t.add_argument("--parts", help="only these end-to-end parts, comma-separated: stubs, "
                                    "fixture, solutions, faults, model, corpus, shared, tables, "
                                    "classroom, gradescope, copies")

@@ -130,7 +130,7 @@ def main(args):
         return selftest_e2e.run_job(checks, args)
     # With the end-to-end parts side by side (--lanes), the unit tests are one of them.
     side_by_side = getattr(args, "lanes", 1) > 1 and not args.unit_only
-    if not side_by_side:
+    if not side_by_side and not (getattr(args, "no_unit_tests", False) and not args.unit_only):
         unit_tests(checks)
     print("2. consistency", flush=True)
     manifest = consistency(checks)
