@@ -330,8 +330,8 @@ constexpr int kVectorUnroll = 8;
 // warp reads 32 * COLS consecutive floats of a row per load, and the warps' sums are added in
 // shared memory in warp order. Owning few columns lets many blocks share a slice (N = 4,096:
 // 32 strips). With S slices each block writes its partial row, and the last block of a strip
-// to finish (arrivals[x] counts them) adds the S partial rows in slice order and writes C: the
-// same bits whichever block is last, and no second launch (at 1 x 4,096 x 4,096 the sum's
+// to finish (arrivals[x] counts them) adds the S partial rows in a fixed order and writes C:
+// the same bits whichever block is last, and no second launch (at 1 x 4,096 x 4,096 the sum's
 // kernel took 3 us beside the product's 19: lab/LOG.md#column-strips).
 constexpr int kRowWarps = 16;
 template <bool VEC>
@@ -392,19 +392,23 @@ __global__ void __launch_bounds__(kRowWarps * 32)
   if (t == 0) last = atomicAdd(&arrivals[blockIdx.x], 1u) == unsigned(slices - 1);
   __syncthreads();
   if (!last) return;
-  if (mine) {  // S partial rows in slice order, 8 loads in flight at a time (__ldcg: from L2)
-    __threadfence();  // the other blocks' rows are read after their arrivals
-    const float* p = partials + first + t;
-    float sum = __ldcg(p);
-    int s = 1;
-    for (; s + 8 <= slices; s += 8) {
-      float v[8];
-#pragma unroll
-      for (int j = 0; j < 8; ++j) v[j] = __ldcg(p + size_t(s + j) * N);
-#pragma unroll
-      for (int j = 0; j < 8; ++j) sum += v[j];
-    }
-    for (; s < slices; ++s) sum += __ldcg(p + size_t(s) * N);
+  __threadfence();  // the other blocks' rows are read after their arrivals
+  // The S partial rows, by all the block's threads: G groups, group g adds slices g, g + G, ...
+  // (__ldcg: from L2, where the other SMs wrote them), then thread t < 32 * COLS adds the G
+  // group sums, group 0 first: a fixed order, the same bits every run.
+  constexpr int G = WARPS / COLS;
+  const int column = t % (32 * COLS), group = t / (32 * COLS);
+  float part = 0.0f;
+  if (first + column < N) {
+#pragma unroll 4
+    for (int s = group; s < slices; s += G)
+      part += __ldcg(&partials[size_t(s) * N + first + column]);
+  }
+  sums[group][column] = part;  // (every thread read its warp sums before the barriers above)
+  __syncthreads();
+  if (mine) {
+    float sum = sums[0][t];
+    for (int g = 1; g < G; ++g) sum += sums[g][t];
     C[first + t] = sum;
   }
   if (t == 0) arrivals[blockIdx.x] = 0;  // zero again for the next launch
