@@ -17,7 +17,8 @@
 //   - the next chunk's loads issued before the current chunk's FMAs (step 2's prefetch), and,
 //     where the tiles are too few to keep every SM's loads in flight, K cut into slices summed
 //     afterwards in a fixed order (step 6's sum_partials).
-// And where C is a single row or column, vector kernels that skip shared memory altogether.
+// And where C is a single row or column, vector kernels that skip shared memory altogether
+// (for one row, one launch: the last block of each strip of columns adds the slices).
 // launch_thin_gemm takes them where the roofline says memory binds (the bytes that must move
 // take longer at the DRAM rate than the FMAs at the FP32 peak), step 7's launcher elsewhere.
 #pragma once
