@@ -17,7 +17,8 @@
 //   - the next chunk's loads issued before the current chunk's FMAs (step 2's prefetch), and,
 //     where the tiles are too few to keep every SM's loads in flight, K cut into slices summed
 //     afterwards in a fixed order (step 6's sum_partials).
-// And where C is a single row or column, vector kernels that skip shared memory altogether.
+// And where C is a single row or column, vector kernels that skip shared memory altogether
+// (for one row, one launch: the last block of each strip of columns adds the slices).
 // launch_thin_gemm takes them where the roofline says memory binds (the bytes that must move
 // take longer at the DRAM rate than the FMAs at the FP32 peak), step 7's launcher elsewhere.
 #pragma once
@@ -324,19 +325,25 @@ inline void run_thin_shape(ThinShape s, const float* A, const float* B, float* C
 constexpr int kVectorThreads = 256;
 constexpr int kVectorUnroll = 8;
 
-// M = 1: C[n] = sum over k of A[k] * B[k][n]. Block (x, y) owns 32 * COLS columns of C (COLS = 4
-// with float4) and the k's of slice y; its 8 warps share the slice's rows: warp w takes rows
-// w, w + 8, w + 16, ..., each lane COLS columns, so a warp reads 32 * COLS consecutive floats
-// of a row per load. The 8 warps' sums are added in shared memory in warp order. Owning few
-// columns lets many blocks share a slice: with N = 4,096, 32 of them, where a block owning
-// 1,024 columns left only 4 and most SMs idle (lab/LOG.md#vector-rows).
+// M = 1: C[n] = sum over k of A[k] * B[k][n], in one launch. Block (x, y) owns a strip of
+// 32 * COLS columns of C (COLS = 4 with float4) and the k's of slice y; its kRowWarps warps
+// share the slice's rows: warp w takes rows w, w + kRowWarps, ..., each lane COLS columns, so a
+// warp reads 32 * COLS consecutive floats of a row per load, and the warps' sums are added in
+// shared memory in warp order. Owning few columns lets many blocks share a slice (N = 4,096:
+// 32 strips). With S slices each block writes its partial row, and the last block of a strip
+// to finish (arrivals[x] counts them) adds the S partial rows in a fixed order and writes C:
+// the same bits whichever block is last, and no second launch (at 1 x 4,096 x 4,096 the sum's
+// kernel took 3 us beside the product's 19: lab/LOG.md#column-strips).
+constexpr int kRowWarps = 16;
 template <bool VEC>
-__global__ void __launch_bounds__(kVectorThreads)
+__global__ void __launch_bounds__(kRowWarps * 32)
     row_times_matrix(const float* __restrict__ A, const float* __restrict__ B,
-                     float* __restrict__ C, int N, int K, int sliceK) {
-  constexpr int COLS = VEC ? 4 : 1, WARPS = kVectorThreads / 32, U = kVectorUnroll;
+                     float* __restrict__ partials, float* __restrict__ C,
+                     unsigned* __restrict__ arrivals, int N, int K, int sliceK) {
+  constexpr int COLS = VEC ? 4 : 1, WARPS = kRowWarps, U = kVectorUnroll;
   __shared__ float sums[WARPS][32 * COLS];
-  const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
+  __shared__ bool last;
+  const int lane = threadIdx.x % 32, warp = threadIdx.x / 32, slices = gridDim.y;
   // (64-bit: a column or k near INT_MAX must not wrap)
   const long long first = static_cast<long long>(blockIdx.x) * 32 * COLS;
   const long long n = first + lane * COLS;
@@ -368,11 +375,44 @@ __global__ void __launch_bounds__(kVectorThreads)
 #pragma unroll
   for (int c = 0; c < COLS; ++c) sums[warp][lane * COLS + c] = acc[c];
   __syncthreads();  // every warp's sums are in shared memory
-  // Thread t < 32 * COLS adds column first + t's 8 warp sums, warp 0 first.
-  if (threadIdx.x >= 32 * COLS || first + threadIdx.x >= N) return;
-  float total = sums[0][threadIdx.x];
-  for (int w = 1; w < WARPS; ++w) total += sums[w][threadIdx.x];
-  C[size_t(blockIdx.y) * N + first + threadIdx.x] = total;  // (S, 1, N): this slice's partial
+  // Thread t < 32 * COLS owns column first + t: its warps' sums, warp 0 first.
+  const int t = threadIdx.x;
+  const bool mine = t < 32 * COLS && first + t < N;
+  float total = 0.0f;
+  if (mine) {
+    total = sums[0][t];
+    for (int w = 1; w < WARPS; ++w) total += sums[w][t];
+    if (slices == 1) C[first + t] = total;
+  }
+  if (slices == 1) return;
+  if (mine) {
+    partials[size_t(blockIdx.y) * N + first + t] = total;  // (S, N): this slice's row
+    __threadfence();  // the row reaches L2 before this block's arrival is counted
+  }
+  __syncthreads();
+  if (t == 0) last = atomicAdd(&arrivals[blockIdx.x], 1u) == unsigned(slices - 1);
+  __syncthreads();
+  if (!last) return;
+  __threadfence();  // the other blocks' rows are read after their arrivals
+  // The S partial rows, by all the block's threads: G groups, group g adds slices g, g + G, ...
+  // (__ldcg: from L2, where the other SMs wrote them), then thread t < 32 * COLS adds the G
+  // group sums, group 0 first: a fixed order, the same bits every run.
+  constexpr int G = WARPS / COLS;
+  const int column = t % (32 * COLS), group = t / (32 * COLS);
+  float part = 0.0f;
+  if (first + column < N) {
+#pragma unroll 4
+    for (int s = group; s < slices; s += G)
+      part += __ldcg(&partials[size_t(s) * N + first + column]);
+  }
+  sums[group][column] = part;  // (every thread read its warp sums before the barriers above)
+  __syncthreads();
+  if (mine) {
+    float sum = sums[0][t];
+    for (int g = 1; g < G; ++g) sum += sums[g][t];
+    C[first + t] = sum;
+  }
+  if (t == 0) arrivals[blockIdx.x] = 0;  // zero again for the next launch
 }
 
 // N = 1: C[m] = sum over k of A[m][k] * B[k]. One warp per row of A: lane l reads its floats
@@ -434,12 +474,15 @@ inline void run_vector_gemm(const float* A, const float* B, float* C, int M, int
   slice_k(K, wantedSlices, slices, sliceK);
   const size_t count = size_t(M) * N;
   float* out = slices == 1 ? C : slice_workspace(count * slices, slices, M, N);
-  if (N != 1) {  // M == 1: a row of C
+  if (N != 1) {  // M == 1: a row of C, one launch (its strips' arrival counters start at 0)
     using tutorial::starts_on_16_bytes;
-    const bool vec = N % 4 == 0 && starts_on_16_bytes(B) && starts_on_16_bytes(out);
+    const bool vec = N % 4 == 0 && starts_on_16_bytes(B);  // (C: 4 bytes at a time)
     const dim3 grid(tutorial::ceil_div(N, 32 * (vec ? 4 : 1)), slices);
+    static tutorial::PerDeviceBuffer<unsigned> arrivals;  // one launch at a time per device
     const auto kernel = vec ? row_times_matrix<true> : row_times_matrix<false>;
-    tutorial::launch(kernel, grid, dim3(kVectorThreads), 0, A, B, out, N, K, sliceK);
+    tutorial::launch(kernel, grid, dim3(kRowWarps * 32), 0, A, B, out, C,
+                     arrivals.zeroed_at_least(grid.x), N, K, sliceK);
+    return;
   } else {  // a column of C (a single element too)
     using tutorial::starts_on_16_bytes;
     const bool vec = K % 4 == 0 && starts_on_16_bytes(A) && starts_on_16_bytes(B);

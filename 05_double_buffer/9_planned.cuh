@@ -4,8 +4,7 @@
 // with a rule of their own; here every plan the chapter can run is a candidate:
 //   - tiles (step 6's sliced_gemm): six tile shapes, K cut into S slices (up to 729);
 //   - stream-K (step 7): 128 x 128 tiles, the last partial wave shared out by k-iterations;
-//   - thin (step 8): each thin tile whose thin side fits the problem, K cut into S slices;
-//   - vector (step 8): where C is one row or one column, K cut into S slices.
+//   - thin and vector (step 8): the thin tiles that fit, C of one row or column; K in S slices.
 // An estimate a student can derive by hand ranks them (roof_clocks), tutorial::Chooser
 // (common/chooser.hpp) times the closest on a shape's first call on this GPU and keeps the
 // fastest; with TUTORIAL_CHOOSE=estimate (and on the CPU backend) the estimate alone decides.
@@ -59,7 +58,7 @@ struct PlanGpu {
   double fmaPerClock = 0, clockGHz = 0;      // FP32 FMA lanes per SM; SM clock
   double dramBytesPerClock = 0;              // DRAM bytes per SM clock, the whole GPU
   int tileBlocksPerSm[kPlanTileCount] = {};  // resident blocks per SM of each tile's kernel
-  int thinBlocksPerSm = 0, vectorBlocksPerSm = 0;  // thin_gemm's (short-K tile), the vectors'
+  int thinBlocksPerSm = 0, rowBlocksPerSm = 0, columnBlocksPerSm = 0;  // thin (short-K), M|N = 1
 };
 
 // The estimate's constants, each from a measurement (chapter 01; lab/LOG.md#the-chooser):
@@ -105,7 +104,8 @@ inline PlanGpu plan_gpu() {
   g.thinBlocksPerSm = perSm(thin_gemm<Short::TM, Short::TN, Short::WARPS_M, Short::WARPS_N,
                                       Short::LANES, Short::KC>,
                             ThinLayoutOf<ThinShape::ShortK>::THREADS, 0, 2);
-  g.vectorBlocksPerSm = perSm(row_times_matrix<true>, kVectorThreads, 0, 2048 / kVectorThreads);
+  g.rowBlocksPerSm = perSm(row_times_matrix<true>, kRowWarps * 32, 0, 2048 / (kRowWarps * 32));
+  g.columnBlocksPerSm = perSm(matrix_times_column<true>, kVectorThreads, 0, 2048 / kVectorThreads);
   return g;
 }
 
@@ -126,14 +126,14 @@ inline double roof_clocks(const PlanGpu& g, long long blocks, int perSm, double 
   // END QUOTE estimate
 }
 
-// A bm x bn tile (tiles, thin, vector) in S slices of sliceK.
+// A bm x bn tile in S slices of sliceK, summed by a second launch (bm = 1, M = 1: in the kernel).
 inline double sliced_plan_clocks(const PlanGpu& g, int M, int N, int K, int bm, int bn, int perSm,
                                  double rate, double inflight, int slices, int sliceK) {
   const long long tiles = (long long)tutorial::ceil_div(M, bm) * tutorial::ceil_div(N, bn);
   const double partials = slices > 1 ? 2.0 * slices * 4.0 * double(M) * N : 0.0;
   const double bytes = tutorial::gemm_compulsory_bytes(M, N, K) + partials;
   return roof_clocks(g, tiles * slices, perSm, double(bm) * bn * sliceK, rate, bytes, inflight,
-                     slices > 1 ? 2 : 1);
+                     slices > 1 && bm != 1 ? 2 : 1);
 }
 
 // Stream-K (128 x 128 tiles): every SM's share of all k-iterations, as if the waves were whole;
@@ -185,9 +185,9 @@ inline std::vector<Candidate> plan_candidates(const PlanGpu& g, int M, int N, in
                4.0 * e.kc * (std::min(e.bm, M) + std::min(e.bn, N)));
   }
   if (M == 1 || N == 1)  // a block: 8 x 1 outputs (N = 1) or 1 x 128 (M = 1, float4)
-    each_cut({GemmPath::Vector}, "vector", N == 1 ? kVectorThreads / 32 : 1,
-             N == 1 ? 1 : 4 * 32, g.vectorBlocksPerSm, kThinFmaRate,
-             16.0 * kVectorThreads * kVectorUnroll);
+    each_cut({GemmPath::Vector}, "vector", N == 1 ? kVectorThreads / 32 : 1, N == 1 ? 1 : 128,
+             N == 1 ? g.columnBlocksPerSm : g.rowBlocksPerSm, kThinFmaRate,
+             16.0 * kVectorUnroll * (N == 1 ? kVectorThreads : kRowWarps * 32));
   return all;
 }
 

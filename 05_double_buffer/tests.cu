@@ -261,9 +261,13 @@ TEST_CASE("the vector kernels: C of one row or one column, whole K or in slices"
   check_kernels_at({{"vector S=1", vector_gemm<1>},
                     {"vector S=3", vector_gemm<3>},
                     {"vector S=12", vector_gemm<12>},
+                    {"vector S=41", vector_gemm<41>},
                     {"planned", ch05::launch_planned_gemm}},
                    shapes);
+  // One row in slices is one launch whose last block of a strip adds the slices: the same bits
+  // every run, whichever block comes last, and its arrival counters ready for the next launch.
   CHECK(differ_between_runs({"vector S=12", vector_gemm<12>}, {1, 1000, 3001}, 3) == 0);
+  CHECK(differ_between_runs({"vector S=41", vector_gemm<41>}, {1, 4100, 3001}, 3) == 0);
   // Neither side 1: refused with the reason.
   CHECK_THROWS_AS(ch05::run_vector_gemm(nullptr, nullptr, nullptr, 2, 2, 2, 1), UnsupportedShape);
 }
@@ -570,7 +574,8 @@ ch05::PlanGpu h100_plan_gpu() {
   g.clockGHz = 1.98;
   for (int t = 0; t < ch05::kPlanTileCount; ++t) g.tileBlocksPerSm[t] = ch05::kPlanTiles[t].minBlocks;
   g.thinBlocksPerSm = 2;
-  g.vectorBlocksPerSm = 8;
+  g.rowBlocksPerSm = 4;     // row_times_matrix: 512 threads
+  g.columnBlocksPerSm = 8;  // matrix_times_column: 256 threads
   return g;
 }
 const ch05::Candidate* find_plan(const std::vector<ch05::Candidate>& all, const ch05::GemmPlan& p) {

@@ -87,6 +87,18 @@ class PerDeviceBuffer {
     }
     return buffer.data();
   }
+  // at_least, with memory set to zero where it is new (counters that every kernel using them
+  // leaves at zero when it ends).
+  T* zeroed_at_least(size_t count) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    DeviceBuffer<T>& buffer = buffers_[current_device()];
+    if (buffer.size() < count) {
+      buffer = DeviceBuffer<T>();
+      buffer = DeviceBuffer<T>(count);
+      device_memset(buffer.data(), 0, count * sizeof(T));
+    }
+    return buffer.data();
+  }
 
  private:
   std::mutex mutex_;

@@ -176,9 +176,14 @@ inline void __syncthreads(const char* file = __builtin_FILE(), int line = __buil
 inline void __threadfence_block() {}
 inline void __threadfence() {}
 
-// Read-only cache load: a plain load here.
+// Read-only cache load, and a load from L2 past L1 (written by another block): plain loads
+// here, where every block sees the one memory.
 template <typename T>
 inline T __ldg(const T* p) {
+  return *p;
+}
+template <typename T>
+inline T __ldcg(const T* p) {
   return *p;
 }
 
