@@ -478,7 +478,9 @@ inline void run_vector_gemm(const float* A, const float* B, float* C, int M, int
     using tutorial::starts_on_16_bytes;
     const bool vec = N % 4 == 0 && starts_on_16_bytes(B);  // (C: 4 bytes at a time)
     const dim3 grid(tutorial::ceil_div(N, 32 * (vec ? 4 : 1)), slices);
-    static tutorial::PerDeviceBuffer<unsigned> arrivals;  // one launch at a time per device
+    // One launch at a time per device, as for the slices' workspace: two launches at once
+    // would count each other's blocks and leave counters off zero for the launches after.
+    static tutorial::PerDeviceBuffer<unsigned> arrivals;
     const auto kernel = vec ? row_times_matrix<true> : row_times_matrix<false>;
     tutorial::launch(kernel, grid, dim3(kRowWarps * 32), 0, A, B, out, C,
                      arrivals.zeroed_at_least(grid.x), N, K, sliceK);

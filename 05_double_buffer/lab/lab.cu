@@ -74,7 +74,7 @@ void add_vector_slices(std::vector<tutorial::GemmKernel>& kernels,
 }
 
 // M = 1, strips of 32 * C columns, W warps, U loads in flight, S slices: "strip c4 w8 u8 S014"
-// (lab/strips.cuh; c4 w8 u8 is step 8's row_times_matrix).
+// (lab/strips.cuh; c4 w8 u8 was step 8's row_times_matrix before its one launch).
 template <int C, int W, int U, int... S>
 void add_strips(std::vector<tutorial::GemmKernel>& kernels) {
   auto name = [](int s) {

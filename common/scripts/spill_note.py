@@ -31,6 +31,20 @@ SPILL = re.compile(r"Registers are spilled to local memory in function '([^']+)'
 MIN_BLOCKS = re.compile(r"Value of threads per SM for entry (\S+) is out of range")
 WARNING = re.compile(r"\bwarning\b", re.IGNORECASE)
 ARCH = re.compile(r"\bsm_(\d+)")
+ARCH_FLAGS = ("-arch", "--gpu-architecture", "-gencode", "--generate-code", "-code", "--gpu-code")
+
+
+def compiled_archs(argv):
+    """The sm_XX numbers of the compile's architecture flags (-arch=sm_90, --generate-code=
+    arch=compute_90,code=[compute_90,sm_90], or the flag and its value as two words), not of
+    a path or a define that happens to hold "sm_"."""
+    found = set()
+    for i, arg in enumerate(argv):
+        flag = arg.split("=", 1)[0]
+        if flag in ARCH_FLAGS:
+            value = arg.split("=", 1)[1] if "=" in arg else (argv[i + 1] if i + 1 < len(argv) else "")
+            found.update(ARCH.findall(value))
+    return found
 
 
 def expected(archs=None):
@@ -103,7 +117,7 @@ def main(argv):
         print(text, file=sys.stderr)
     sys.stderr.write(err)
     if strict and done.returncode == 0:
-        archs = set(ARCH.findall(" ".join(argv)))
+        archs = compiled_archs(argv)
         bad = unexpected(done.stdout.decode(errors="replace") + "\n" + err, archs)
         if bad:
             print(f"error: TUTORIAL_WARNINGS_AS_ERRORS: {len(bad)} warning(s) that "

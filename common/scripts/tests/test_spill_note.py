@@ -82,6 +82,11 @@ class SpillNote(unittest.TestCase):
         status, _, err = launch(["--strict"] + fake_compiler(["nothing to say"]))
         self.assertEqual(status, 0, err)
 
+    def test_the_architectures_come_from_the_architecture_flags_only(self):
+        argv = ["nvcc", "-I/x/sm_80/include", "-DTAG=sm_75", "--generate-code=arch=compute_90,"
+                "code=[compute_90,sm_90]", "-arch", "sm_86", "-c", "k.cu"]
+        self.assertEqual(spill_note.compiled_archs(argv), {"90", "86"})
+
     def test_note_reads_arch_expected(self):
         self.assertIsNone(spill_note.note("nothing to see\n"))
         self.assertIn(("spill", KNOWN, 8), spill_note.expected())
