@@ -268,6 +268,7 @@ TEST_CASE("the vector kernels: C of one row or one column, whole K or in slices"
   // every run, whichever block comes last, and its arrival counters ready for the next launch.
   CHECK(differ_between_runs({"vector S=12", vector_gemm<12>}, {1, 1000, 3001}, 3) == 0);
   CHECK(differ_between_runs({"vector S=41", vector_gemm<41>}, {1, 4100, 3001}, 3) == 0);
+  CHECK(differ_between_runs({"vector S=41", vector_gemm<41>}, {1, 1027, 2049}, 4) == 0);  // 4 B
   // Neither side 1: refused with the reason.
   CHECK_THROWS_AS(ch05::run_vector_gemm(nullptr, nullptr, nullptr, 2, 2, 2, 1), UnsupportedShape);
 }
