@@ -7,6 +7,7 @@
 
 #include "06_transpose/kernel_list.cuh"
 #include "06_transpose/lab/staged.cuh"
+#include "06_transpose/lab/warp_regs.cuh"
 #include "06_transpose/lab/warps.cuh"
 #include "common/chapter_main.hpp"
 
@@ -26,6 +27,12 @@ int main(int argc, char** argv) {
       {"thin256x8k", ch06::launch_thin_sized<256, 8192>},
       {"thin512x12k", ch06::launch_thin_sized<512, 12288>},
       {"thin1024x24k", ch06::launch_thin_sized<1024, 24576>},
+      {"regs32", launch_thin_regs_wide<32>},
+      {"regs64", launch_thin_regs_wide<64>},
+      {"wregs32w4", launch_thin_warp_regs<32, 4>},
+      {"wregs32w8", launch_thin_warp_regs<32, 8>},
+      {"wregs64w4", launch_thin_warp_regs<64, 4>},
+      {"wregs64w8", launch_thin_warp_regs<64, 8>},
       {"warps4j1u8", launch_thin_warps<4, 1, 8>},
       {"warps4j4u8", launch_thin_warps<4, 4, 8>},
       {"stream256x4kG4", launch_thin_stream<256, 4096, 4>},
