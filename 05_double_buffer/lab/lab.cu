@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "05_double_buffer/kernel_list.cuh"
+#include "05_double_buffer/lab/fused_tiles.cuh"
 #include "05_double_buffer/lab/knobs.cuh"
 #include "05_double_buffer/lab/strips.cuh"
 #include "05_double_buffer/lab/vectors.cuh"
@@ -44,6 +45,14 @@ void estimated(const float* A, const float* B, float* C, int M, int N, int K) {
   const auto list = tutorial::shortlist(ch05::plan_shortlist_input(ch05::plan_gpu(), M, N, K),
                                         ch05::kWindow, 1);
   ch05::run_gemm_plan(list[0].plan, A, B, C, M, N, K);
+}
+
+// The estimate's choice with a tile plan's split-K in one launch (lab/fused_tiles.cuh).
+template <int SCALE>
+void estimated_fused(const float* A, const float* B, float* C, int M, int N, int K) {
+  const auto list = tutorial::shortlist(ch05::plan_shortlist_input(ch05::plan_gpu(), M, N, K),
+                                        ch05::kWindow, 1);
+  ch05lab::run_plan_fused<SCALE>(list[0].plan, A, B, C, M, N, K);
 }
 
 template <GemmPath PATH, int WHICH>
@@ -99,6 +108,8 @@ std::vector<tutorial::GemmKernel> lab_kernels() {
       {"stream-K final", ch05::launch_stream_k_gemm},
       {"planned", ch05::launch_planned_gemm},
       {"estimated", estimated},
+      {"fused estimated", estimated_fused<1>},
+      {"fused estimated x2", estimated_fused<2>},
       {"any_shape", ch05::launch_any_shape_gemm},
       {"tiles128 S1", ch05::launch_sliced_gemm<128, 128, 16, 32, 64, 8, 8, 1>},
       {"streamK last wave", ch05lab::launch_stream_k_slots<128, 128, 16, 32, 64, 8, 8, 0>},
