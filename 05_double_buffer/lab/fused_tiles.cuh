@@ -6,6 +6,7 @@
 #include <cstdint>
 
 #include "05_double_buffer/9_planned.cuh"
+#include "common/cuda_check.hpp"
 #include "common/device_buffer.hpp"
 
 namespace ch05lab {
@@ -98,6 +99,106 @@ void run_plan_fused(const ch05::GemmPlan& p, const float* A, const float* B, flo
       run_sliced_fused<32, 128, 16, 32, 32, 8, 4>,  run_sliced_fused<128, 32, 16, 32, 32, 8, 4>,
       run_sliced_fused<64, 128, 16, 32, 64, 8, 8>,  run_sliced_fused<128, 64, 16, 32, 64, 8, 8>};
   kRuns[p.tile](A, B, C, M, N, K, p.slices * SCALE);
+}
+
+// Step 6's two launches, the second one a programmatic dependent launch (sm_90 and later): the
+// product's blocks say at their start that the sum may be scheduled
+// (griddepcontrol.launch_dependents), so the sum's blocks are on the SMs when the product's last
+// ones end, and wait there (griddepcontrol.wait) until its writes are visible.
+// WAIT: the product itself is launched early too, and waits for the kernel before it.
+template <int BM, int BN, int BK, int WM, int WN, int TM, int TN, bool VEC_A, bool VEC_BC,
+          bool WAIT>
+__global__ void __launch_bounds__(ch05::WarpLayout<BM, BN, WM, WN, TM, TN>::THREADS,
+                                  ch05::WarpLayout<BM, BN, WM, WN, TM, TN>::MIN_BLOCKS)
+    sliced_gemm_early(const float* __restrict__ A, const float* __restrict__ B,
+                      float* __restrict__ C, int M, int N, int K, int sliceK) {
+#if __CUDA_ARCH__ >= 900
+  if (WAIT) asm volatile("griddepcontrol.wait;" ::: "memory");
+  asm volatile("griddepcontrol.launch_dependents;");
+#endif
+  const int k0 = blockIdx.z * sliceK;
+  const int Ks = min(sliceK, K - k0);
+  const int blockRow = blockIdx.y * BM, blockCol = blockIdx.x * BN;
+  float regC[TM][TN] = {};
+  ch05::product_over_k<BM, BN, BK, WM, WN, TM, TN, VEC_A, VEC_BC>(A, B, M, N, K, k0, Ks,
+                                                                  blockRow, blockCol, regC);
+  ch05::store_c_tile<BM, BN, BK, WM, WN, TM, TN, VEC_BC>(C + size_t(blockIdx.z) * M * N, M, N,
+                                                         blockRow, blockCol, regC);
+}
+
+__global__ void sum_slices_after(const float* __restrict__ partials, float* __restrict__ C,
+                                 int count, int slices) {
+#if __CUDA_ARCH__ >= 900
+  asm volatile("griddepcontrol.wait;" ::: "memory");
+#endif
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= count) return;
+  float sum = partials[i];
+  for (int s = 1; s < slices; ++s) sum += partials[size_t(s) * count + i];
+  C[i] = sum;
+}
+
+inline cudaLaunchConfig_t early_config(dim3 grid, dim3 block, size_t smem,
+                                       cudaLaunchAttribute* attribute) {
+  cudaLaunchConfig_t config = {};
+  config.gridDim = grid;
+  config.blockDim = block;
+  config.dynamicSmemBytes = smem;
+  attribute[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
+  attribute[0].val.programmaticStreamSerializationAllowed = 1;
+  config.attrs = attribute;
+  config.numAttrs = 1;
+  return config;
+}
+
+template <int BM, int BN, int BK, int WM, int WN, int TM, int TN, bool ALL>
+void run_sliced_pdl(const float* A, const float* B, float* C, int M, int N, int K,
+                    int wantedSlices) {
+  int slices = 1, sliceK = K;
+  ch05::slice_k(K, wantedSlices, slices, sliceK);
+  if (slices == 1 && !ALL)
+    return ch05::run_sliced_gemm<BM, BN, BK, WM, WN, TM, TN>(A, B, C, M, N, K, 1);
+  const size_t count = size_t(M) * N;
+  float* out = slices == 1 ? C : ch05::slice_workspace(count * slices, slices, M, N);
+  const dim3 block(ch05::WarpLayout<BM, BN, WM, WN, TM, TN>::THREADS);
+  const dim3 grid(tutorial::ceil_div(N, BN), tutorial::ceil_div(M, BM), slices);
+  tutorial::dispatch_vec_operands(A, B, out, N, K, [&](auto vecA, auto vecBC) {
+    constexpr bool VEC_A = decltype(vecA)::value, VEC_BC = decltype(vecBC)::value;
+    constexpr int KT =
+        ch05::tile_depth<ch05::WarpLayout<BM, BN, WM, WN, TM, TN>, BK>(VEC_A, VEC_BC);
+    const auto kernel = sliced_gemm_early<BM, BN, KT, WM, WN, TM, TN, VEC_A, VEC_BC, ALL>;
+    const size_t smem = ch05::warp_tiles_smem_bytes<BM, BN, KT, 2>();
+    if (!ALL) {
+      tutorial::launch(kernel, grid, block, smem, A, B, out, M, N, K, sliceK);
+    } else {
+      tutorial::ensure_dynamic_smem(reinterpret_cast<const void*>(kernel), smem);
+      cudaLaunchAttribute attribute[1];
+      const cudaLaunchConfig_t config = early_config(grid, block, smem, attribute);
+      CUDA_CHECK(cudaLaunchKernelEx(&config, kernel, A, B, out, M, N, K, sliceK));
+    }
+  });
+  if (slices == 1) return;
+  cudaLaunchAttribute attribute[1];
+  const cudaLaunchConfig_t config =
+      early_config(dim3(tutorial::ceil_div(int(count), 256)), dim3(256), 0, attribute);
+  const float* partials = out;
+  CUDA_CHECK(cudaLaunchKernelEx(&config, sum_slices_after, partials, C, int(count), slices));
+}
+
+// A plan of step 9 with its tile path's sum launched early (above); ALL: its product too.
+template <bool ALL>
+void run_plan_pdl(const ch05::GemmPlan& p, const float* A, const float* B, float* C,
+                         int M, int N, int K) {
+  if (p.path != ch05::GemmPath::Tiles) return ch05::run_gemm_plan(p, A, B, C, M, N, K);
+  using Run = void (*)(const float*, const float*, float*, int, int, int, int);
+  constexpr Run kRuns[ch05::kPlanTileCount] = {
+      run_sliced_pdl<128, 128, 16, 32, 64, 8, 8, ALL>,
+      run_sliced_pdl<64, 64, 16, 32, 32, 8, 4, ALL>,
+      run_sliced_pdl<32, 128, 16, 32, 32, 8, 4, ALL>,
+      run_sliced_pdl<128, 32, 16, 32, 32, 8, 4, ALL>,
+      run_sliced_pdl<64, 128, 16, 32, 64, 8, 8, ALL>,
+      run_sliced_pdl<128, 64, 16, 32, 64, 8, 8, ALL>};
+  kRuns[p.tile](A, B, C, M, N, K, p.slices);
 }
 
 }  // namespace ch05lab

@@ -55,6 +55,15 @@ void estimated_fused(const float* A, const float* B, float* C, int M, int N, int
   ch05lab::run_plan_fused<SCALE>(list[0].plan, A, B, C, M, N, K);
 }
 
+// The same with the sum launched early (programmatic dependent launch, lab/fused_tiles.cuh).
+// ALL: the product launched early too.
+template <bool ALL>
+void estimated_pdl(const float* A, const float* B, float* C, int M, int N, int K) {
+  const auto list = tutorial::shortlist(ch05::plan_shortlist_input(ch05::plan_gpu(), M, N, K),
+                                        ch05::kWindow, 1);
+  ch05lab::run_plan_pdl<ALL>(list[0].plan, A, B, C, M, N, K);
+}
+
 template <GemmPath PATH, int WHICH>
 void add_three(std::vector<tutorial::GemmKernel>& kernels, const std::string& name) {
   kernels.push_back({"best " + name + " x1", forced<PATH, WHICH, 1, 1>});
@@ -110,6 +119,8 @@ std::vector<tutorial::GemmKernel> lab_kernels() {
       {"estimated", estimated},
       {"fused estimated", estimated_fused<1>},
       {"fused estimated x2", estimated_fused<2>},
+      {"early sum estimated", estimated_pdl<false>},
+      {"early all estimated", estimated_pdl<true>},
       {"any_shape", ch05::launch_any_shape_gemm},
       {"tiles128 S1", ch05::launch_sliced_gemm<128, 128, 16, 32, 64, 8, 8, 1>},
       {"streamK last wave", ch05lab::launch_stream_k_slots<128, 128, 16, 32, 64, 8, 8, 0>},
