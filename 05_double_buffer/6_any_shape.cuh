@@ -7,7 +7,9 @@
 //     workspace (S x M x N floats). With one slice it stores straight to C: then it is
 //     pipelined_gemm, as fast, and faster where float4 cannot be used;
 //   - sum_slices: C = partial 0 + partial 1 + ... + partial S-1, in that order for every
-//     element: no atomics, so the result is the same bit for bit run after run;
+//     element: no atomics, so the result is the same bit for bit run after run. It is launched
+//     with tutorial::launch_after: on sm_90 and later its blocks are placed on the SMs while
+//     sliced_gemm's last blocks still run, and wait there for them (common/dependent_launch.cuh);
 //   - launch_any_shape_gemm: picks the tile (128 x 128; 64 x 64 or 32 x 128 where the estimate
 //     says it is faster: small M or N, tiny problems) and the slice count S from M, N, K and the
 //     GPU's SM count, with the wave arithmetic of plan_any_shape below (every_shape.md);
@@ -43,9 +45,11 @@ namespace ch05 {
 // C = partial 0 + partial 1 + ... + partial S-1 for each of the M * N elements, always in that
 // order (no atomics: the sum, and so C, is the same bit for bit on every run):
 //     for i < count: C[i] = sum over s < slices of partials[s][i]
+// Launched before the product has ended (sum_partials), it reads nothing before the wait.
 template <typename T>
 __global__ void sum_slices(const T* __restrict__ partials, T* __restrict__ C, int count,
                            int slices) {
+  tutorial::wait_for_previous_kernel();  // the partials are written and visible
   const int i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i >= count) return;
   T sum = partials[i];  // (S, M * N)
@@ -62,6 +66,7 @@ __global__ void sum_slices(const T* __restrict__ partials, T* __restrict__ C, in
 template <typename T>
 __global__ void __launch_bounds__(256)
     sum_many_slices(const T* __restrict__ partials, T* __restrict__ C, int count, int slices) {
+  tutorial::wait_for_previous_kernel();
   __shared__ T part[8][32];
   const int i = blockIdx.x * 32 + threadIdx.x;  // blockDim (32, 8)
   T sum = 0;
@@ -77,16 +82,17 @@ __global__ void __launch_bounds__(256)
 
 // C = the sum of the `slices` partial products in `partials` (count elements each): sum_slices
 // up to `many` slices, sum_many_slices above (the tiles: above kMaxSlices, the most this step's
-// own plan cuts).
+// own plan cuts). A programmatic dependent launch, so that the gap between the two kernels (a
+// launch's latency, about a microsecond) is hidden where the GPU can.
 template <typename T>
 void sum_partials(const T* partials, T* C, int count, int slices, int many) {
   if (slices > many) {
-    tutorial::launch(sum_many_slices<T>, dim3(tutorial::ceil_div(count, 32)), dim3(32, 8), 0,
-                     partials, C, count, slices);
+    tutorial::launch_after(sum_many_slices<T>, dim3(tutorial::ceil_div(count, 32)),
+                           dim3(32, 8), 0, partials, C, count, slices);
   } else {
     constexpr int SUM_THREADS = 256;
-    tutorial::launch(sum_slices<T>, dim3(tutorial::ceil_div(count, SUM_THREADS)),
-                     dim3(SUM_THREADS), 0, partials, C, count, slices);
+    tutorial::launch_after(sum_slices<T>, dim3(tutorial::ceil_div(count, SUM_THREADS)),
+                           dim3(SUM_THREADS), 0, partials, C, count, slices);
   }
 }
 
@@ -155,6 +161,7 @@ __global__ void __launch_bounds__(WarpLayout<BM, BN, WM, WN, TM, TN>::THREADS,
                                   WarpLayout<BM, BN, WM, WN, TM, TN>::MIN_BLOCKS)
     sliced_gemm(const float* __restrict__ A, const float* __restrict__ B, float* __restrict__ C,
                 int M, int N, int K, int sliceK) {
+  tutorial::allow_next_kernel();  // sum_slices may be placed on the SMs as this block runs
   // BEGIN QUOTE sliced
   const int k0 = blockIdx.z * sliceK;
   const int Ks = min(sliceK, K - k0);  // the launcher makes every slice non-empty

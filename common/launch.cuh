@@ -9,7 +9,9 @@
 //   * opts the kernel in to more than 48 KB of dynamic shared memory when a launch asks for it
 //     (once per kernel and size: cudaFuncSetAttribute, see launch_record.hpp),
 //   * checks cudaGetLastError() right after the launch, so a bad launch is reported at the
-//     line that made it, and
+//     line that made it,
+//   * (launch_after) lets a kernel start before the one ahead of it in the stream has ended,
+//     where the GPU can (common/dependent_launch.cuh), and
 //   * remembers the configuration (kernel, grid, block, dynamic shared memory) so the
 //     harness can compute occupancy for "the kernel that just ran" without each chapter
 //     repeating its launch geometry.
@@ -19,7 +21,10 @@
 // grid on the CPU (common/cpu_backend/README.md lists everything that build replaces).
 #pragma once
 
+#include <utility>
+
 #include "common/ceil_div.hpp"
+#include "common/dependent_launch.cuh"
 #include "common/launch_record.hpp"
 
 namespace tutorial {
@@ -32,6 +37,33 @@ void launch(void (*kernel)(Params...), dim3 grid, dim3 block, size_t dynamic_sme
   ensure_dynamic_smem(reinterpret_cast<const void*>(kernel), dynamic_smem);
   kernel<<<grid, block, dynamic_smem>>>(static_cast<Params>(args)...);
   CUDA_CHECK(cudaGetLastError());
+  record_launch(LaunchRecord{reinterpret_cast<const void*>(kernel), grid, block, dynamic_smem});
+}
+
+// launch(), as a programmatic dependent launch where the GPU has one (compute capability 9.0
+// and later; elsewhere a plain launch): the kernel may be scheduled before the kernel ahead of
+// it in the stream has ended, and must call wait_for_previous_kernel() before it reads what
+// that kernel wrote (common/dependent_launch.cuh).
+template <typename... Params, typename... Args>
+void launch_after(void (*kernel)(Params...), dim3 grid, dim3 block, size_t dynamic_smem,
+                  Args&&... args) {
+  int device = 0, major = 0;
+  CUDA_CHECK(cudaGetDevice(&device));
+  CUDA_CHECK(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device));
+  if (major < 9) return launch(kernel, grid, block, dynamic_smem, std::forward<Args>(args)...);
+  validate_launch(grid, block);
+  require_fit(reinterpret_cast<const void*>(kernel), block, dynamic_smem);
+  ensure_dynamic_smem(reinterpret_cast<const void*>(kernel), dynamic_smem);
+  cudaLaunchAttribute early[1] = {};
+  early[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
+  early[0].val.programmaticStreamSerializationAllowed = 1;
+  cudaLaunchConfig_t config = {};
+  config.gridDim = grid;
+  config.blockDim = block;
+  config.dynamicSmemBytes = dynamic_smem;
+  config.attrs = early;
+  config.numAttrs = 1;
+  CUDA_CHECK(cudaLaunchKernelEx(&config, kernel, static_cast<Params>(args)...));
   record_launch(LaunchRecord{reinterpret_cast<const void*>(kernel), grid, block, dynamic_smem});
 }
 

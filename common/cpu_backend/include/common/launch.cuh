@@ -16,6 +16,7 @@
 
 #include "common/cpu_backend/scheduler.hpp"
 #include "common/ceil_div.hpp"
+#include "common/dependent_launch.cuh"
 #include "common/launch_record.hpp"
 
 namespace tutorial {
@@ -54,6 +55,13 @@ void launch(void (*kernel)(Params...), dim3 grid, dim3 block, size_t dynamic_sme
                   cpu::ThreadBody{&run_one_thread, [](void* f) { (*static_cast<decltype(run_one_thread)*>(f))(); }});
   CUDA_CHECK(cudaGetLastError());
   record_launch(LaunchRecord{reinterpret_cast<const void*>(kernel), grid, block, dynamic_smem});
+}
+
+// The CPU runs one grid after another: a kernel launched "after" is a kernel launched.
+template <typename... Params, typename... Args>
+void launch_after(void (*kernel)(Params...), dim3 grid, dim3 block, size_t dynamic_smem,
+                  Args&&... args) {
+  launch(kernel, grid, block, dynamic_smem, std::forward<Args>(args)...);
 }
 
 }  // namespace tutorial
