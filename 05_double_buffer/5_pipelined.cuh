@@ -87,9 +87,8 @@ __device__ __forceinline__ void product_over_k(const float* __restrict__ A,
   // Without float4, a row that starts on 8 bytes can still be read in pairs (tutorial::
   // load_4_floats): A's with K, k0 and Ks even, B's with N even. Lanes of 8 x 4 results do;
   // those of 8 x 8 (this step's kernel, the 128 x 128 tile and its halves, stream-K) keep 4-byte
-  // loads: with pairs the 128 x 128 tile gained a few points at
-  // mid-size shapes but lost up to 13% at large ones with a short K, even where no pairs were taken
-  // (lab/LOG.md#round-6, "8-byte pairs").
+  // loads: with pairs the 128 x 128 tile gained at mid-size shapes but lost at large ones with a
+  // short K, even where no pairs were taken (lab/LOG.md#pairs).
   constexpr bool PAIRS = TM * TN == 32;
   const bool pairsA = PAIRS && !VEC_A && (K | k0 | Ks) % 2 == 0 && starts_on_8_bytes(A);
   const bool pairsB = PAIRS && !VEC_B && N % 2 == 0 && starts_on_8_bytes(B);

@@ -18,7 +18,7 @@
 //     (tutorial::vec_operands); the tiles' 4-byte stores of C go by rows through shared memory
 //     (store_lane_tile_by_rows),
 //     and the 64 x 64 and 32 x 128 tiles read rows that start on 8 bytes (N or K even) in 8-byte
-//     pairs (step 5's product_over_k; lab/LOG.md#round-4).
+//     pairs (step 5's product_over_k; lab/LOG.md#operand-widths).
 // Why it is faster: pipelined_gemm makes ceil(M/128) * ceil(N/128) blocks. The GPU runs
 // SMs x 2 of them at once (one wave: 264 on a GPU of 132 SMs); at 256 x 256 x 65536 that is 4
 // blocks, each walking all of K, and 128 of the 132 SMs idle. Slicing K gives the idle SMs work.
@@ -319,7 +319,7 @@ inline float* slice_workspace(size_t floats, int slices, int M, int N) {
 // not fit the registers __launch_bounds__ leaves it. 8 x 8 lanes hold 64 accumulators: with
 // either operand 4 bytes wide their next tile is 16 floats in 16 registers at BK (8 at BK / 2),
 // and in blocks of 4 warps it is 24 floats even with float4. At the 128-register cap of two
-// blocks per SM those spill or stall; half-deep tiles do not (lab/LOG.md#round-3).
+// blocks per SM those spill or stall; half-deep tiles do not (lab/LOG.md#four-byte-path).
 // 8 x 4 lanes have the registers and keep BK.
 template <class L, int BK = kSliceAlign>
 constexpr int tile_depth(bool vecA, bool vecBC) {

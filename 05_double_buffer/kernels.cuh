@@ -14,7 +14,7 @@
 //   5_pipelined.cuh      pipelined_gemm      fragments pipelined across the barrier, two tiles
 //                                            per loop trip, FMAs by column: the chapter's one
 //                                            main loop (product_over_k), which steps 6 and 7
-//                                            run too; 98-100% of cuBLAS at 4096 and 8192
+//                                            run too; level with cuBLAS at 4096 and 8192
 //                                            (warp_tiles.md)
 //   6_any_shape.cuh      any_shape_gemm      the launch picks the tile (128 x 128, 64 x 64 or
 //                                            32 x 128) and splits K into slices summed in a

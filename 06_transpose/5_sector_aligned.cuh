@@ -55,7 +55,7 @@ struct SectorAligned {
     const int firstRow = band * TILE_ROWS - SHIFT;  // input row of tile row 0 (may be < 0)
     const int col = colBlock * TILE_COLS + threadIdx.x;
     // Unrolled, so that ptxas can put the loads ahead of the shared-memory stores: rolled, it kept
-    // 4 in flight, unrolled it issues them in groups of 3 and 7 (lab/LOG.md#round-8).
+    // 4 in flight, unrolled it issues them in groups of 3 and 7 (lab/LOG.md#loads-in-flight).
     constexpr int LOADS = (ROWS + BLOCK_ROWS - 1) / BLOCK_ROWS;
 #pragma unroll
     for (int i = 0; i < LOADS; ++i) {
@@ -103,7 +103,7 @@ __global__ void transpose_sector_aligned(const float* __restrict__ in, float* __
 
 // More than 8.4 million rows: more bands than a grid may have blocks along y (65,535). Each
 // block takes every gridDim.y-th band. A separate kernel, because the loop slows the common
-// case down (lab/LOG.md#round-8).
+// case down (lab/LOG.md#loads-in-flight).
 template <int TILE_ROWS, int TILE_COLS, int BLOCK_ROWS>
 __global__ void transpose_sector_aligned_bands(const float* __restrict__ in,
                                                float* __restrict__ out, int rows, int cols) {
