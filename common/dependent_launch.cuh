@@ -8,8 +8,8 @@
 //     next kernel's scheduling (a block that never calls it holds it back until it ends);
 //   - in the kernel launched after, wait_for_previous_kernel() before reading anything the
 //     kernel ahead wrote: it returns once that kernel has ended and its writes are visible.
-// What it saves is the gap between two dependent kernels (the second one's launch, its blocks'
-// start): about 1 us a launch on an H200 (05_double_buffer/lab/LOG.md#early-sum).
+// What it saves is part of the gap between two dependent kernels (the second one's launch, its
+// blocks' start): 1-2 us a launch on an H200 (05_double_buffer/lab/LOG.md#early-sum).
 #pragma once
 
 namespace tutorial {
