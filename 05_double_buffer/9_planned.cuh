@@ -66,7 +66,7 @@ struct PlanGpu {
 constexpr double kRoundTripNs = 1000.0;
 // - at the full DRAM rate a load waits about 1.5 us: the rate needs rate x 1.5 us in flight;
 constexpr double kLoadedRoundTripNs = 1500.0;
-// - a second launch (the slices' sum, stream-K's fixup) costs about 3 us;
+// - a second launch (stream-K's fixup; the slices' sum 1-2 us less on sm_90, #early-sum): 3 us;
 constexpr double kLaunchNs = 3000.0;
 // - lanes of 8 x 4 results reach 0.84 of the 8 x 8 lanes' FMA rate on large problems (measured);
 constexpr double kNarrowLanesRate = 0.84;
