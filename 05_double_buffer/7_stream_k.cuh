@@ -22,7 +22,7 @@
 //     step 6's any_shape_gemm elsewhere.
 // The cost: split tiles are written and read back (2 slots of 64 KB per stream-K block at
 // most), the fixup is a second launch, and the stream-K blocks work at different k, so they
-// share less of A and B in the L2 (lab/LOG.md#stream-k: the first version, three fixes).
+// share less of A and B in the L2 (lab/LOG.md#stream-k).
 #pragma once
 
 #include <algorithm>

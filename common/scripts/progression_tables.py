@@ -214,21 +214,26 @@ def progression_markdown(doc):
             + md_table(titles, table, right=right))
 
 
+def measured_ceilings(run):
+    """The run's ceiling rows that have a rate (a transpose has two: cudaMemcpy D2D and the float4
+    copy kernel, and which one is faster depends on the GPU)."""
+    return [r for r in run.get("rows", []) if is_ceiling(r) and r.get("rate")]
+
+
 def highest_ceiling(run):
-    """The run's ceiling row with the highest rate (a transpose has two: cudaMemcpy D2D and the
-    float4 copy kernel, and which one is faster depends on the GPU), or None."""
-    ceilings = [r for r in run.get("rows", []) if is_ceiling(r) and r.get("rate")]
-    return max(ceilings, key=lambda r: r["rate"]) if ceilings else None
+    """The run's ceiling row with the highest rate, or None."""
+    return max(measured_ceilings(run), key=lambda r: r["rate"], default=None)
 
 
 def pct_of_highest_ceiling(run, row):
-    """A kernel row's % of the run's highest ceiling: its own pct_of_ceiling where the run has one
-    ceiling, else its rate over the highest one's (both timed in the same process)."""
+    """A kernel row's % of the run's highest ceiling: its own pct_of_ceiling where the run has
+    one ceiling or the highest is the one it was measured against, else its rate over the
+    highest one's (both timed in the same process)."""
     if row is None or row.get("pct_of_ceiling") is None:
         return None
-    ceilings = [r for r in run.get("rows", []) if is_ceiling(r) and r.get("rate")]
     top = highest_ceiling(run)
-    if len(ceilings) < 2 or not row.get("rate") or top.get("kernel") == row.get("ceiling"):
+    if (len(measured_ceilings(run)) < 2 or not row.get("rate")
+            or top.get("kernel") == row.get("ceiling")):
         return row["pct_of_ceiling"]
     return 100.0 * row["rate"] / top["rate"]
 
@@ -252,9 +257,8 @@ def headline_markdown(doc):
             continue
         best = max(kernels, key=lambda row: pct_of_highest_ceiling(runs[-1], row))
         power = "³" if is_gemm(best) else "²"
-        several = any(sum(1 for r in run["rows"] if is_ceiling(r) and r.get("rate")) > 1
-                      for run in runs)
-        cells, names = [], []
+        several = any(len(measured_ceilings(run)) > 1 for run in runs)
+        cells = []
         for run in runs:
             row = next((r for r in run["rows"] if not is_ceiling(r)
                         and r.get("kernel") == best.get("kernel")), None)
@@ -262,8 +266,6 @@ def headline_markdown(doc):
             top = highest_ceiling(run) if several else None
             of = f" of {top.get('kernel', '')}" if top else ""
             cells.append(f"{num(value, 1, '%')}{of} at {run['size']}{power}")
-            if top:
-                names.append(top.get("kernel", ""))
         ceiling = ("the higher of " + " and ".join(sorted({r.get("kernel", "") for run in runs
                                                           for r in run["rows"] if is_ceiling(r)}))
                    if several else best.get("ceiling", ""))
