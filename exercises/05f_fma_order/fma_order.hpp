@@ -1,14 +1,15 @@
 // Exercise 05f: the order of an outer product's FMAs and the register banks (chapter 05,
 // warp_tiles.md, "the last tenth"). Host only: no GPU needed.
 //
-// The model the chapter tests with bank_count.py (Jia et al., 2018, measured it on Volta;
-// NVIDIA documents neither part, so it is a model, not a law):
+// The model behind the chapter's bank_count.py (Jia et al., 2018, measured banks and the reuse
+// cache on Volta; NVIDIA documents neither for later GPUs, so it is a model, not a law):
 //   * the register file has `banks` banks, register r in bank r % banks; an FFMA reads its
-//     source registers from their banks, one register per bank per cycle: reading k registers
-//     from one bank waits k - 1 extra cycles (the busiest bank decides; the same register
-//     named twice is read once);
-//   * the operand reuse cache: a source the PREVIOUS FFMA read in the SAME slot is not read
-//     again (ptxas marks it `.reuse`). Only the previous instruction counts.
+//     source registers from their banks, one register per bank per cycle. The chapter says
+//     two reads from one bank cost a cycle; this exercise extends it: k reads from one bank
+//     wait k - 1 extra cycles (the busiest bank decides; a register named twice is read once);
+//   * the operand reuse cache: the register the PREVIOUS FFMA named in the SAME slot (whether
+//     the file or the cache gave it to that FFMA) is not read again; ptxas marks it `.reuse`
+//     on the previous FFMA's operand. Only the previous instruction counts.
 // So an FFMA (i, j) after one in the same row, (i, j'), reuses a(i) and reads b(j) and c(i,j);
 // after one in the same column it reuses b(j); after any other (or first) it reads all three.
 //
@@ -19,7 +20,7 @@
 //   serpentine columns: a step along a column reads a(i) = Ri and c(i,j) = R(16 + 8i + j), one
 //         bank when i and j have the same parity: 3 of each column's 7 steps (24); the 7 turns
 //         to the next column step along a row (1 each); the first FFMA reads R0, R8, R16 (2):
-//         24 + 7 + 2 = 33 cycles, half of rows' 68.
+//         24 + 7 + 2 = 33 cycles, about half of rows' 68.
 // The tile.hpp header defines Tile (the registers) and the four named orders.
 //
 // Your task: paid_cycles() of any order, and fma_order(): an order of the TM x TN FFMAs that

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <map>
 #include <set>
+#include <sstream>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -78,9 +79,10 @@ bool verify_order(const Args& a, const Args& got, std::string& why) {
   std::vector<int> cells;
   std::vector<bool> seen(n, false);
   for (double v : got) {
-    if (v != double(int(v)) || v < 0 || v >= double(n) || seen[size_t(v)]) {
-      why = "cell " + std::to_string(v) + " is not a cell 0.." + std::to_string(n - 1) +
-            " or comes twice";
+    if (!(v >= 0 && v < double(n)) || v != double(int(v)) || seen[size_t(v)]) {
+      std::ostringstream text;
+      text << "cell " << v << " is not a cell 0.." << n - 1 << " or comes twice";
+      why = text.str();
       return false;
     }
     seen[size_t(v)] = true;
