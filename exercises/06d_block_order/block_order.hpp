@@ -53,6 +53,11 @@
 //     its own; row 63's piece ends its row, so it runs on through rows 64..95: 32 segments, 64
 //     rows. Wave 2, tiles (3,0) (3,1): rows 96..99 whole, 1 segment (and all 40 output rows,
 //     columns 96..99: 40 segments). Wave 3 is past the last block: 0.
+//   * The order with the fewest segments on both sides, wave 0: 3630 x 71894 above, input
+//     order 128 + 33,792, output order 3,630 + 32, diagonal 3,630 + 1,761: output order. Its
+//     transpose, 71894 x 3630 in the same tiles: input order 128 + 3,630, output order
+//     71,894 + 32: input order. 4096 x 4096 in 64 x 64 tiles, 1,056 resident: input and output
+//     order 64 + 4,096 each, a tie; output order writes 64 segments, not 4,096: output order.
 //
 // Your task: the four functions below. Test with `make check` in this folder.
 #pragma once
@@ -93,12 +98,13 @@ inline long long wave_rows(long long rows, long long cols, long long th, long lo
                                     resident, wave, side);
 }
 
-// The order (0, 1 or 2) whose first wave touches the fewest segments on `side`; a tie goes to
-// the lower order.
+// The order (0, 1 or 2) whose first wave touches the fewest segments on both sides together
+// (the input's plus the output's); between orders with as many, the one with fewer segments
+// written (part 2: scattered writes cost more than scattered reads); then the lower order.
 inline int fewest_segments_order(long long rows, long long cols, long long th, long long tw,
-                                 long long resident, int side) {
+                                 long long resident) {
   return exercise::todo<int>("06d_block_order: fewest_segments_order", rows, cols, th, tw,
-                              resident, side);
+                              resident);
 }
 
 }  // namespace ex06d

@@ -1,6 +1,6 @@
 // What the grader calls in exercise 06d (exercises/support/entry.hpp): wave_segments and
 // wave_rows (rows, cols, th, tw, order, resident, wave, side), fewest_segments_order (rows,
-// cols, th, tw, resident, side).
+// cols, th, tw, resident): the order with the fewest segments on both sides together.
 #include "exercises/06d_block_order/block_order.hpp"
 #include "exercises/support/entry.hpp"
 
@@ -21,7 +21,7 @@ const std::vector<exercise::Entry>& exercise::entries() {
       }),
       host_entry("fewest_segments_order", [](const Args& a) {
         return Args{double(ex06d::fewest_segments_order(n(a, 0), n(a, 1), n(a, 2), n(a, 3),
-                                                        n(a, 4), int(n(a, 5))))};
+                                                        n(a, 4)))};
       }),
   };
   return list;

@@ -120,19 +120,17 @@ Touched wave_args(const Args& a) {
 }
 
 Args fewest_segments_order(const Args& a) {
-  if (a.size() != 6) throw std::invalid_argument("takes (rows, cols, th, tw, resident, side)");
+  if (a.size() != 5) throw std::invalid_argument("takes (rows, cols, th, tw, resident)");
   const Problem p = problem(a);
-  const long long resident = checked_resident(whole(a, 4)), side = whole(a, 5);
-  if (side != 0 && side != 1) throw std::invalid_argument("side 0 (input) or 1 (output)");
-  int best = 0;
-  long long fewest = -1;
+  const long long resident = checked_resident(whole(a, 4));
+  // Ranked by (segments read + written, segments written), then the lower order.
+  std::vector<std::pair<std::pair<long long, long long>, int>> ranked;
   for (int order = 0; order < 3; ++order) {
-    const long long s = touched(p, order, resident, 0, int(side)).segments;
-    if (fewest < 0 || s < fewest) {
-      best = order;
-      fewest = s;
-    }
+    const long long read = touched(p, order, resident, 0, 0).segments;
+    const long long written = touched(p, order, resident, 0, 1).segments;
+    ranked.push_back({{read + written, written}, order});
   }
+  const int best = std::min_element(ranked.begin(), ranked.end())->second;
   return {double(best)};
 }
 
