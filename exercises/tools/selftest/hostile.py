@@ -946,8 +946,8 @@ def package_attack(root=ROOT):
 # every test of these exercises also calls each function at drawn arguments, the table scores
 # at most TABLE_MAX.
 TABLE_FILES = {"06c_predict": "predict.hpp", "01b_sectors": "sectors.hpp",
-               "06b_bank_conflicts": "bank_conflicts.hpp"}
-TABLE_MAX = {"06c_predict": 0, "01b_sectors": 0, "06b_bank_conflicts": 0}
+               "06b_bank_conflicts": "bank_conflicts.hpp", "06d_block_order": "block_order.hpp"}
+TABLE_MAX = {"06c_predict": 0, "01b_sectors": 0, "06b_bank_conflicts": 0, "06d_block_order": 0}
 
 
 def answer_table(root, exercise):
