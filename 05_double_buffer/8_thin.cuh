@@ -359,12 +359,14 @@ __global__ void __launch_bounds__(kRowWarps * 32)
         const long long ku = k + u * WARPS;
         const bool in = ku < k1;
         a[u] = in ? A[ku] : 0.0f;
+        // B is read once: __ldcs marks its lines evict-first, so they, not the dirty lines the
+        // previous kernel left in L2, make room for the next (lab/LOG.md#time-beyond-kernel).
         if constexpr (VEC) {
-          const float4 v = in ? *reinterpret_cast<const float4*>(&B[size_t(ku) * N + n])
+          const float4 v = in ? __ldcs(reinterpret_cast<const float4*>(&B[size_t(ku) * N + n]))
                               : make_float4(0.0f, 0.0f, 0.0f, 0.0f);
           b[u][0] = v.x, b[u][1] = v.y, b[u][2] = v.z, b[u][3] = v.w;
         } else {
-          b[u][0] = in ? B[size_t(ku) * N + n] : 0.0f;
+          b[u][0] = in ? __ldcs(&B[size_t(ku) * N + n]) : 0.0f;
         }
       }
 #pragma unroll

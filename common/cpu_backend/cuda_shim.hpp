@@ -176,14 +176,18 @@ inline void __syncthreads(const char* file = __builtin_FILE(), int line = __buil
 inline void __threadfence_block() {}
 inline void __threadfence() {}
 
-// Read-only cache load, and a load from L2 past L1 (written by another block): plain loads
-// here, where every block sees the one memory.
+// Read-only cache load, a load from L2 past L1 (written by another block) and a streaming
+// (evict-first) load: plain loads here, where every block sees the one memory.
 template <typename T>
 inline T __ldg(const T* p) {
   return *p;
 }
 template <typename T>
 inline T __ldcg(const T* p) {
+  return *p;
+}
+template <typename T>
+inline T __ldcs(const T* p) {
   return *p;
 }
 
