@@ -17,15 +17,17 @@
 //      rows as order 1 does, tile row = n % tilesDown, and push each block's tile column right
 //      by its tile row, wrapping around the right edge: tile column = (n / tilesDown + tile row)
 //      % tilesAcross. Blocks that start together then sit on a diagonal band of the tile grid,
-//      in different tile rows and tile columns. Every tile still gets one block: the blocks of
+//      in different tile rows, and in different tile columns while the grid is at least as wide
+//      as it is tall. Every tile still gets one block: the blocks of
 //      one tile row have distinct n / tilesDown, all pushed by the same amount.
 //
 // What a wave touches on one side (0: the input it reads, 1: the output it writes) is every
 // element of its blocks' tiles, at address row * pitch + column of that side's matrix. A
 // segment is a maximal range of consecutive addresses among them: pieces that meet or overlap
 // are one segment, also across the end of a row (a piece that ends row r and one that starts
-// row r + 1 are one: whole consecutive rows are one segment). A segment is what DRAM can stream;
-// each separate one is a jump.
+// row r + 1 are one: whole consecutive rows are one segment). The model counts a segment as one
+// stream and each further one as a jump, whatever its length: it ranks orders, it does not time
+// them (the chapter's lab log compares it with measured orders).
 //
 // Worked cases (answers of the checker's code):
 //   * The chapter's prediction 1: 3630 x 71894 through the sector-aligned kernel's 128 x 32 tile
@@ -100,7 +102,7 @@ inline long long wave_rows(long long rows, long long cols, long long th, long lo
 
 // The order (0, 1 or 2) whose first wave touches the fewest segments on both sides together
 // (the input's plus the output's); between orders with as many, the one with fewer segments
-// written (part 2: scattered writes cost more than scattered reads); then the lower order.
+// written (whole output rows won on squares, every_shape.md part 1); then the lower order.
 inline int fewest_segments_order(long long rows, long long cols, long long th, long long tw,
                                  long long resident) {
   return exercise::todo<int>("06d_block_order: fewest_segments_order", rows, cols, th, tw,

@@ -3,6 +3,7 @@
 // where one ends at another's start; the rows are the union of the tiles' row ranges. Compiled
 // into the checker only.
 #include <algorithm>
+#include <cmath>
 #include <stdexcept>
 #include <utility>
 #include <vector>
@@ -19,6 +20,8 @@ struct Problem {
 
 long long whole(const Args& a, size_t k) {
   if (a.size() <= k) throw std::invalid_argument("too few arguments");
+  if (!(std::fabs(a[k]) < 9e15) || a[k] != std::floor(a[k]))
+    throw std::invalid_argument("arguments are whole numbers");
   return (long long)a[k];
 }
 
@@ -114,7 +117,7 @@ Touched wave_args(const Args& a) {
   const long long wave = whole(a, 6), side = whole(a, 7);
   if (order < 0 || order > 2)
     throw std::invalid_argument("order 0 (input rows), 1 (output rows) or 2 (diagonal)");
-  if (wave < 0 || wave > (1LL << 40)) throw std::invalid_argument("wave must be >= 0");
+  if (wave < 0 || wave > (1LL << 40)) throw std::invalid_argument("wave in 0 .. 2^40");
   if (side != 0 && side != 1) throw std::invalid_argument("side 0 (input) or 1 (output)");
   return touched(p, int(order), resident, wave, int(side));
 }

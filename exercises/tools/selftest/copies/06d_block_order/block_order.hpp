@@ -3,7 +3,8 @@
 // along a row of tiles for InputRows, down a column of tiles for OutputRows) and the lesson's
 // words for what a block touches (every_shape.md, prediction 1: "each writing 512-byte pieces
 // of its own 32 output rows"), counted block by block, re-typed under the exercise's names;
-// the diagonal order, which the repository names but does not code, stays as the stub has it.
+// the diagonal order, which the repository names but does not code, stays as the stub has it;
+// the order with the fewest segments is the chapter's preference on squares, output rows.
 // It must score no more than the stub.
 #pragma once
 
