@@ -137,8 +137,8 @@ __device__ void move_segments(G seg, size_t stride, float* chunk, int thin, int 
   }
 }
 
-template <int THREADS>
-__global__ void __launch_bounds__(THREADS)
+template <int THREADS, int MIN_BLOCKS = 1>
+__global__ void __launch_bounds__(THREADS, MIN_BLOCKS)
     transpose_thin(const float* __restrict__ in, float* __restrict__ out, int rows, int cols,
                    int span_max) {
   extern __shared__ float chunk[];  // [span_max][thin | 1]
@@ -161,7 +161,7 @@ __global__ void __launch_bounds__(THREADS)
 // the chunk holds at most CHUNK floats whatever the thin side, and at least 32 elements along
 // the long side for each one along the thin side (so that every segment moves whole 128-byte
 // lines), which bounds the thin side it takes: below CHUNK / 32.
-template <int THREADS, int CHUNK>
+template <int THREADS, int CHUNK, int MIN_BLOCKS = 1>
 void launch_thin_sized(const float* in, float* out, int rows, int cols) {
   const int thin = std::min(rows, cols), along = std::max(rows, cols);
   if (32 * (thin | 1) > CHUNK)
@@ -171,17 +171,22 @@ void launch_thin_sized(const float* in, float* out, int rows, int cols) {
                                      std::to_string(cols));
   const int span_max = std::max(32, CHUNK / (thin | 1) / 32 * 32);
   const size_t smem = size_t(span_max) * (thin | 1) * sizeof(float);
-  tutorial::launch(transpose_thin<THREADS>, dim3(tutorial::ceil_div(along, span_max)),
+  tutorial::launch(transpose_thin<THREADS, MIN_BLOCKS>, dim3(tutorial::ceil_div(along, span_max)),
                    dim3(THREADS), smem, in, out, rows, cols, span_max);
 }
 
-// Tall matrices measured fastest with 512 threads and 12,288-float chunks, wide ones with 256
-// threads and 8,192 floats at most shapes, though not all (lab/LOG.md#every-shape). Both
-// stay within the 48 KB of shared memory any GPU gives a block unasked.
+// MIN_BLOCKS asks ptxas for 65,536 / (THREADS * MIN_BLOCKS) registers at most: 32 for 2,048
+// threads an SM (all an sm_80 or sm_90 SM holds), so that more warps keep loads in flight (Little's law,
+// every_shape.md part 4; lab/LOG.md#resident-chunks). Tall matrices measured fastest with 512
+// threads and 12,288-float chunks, wide ones with 256 threads and 6,144 floats at most shapes,
+// though not all (lab/LOG.md#every-shape). Both stay within the 48 KB of shared memory any GPU
+// gives a block unasked.
 inline void launch_thin(const float* in, float* out, int rows, int cols) {
   if (cols < rows)
-    launch_thin_sized<512, 12288>(in, out, rows, cols);
-  else
+    launch_thin_sized<512, 12288, 4>(in, out, rows, cols);
+  else if (32 * (rows | 1) <= 6144)
+    launch_thin_sized<256, 6144, 8>(in, out, rows, cols);
+  else  // 192 to 255 rows: only the larger chunk takes them
     launch_thin_sized<256, 8192>(in, out, rows, cols);
 }
 

@@ -109,7 +109,10 @@ inline std::vector<TransposeCandidate> transpose_candidates(const float* in, con
     add(launch, name, ceil_div(along, span), resident_blocks(kernel, threads, smem));
   };
   thin_chunks(transpose_thin<256>, 256, 8192, "thin 256/8192", launch_thin_sized<256, 8192>);
-  thin_chunks(transpose_thin<512>, 512, 12288, "thin 512/12288", launch_thin_sized<512, 12288>);
+  thin_chunks(transpose_thin<256, 8>, 256, 6144, "thin 256/6144 x8",
+              launch_thin_sized<256, 6144, 8>);
+  thin_chunks(transpose_thin<512, 4>, 512, 12288, "thin 512/12288 x4",
+              launch_thin_sized<512, 12288, 4>);
   const long long tiles64 = (long long)ceil_div(rows, 64) * ceil_div(cols, 64);
   if (float4_aligned(in, out, rows, cols)) {
     const long long r = resident_blocks(transpose_vec4<64, 256, BlockOrder::OutputRows>, 256, 0, 8);
