@@ -34,9 +34,9 @@ namespace ch06 {
 // memory (dynamic: the launcher sizes it), from one side to the other.
 //
 // Element (i, c) of a chunk, i along the long side (< span), c along the thin side (< thin),
-// is chunk[i * P + c] with P = thin | 1: an odd pitch puts 32 consecutive i of one c in 32
-// different banks. Both sides move float4 where the addresses allow (a third fewer
-// instructions, and whole sectors on the segments):
+// is word i * P + c of the chunk (P = thin | 1; chunk_word below turns it for an odd P): an
+// odd pitch puts 32 consecutive i of one c in 32 different banks. Both sides move float4 where
+// the addresses allow (a third fewer instructions, and whole sectors on the segments):
 //   - the contiguous side whenever its start is 16-byte aligned;
 //   - each segment from its first 16-byte boundary on, a few floats before and after it one at
 //     a time, when P == thin. With an even thin side, P = thin + 1 breaks the contiguous
@@ -76,6 +76,17 @@ __device__ __forceinline__ void move4(G global, float& s0, float& s1, float& s2,
   }
 }
 
+// Where element (i, c) lives in the chunk: word e = i * P + c, and for an odd thin side (P ==
+// thin) its place in its 32-word row of banks turned by (e / 32) % 4. Both sides move float4s
+// in global memory: one side's lanes touch chunk words 4 apart (the contiguous side), the
+// other's words 4P apart (the segments); either way a warp's 32 words fall in 8 banks, 4-way
+// conflicts, unless consecutive 32-word rows are turned by 0, 1, 2, 3 banks (every_shape.md
+// part 3; lab/LOG.md#turned-chunk). An even thin side (P = thin + 1) moves its segments one
+// float a lane, words P apart: 32 banks already, and it is not turned.
+__device__ __forceinline__ int chunk_word(int e, bool turn) {
+  return turn ? (e & ~31) | ((e + ((e >> 5) & 3)) & 31) : e;
+}
+
 // The contiguous side: flat[k] is element (k / thin, k % thin), k < thin * span.
 template <int THREADS, bool TO_CHUNK, class G>
 __device__ void move_contiguous(G flat, float* chunk, int thin, int span) {
@@ -86,19 +97,22 @@ __device__ void move_contiguous(G flat, float* chunk, int thin, int span) {
     // most once (thin >= 3, or thin = 2 and r = 0). Element 4k + j sits at 4k + j + (P -
     // thin) * (its row), and P = thin for odd thin sides (1 and 3 included).
     const int pad = P - thin;
+    const bool turn = pad == 0;
     Walk w(4 * threadIdx.x, 4 * THREADS, thin);
 #pragma unroll 4
     for (int k = threadIdx.x; k < count / 4; k += THREADS, w.next()) {
-      float* e = chunk + 4 * k + pad * w.q;
+      const int e = 4 * k + pad * w.q;
       const int wrap = thin - w.r;  // elements j >= wrap are on the next row
-      move4<TO_CHUNK>(flat + 4 * k, e[0], e[1 + pad * (1 >= wrap)], e[2 + pad * (2 >= wrap)],
-                      e[3 + pad * (3 >= wrap)]);
+      move4<TO_CHUNK>(flat + 4 * k, chunk[chunk_word(e, turn)],
+                      chunk[chunk_word(e + 1 + pad * (1 >= wrap), turn)],
+                      chunk[chunk_word(e + 2 + pad * (2 >= wrap), turn)],
+                      chunk[chunk_word(e + 3 + pad * (3 >= wrap), turn)]);
     }
     k0 = count / 4 * 4;
   }
   Walk w(k0 + threadIdx.x, THREADS, thin);
   for (int k = k0 + threadIdx.x; k < count; k += THREADS, w.next())
-    move1<TO_CHUNK>(flat + k, chunk[w.q * P + w.r]);
+    move1<TO_CHUNK>(flat + k, chunk[chunk_word(w.q * P + w.r, P == thin)]);
 }
 
 // The segments: seg[c * stride + i] is element (i, c), c < thin, i < span.
@@ -122,9 +136,10 @@ __device__ void move_segments(G seg, size_t stride, float* chunk, int thin, int 
     Walk v(threadIdx.x, THREADS, n4);
 #pragma unroll 4
     for (int k = threadIdx.x; k < thin * n4; k += THREADS, v.next()) {
-      const int c = v.q, i = head(c) + 4 * v.r;
-      float* e = chunk + i * P + c;
-      move4<TO_CHUNK>(seg + c * stride + i, e[0], e[P], e[2 * P], e[3 * P]);
+      const int c = v.q, i = head(c) + 4 * v.r, e = i * P + c;
+      move4<TO_CHUNK>(seg + c * stride + i, chunk[chunk_word(e, true)],
+                      chunk[chunk_word(e + P, true)], chunk[chunk_word(e + 2 * P, true)],
+                      chunk[chunk_word(e + 3 * P, true)]);
     }
   }
   // The rest of each segment, i < head and i >= head + 4 * n4: at most 7 floats.
@@ -133,7 +148,7 @@ __device__ void move_segments(G seg, size_t stride, float* chunk, int thin, int 
   for (int k = threadIdx.x; k < thin * REST; k += THREADS, v.next()) {
     const int c = v.q, h = n4 > 0 ? head(c) : 0;
     const int i = v.r < h ? v.r : v.r + 4 * max(n4, 0);
-    if (i < span) move1<TO_CHUNK>(seg + c * stride + i, chunk[i * P + c]);
+    if (i < span) move1<TO_CHUNK>(seg + c * stride + i, chunk[chunk_word(i * P + c, true)]);
   }
 }
 
