@@ -11,14 +11,15 @@
      c. with the solutions (unsealed, or the key): full marks (speed pending without a GPU;
         --gpu: speed included), and each fault of instructor/planted.json exactly its own
         points
-     d. the hostile corpus (selftest/hostile.py), in two batches: the attacks on a kernel
+     d. the hostile corpus (selftest/hostile.py), in three batches: the attacks on a kernel
         exercise's answer, build and definitions on 03a (as root in the `user` sandbox), those
         on the sandbox, the runner's protocol, the time budget and the submission on host
         exercise 01b (whose build the kernel exercises' allow-list does not refuse, so they
-        reach the sandbox): every attack gets the score it must, its refusal naming each
-        variant, and the control students graded after the attackers get what they get alone
-        (the stub 0, the solution full marks); nothing of any student is left on the machine;
-        no secret in any report; the idle, the dozing and the endless are stopped saying why
+        reach the sandbox; two batches, hostile.host_batches): every attack gets the score it
+        must, its refusal naming each variant, and the control students graded after the
+        attackers get what they get alone (the stub 0, the solution full marks); nothing of any
+        student is left on the machine; no secret in any report; the idle, the dozing and the
+        endless are stopped saying why
      f. (root) the `user` sandbox without namespaces, as in a container, then with them: what
         one student plants in the shared folders and IPC (a folder 2,500 levels deep too)
         reaches nobody, in the same batch or a later one; a probe as a student finds nothing

@@ -634,6 +634,23 @@ FORK_HOG = r"""  for (int i = 0; i < 6; ++i)  // 6 processes of 2 GB each: every
 ESCAPE_NAME = "e\x1b[31mscape\x1b[0m\x1b]0;pwned\x07\u202eeman"
 # The `user`-sandbox part of the self-test grades these (by name) again with no namespaces.
 SHARED_MACHINE = ("tamper_plant", "tamper_read", "shm_hog", "tmp_fill")
+# The host corpus in two batches (the self-test's parts side by side grade them at once): most of
+# its time is spent waiting for a limit to stop an attacker (the budget, memory, processes,
+# disk), so those go into a batch of their own, with its own control students and a shorter
+# budget (selftest_e2e.HOST_SECOND_BUDGET): attacks that need only a zero score, or (fork_hog)
+# a reason from their first test. The first batch keeps those whose every test must say why
+# (sleeper, pipe_wait), those that cost time to a right answer (daemon, spin_thread), and each
+# attack that needs another beside it (tamper_read after tamper_plant, deep_tree_read after
+# deep_tree, the borrower after the control).
+HOST_SECOND_BATCH = ("spinner", "memory_hog", "fork_hog", "fork_bomb", "tmp_fill", "disk_fill",
+                     "output_flood", "compile_bomb")
+
+
+def host_batches():
+    """The host corpus's two batches: (label, attack names)."""
+    names = [a.name for a in attacks() if a.target == HOST]
+    return [("1 of 2", tuple(n for n in names if n not in HOST_SECOND_BATCH)),
+            ("2 of 2", HOST_SECOND_BATCH)]
 
 
 # ---- Round three (issue 48): what a file defines, spellings past the text scans, the
