@@ -77,14 +77,22 @@ __device__ __forceinline__ void move4(G global, float& s0, float& s1, float& s2,
 }
 
 // Where element (i, c) lives in the chunk: word e = i * P + c, and for an odd thin side (P ==
-// thin) its place in its 32-word row of banks turned by (e / 32) % 4. Both sides move float4s
-// in global memory: one side's lanes touch chunk words 4 apart (the contiguous side), the
-// other's words 4P apart (the segments); either way a warp's 32 words fall in 8 banks, 4-way
-// conflicts, unless consecutive 32-word rows are turned by 0, 1, 2, 3 banks (every_shape.md
-// part 3; lab/LOG.md#turned-chunk). An even thin side (P = thin + 1) moves its segments one
+// thin) the low two bits of e XORed with (e / 32) % 4. Both sides move float4s in global
+// memory: one side's lanes touch chunk words 4 apart (the contiguous side), the other's words
+// 4P apart (the segments); either way a warp's 32 words fall in 8 banks, 4-way conflicts,
+// unless consecutive 32-word rows of banks are permuted differently (every_shape.md part 3;
+// lab/LOG.md#turned-chunk). The XOR keeps each aligned group of 4 words together, so the
+// contiguous side moves a float4 between registers and 4 words of the chunk in one access,
+// its components permuted (turn4). An even thin side (P = thin + 1) moves its segments one
 // float a lane, words P apart: 32 banks already, and it is not turned.
 __device__ __forceinline__ int chunk_word(int e, bool turn) {
-  return turn ? (e & ~31) | ((e + ((e >> 5) & 3)) & 31) : e;
+  return turn ? e ^ ((e >> 5) & 3) : e;
+}
+// Component s of the result is component s ^ t of v (its own inverse).
+__device__ __forceinline__ float4 turn4(float4 v, int t) {
+  if (t & 1) v = make_float4(v.y, v.x, v.w, v.z);
+  if (t & 2) v = make_float4(v.z, v.w, v.x, v.y);
+  return v;
 }
 
 // The contiguous side: flat[k] is element (k / thin, k % thin), k < thin * span.
@@ -94,19 +102,26 @@ __device__ void move_contiguous(G flat, float* chunk, int thin, int span) {
   int k0 = 0;  // where the one-float loop starts
   if (reinterpret_cast<uintptr_t>(flat) % 16 == 0) {
     // float4 k holds elements 4k .. 4k + 3: (q, r) .. (q, r + 3), wrapping to row q + 1 at
-    // most once (thin >= 3, or thin = 2 and r = 0). Element 4k + j sits at 4k + j + (P -
-    // thin) * (its row), and P = thin for odd thin sides (1 and 3 included).
+    // most once (thin >= 3, or thin = 2 and r = 0). Element 4k + j is word 4k + j + (P -
+    // thin) * (its row): P = thin for odd thin sides (1 and 3 included), where the 4 words
+    // are one aligned group, turned as a whole (chunk_word, turn4).
     const int pad = P - thin;
-    const bool turn = pad == 0;
-    Walk w(4 * threadIdx.x, 4 * THREADS, thin);
+    if (pad == 0) {  // words 4k .. 4k + 3, in the order (j ^ (4k / 32) % 4)
+      float4* words = reinterpret_cast<float4*>(chunk);
 #pragma unroll 4
-    for (int k = threadIdx.x; k < count / 4; k += THREADS, w.next()) {
-      const int e = 4 * k + pad * w.q;
-      const int wrap = thin - w.r;  // elements j >= wrap are on the next row
-      move4<TO_CHUNK>(flat + 4 * k, chunk[chunk_word(e, turn)],
-                      chunk[chunk_word(e + 1 + pad * (1 >= wrap), turn)],
-                      chunk[chunk_word(e + 2 + pad * (2 >= wrap), turn)],
-                      chunk[chunk_word(e + 3 + pad * (3 >= wrap), turn)]);
+      for (int k = threadIdx.x; k < count / 4; k += THREADS) {
+        if constexpr (TO_CHUNK) words[k] = turn4(load4(flat + 4 * k), (k >> 3) & 3);
+        else store4(flat + 4 * k, turn4(words[k], (k >> 3) & 3));
+      }
+    } else {
+      Walk w(4 * threadIdx.x, 4 * THREADS, thin);
+#pragma unroll 4
+      for (int k = threadIdx.x; k < count / 4; k += THREADS, w.next()) {
+        float* e = chunk + 4 * k + w.q;  // pad = 1
+        const int wrap = thin - w.r;     // elements j >= wrap are on the next row
+        move4<TO_CHUNK>(flat + 4 * k, e[0], e[1 + (1 >= wrap)], e[2 + (2 >= wrap)],
+                        e[3 + (3 >= wrap)]);
+      }
     }
     k0 = count / 4 * 4;
   }

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Shared-memory wavefronts per warp access of transpose_thin's chunk (step 6), for the plain
-layout (word i * P + c) and for the turned one (chunk_word: each 32-word row of banks turned by
-(word / 32) % 4), over the two float4 walks of an odd thin side:
+layout (word i * P + c) and for the turned one (chunk_word: the low two bits of each word's
+index XORed with (word / 32) % 4), over the two float4 walks of an odd thin side:
   contiguous side: lane l moves float4 k = 32w + l, elements 4k .. 4k + 3 (one access per float);
   segments: lane l moves float4 j of segment c, elements i = head(c) + 4j .. + 3.
 1.00 is conflict-free; 4.00 is every access 4-way.
@@ -19,7 +19,7 @@ def wavefronts(words):
 
 
 def turned(e):
-    return (e & ~31) | ((e + ((e >> 5) & 3)) & 31)
+    return e ^ ((e >> 5) & 3)
 
 
 def walks(thin, span, stride, word):
