@@ -34,9 +34,10 @@ namespace ch06 {
 // memory (dynamic: the launcher sizes it), from one side to the other.
 //
 // Element (i, c) of a chunk, i along the long side (< span), c along the thin side (< thin),
-// is word i * P + c of the chunk (P = thin | 1; chunk_word below turns it for an odd P): an
-// odd pitch puts 32 consecutive i of one c in 32 different banks. Both sides move float4 where
-// the addresses allow (a third fewer instructions, and whole sectors on the segments):
+// is word i * P + c of the chunk, P = thin | 1, turned at an odd thin side (chunk_word below):
+// an odd pitch puts 32 consecutive i of one c in 32 different banks (an even thin side's
+// segments, one float a lane). Both sides move float4 where the addresses allow (a third
+// fewer instructions, and whole sectors on the segments):
 //   - the contiguous side whenever its start is 16-byte aligned;
 //   - each segment from its first 16-byte boundary on, a few floats before and after it one at
 //     a time, when P == thin. With an even thin side, P = thin + 1 breaks the contiguous
@@ -77,14 +78,14 @@ __device__ __forceinline__ void move4(G global, float& s0, float& s1, float& s2,
 }
 
 // Where element (i, c) lives in the chunk: word e = i * P + c, and for an odd thin side (P ==
-// thin) the low two bits of e XORed with (e / 32) % 4. Both sides move float4s in global
-// memory: one side's lanes touch chunk words 4 apart (the contiguous side), the other's words
-// 4P apart (the segments); either way a warp's 32 words fall in 8 banks, 4-way conflicts,
-// unless consecutive 32-word rows of banks are permuted differently (every_shape.md part 3;
+// thin) the low two bits of e XORed with (e / 32) % 4. The segments' float4s read or write
+// words P apart, and a warp's lanes sit 4P apart: 32 words in 8 banks, 4-way conflicts, unless
+// consecutive 32-word rows of banks are permuted differently (every_shape.md part 3;
 // lab/LOG.md#turned-chunk). The XOR keeps each aligned group of 4 words together, so the
-// contiguous side moves a float4 between registers and 4 words of the chunk in one access,
-// its components permuted (turn4). An even thin side (P = thin + 1) moves its segments one
-// float a lane, words P apart: 32 banks already, and it is not turned.
+// contiguous side still moves a float4 in one 16-byte access (conflict-free, turned or not),
+// its components permuted (turn4). An even thin side (P = thin + 1) is not turned: its
+// segments move one float a lane, words P apart, 32 banks already; its contiguous side's
+// float4s land on words 4 apart plus a row's pad, 2- to 4-way (lab/chunk_banks.py).
 __device__ __forceinline__ int chunk_word(int e, bool turn) {
   return turn ? e ^ ((e >> 5) & 3) : e;
 }
@@ -101,19 +102,16 @@ __device__ void move_contiguous(G flat, float* chunk, int thin, int span) {
   const int P = thin | 1, count = thin * span;
   int k0 = 0;  // where the one-float loop starts
   if (reinterpret_cast<uintptr_t>(flat) % 16 == 0) {
-    // float4 k holds elements 4k .. 4k + 3: (q, r) .. (q, r + 3), wrapping to row q + 1 at
-    // most once (thin >= 3, or thin = 2 and r = 0). Element 4k + j is word 4k + j + (P -
-    // thin) * (its row): P = thin for odd thin sides (1 and 3 included), where the 4 words
-    // are one aligned group, turned as a whole (chunk_word, turn4).
+    // float4 k holds elements 4k .. 4k + 3, words 4k + j + (P - thin) * (their rows).
     const int pad = P - thin;
-    if (pad == 0) {  // words 4k .. 4k + 3, in the order (j ^ (4k / 32) % 4)
+    if (pad == 0) {  // odd thin: words 4k .. 4k + 3, one aligned group, in the order j ^ turn
       float4* words = reinterpret_cast<float4*>(chunk);
 #pragma unroll 4
       for (int k = threadIdx.x; k < count / 4; k += THREADS) {
         if constexpr (TO_CHUNK) words[k] = turn4(load4(flat + 4 * k), (k >> 3) & 3);
         else store4(flat + 4 * k, turn4(words[k], (k >> 3) & 3));
       }
-    } else {
+    } else {  // even thin: elements (q, r) .. (q, r + 3), wrapping to row q + 1 at most once
       Walk w(4 * threadIdx.x, 4 * THREADS, thin);
 #pragma unroll 4
       for (int k = threadIdx.x; k < count / 4; k += THREADS, w.next()) {
@@ -171,7 +169,8 @@ template <int THREADS, int MIN_BLOCKS = 1>
 __global__ void __launch_bounds__(THREADS, MIN_BLOCKS)
     transpose_thin(const float* __restrict__ in, float* __restrict__ out, int rows, int cols,
                    int span_max) {
-  extern __shared__ float chunk[];  // [span_max][thin | 1]
+  extern __shared__ float4 chunk4[];  // float4: 16-byte aligned (move_contiguous' float4s)
+  float* chunk = reinterpret_cast<float*>(chunk4);  // [span_max][thin | 1] words
   const bool tall = cols < rows;    // the thin side is cols (tall) or rows (wide)
   const int thin = tall ? cols : rows;
   const int first = blockIdx.x * span_max;  // first input row (tall) or column (wide)

@@ -1,8 +1,10 @@
 #!/usr/bin/env python3
 """Shared-memory wavefronts per warp access of transpose_thin's chunk (step 6), for the plain
 layout (word i * P + c) and for the turned one (chunk_word: the low two bits of each word's
-index XORed with (word / 32) % 4), over the two float4 walks of an odd thin side:
-  contiguous side: lane l moves float4 k = 32w + l, elements 4k .. 4k + 3 (one access per float);
+index XORed with (word / 32) % 4), over the two float4 walks of an odd thin side, each float
+accessed on its own (as the segments do; the contiguous side, which the kernel now moves as one
+16-byte access a float4, conflict-free either way, is counted as the turn's first version did):
+  contiguous side: lane l moves float4 k = 32w + l, elements 4k .. 4k + 3;
   segments: lane l moves float4 j of segment c, elements i = head(c) + 4j .. + 3.
 1.00 is conflict-free; 4.00 is every access 4-way.
 

@@ -44,9 +44,9 @@ def log(message):
 # side by side (--lanes 3, beside other builds), where 60 s cost two right answers 2 points.
 KERNEL_BUDGET = 600.0
 HOST_BUDGET = 90.0
-# 01b's second batch (hostile.HOST_SECOND_BATCH) holds no right answer but its control, which
-# takes a few seconds (6 s on a machine at half speed): a shorter budget stops the spinner and
-# the hogs sooner, and the CPU they burn until then is CPU the other parts wait for.
+# 01b's second batch (hostile.HOST_SECOND_BATCH) holds no right answer: its attackers get a
+# shorter budget, which stops the spinner and the hogs sooner (the CPU they burn until then is
+# CPU the other parts wait for); its control students, graded after them, get HOST_BUDGET.
 HOST_SECOND_BUDGET = 45.0
 # The Gradescope package and the Classroom recipe grade 03a and 01b's solutions (a minute or
 # two on a slow machine): the sleepers must end long before this, by the idle watch.
@@ -182,6 +182,10 @@ def fixture(checks, args):
     def on_report(student, report, note):
         reports[student], notes[student] = report, note
         roster.add(student, report, note)
+        # The controls' names sort after every attacker's: once the last attacker is done,
+        # the students left are the controls.
+        if control_budget is not None and all(w in reports for w in written):
+            s.config.budget_s = control_budget
     start = time.monotonic()
     s.grade_batch(subs, out, on_report)
     log(f"fixture batch: {time.monotonic() - start:.0f} s")
@@ -313,11 +317,14 @@ def corpus(checks, args, have_solutions, only=None, attacks=None, label=""):
         if only and target.exercise != only:
             continue
         if target is hostile.HOST:
-            for _, names in hostile.host_batches():
+            batches = [names for _, names in hostile.host_batches()]
+            if attacks is not None and tuple(attacks) not in batches:
+                raise ValueError(f"not a batch of hostile.host_batches(): {attacks}")
+            for names in batches:
                 if attacks is None or tuple(attacks) == names:
-                    corpus_batch(checks, args, target, HOST_SECOND_BUDGET
-                                 if names == hostile.HOST_SECOND_BATCH else budget, sandbox,
-                                 names)
+                    second = names == hostile.HOST_SECOND_BATCH
+                    corpus_batch(checks, args, target, HOST_SECOND_BUDGET if second else budget,
+                                 sandbox, names, control_budget=budget if second else None)
         else:
             corpus_batch(checks, args, target, budget, sandbox, attacks)
 
@@ -340,9 +347,11 @@ def leaked(report_texts):
     return [t[:12] for t in secrets() if any(t in text for text in report_texts)]
 
 
-def corpus_batch(checks, args, target, budget, sandbox="auto", attacks=None):
+def corpus_batch(checks, args, target, budget, sandbox="auto", attacks=None,
+                 control_budget=None):
     """One exercise's attackers (`attacks`: only these names) graded as a batch, then two
-    control students (the stub and the solution) who must get what they would alone."""
+    control students (the stub and the solution) who must get what they would alone (with
+    `control_budget` instead of `budget`, where given)."""
     s = session_for(args, os.path.join(ROOT, "exercises", "manifest.json"),
                     exercises=[target.exercise], budget=budget, sandbox=sandbox)
     src = hostile.sources(ROOT, target)
@@ -370,6 +379,10 @@ def corpus_batch(checks, args, target, budget, sandbox="auto", attacks=None):
     def on_report(student, report, note):
         reports[student], notes[student] = report, note
         roster.add(student, report, note)
+        # The controls' names sort after every attacker's: once the last attacker is done,
+        # the students left are the controls.
+        if control_budget is not None and all(w in reports for w in written):
+            s.config.budget_s = control_budget
     start = time.monotonic()
     s.grade_batch(subs, out, on_report)
     log(f"hostile corpus, {target.exercise}: {time.monotonic() - start:.0f} s")

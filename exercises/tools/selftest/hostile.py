@@ -637,8 +637,10 @@ SHARED_MACHINE = ("tamper_plant", "tamper_read", "shm_hog", "tmp_fill")
 # The host corpus in two batches (the self-test's parts side by side grade them at once): most of
 # its time is spent waiting for a limit to stop an attacker (the budget, memory, processes,
 # disk), so those go into a batch of their own, with its own control students and a shorter
-# budget (selftest_e2e.HOST_SECOND_BUDGET): attacks that need only a zero score, or (fork_hog)
-# a reason from their first test. The first batch keeps those whose every test must say why
+# budget for the attackers (selftest_e2e.HOST_SECOND_BUDGET): attacks that need a zero score
+# and at most a reason their first tests give (fork_hog's memory, tmp_fill's disk outside
+# bubblewrap, the spinner's time budget: its first test times out, the next is stopped by the
+# budget, the rest are not run). The first batch keeps those whose every test must say why
 # (sleeper, pipe_wait), those that cost time to a right answer (daemon, spin_thread), and each
 # attack that needs another beside it (tamper_read after tamper_plant, deep_tree_read after
 # deep_tree, the borrower after the control).
@@ -647,8 +649,11 @@ HOST_SECOND_BATCH = ("spinner", "memory_hog", "fork_hog", "fork_bomb", "tmp_fill
 
 
 def host_batches():
-    """The host corpus's two batches: (label, attack names)."""
+    """The host corpus's two batches: (label, attack names); every host attack in one."""
     names = [a.name for a in attacks() if a.target == HOST]
+    unknown = [n for n in HOST_SECOND_BATCH if n not in names]
+    if unknown:
+        raise ValueError(f"HOST_SECOND_BATCH names no host attack: {unknown}")
     return [("1 of 2", tuple(n for n in names if n not in HOST_SECOND_BATCH)),
             ("2 of 2", HOST_SECOND_BATCH)]
 
