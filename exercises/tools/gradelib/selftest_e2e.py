@@ -182,10 +182,6 @@ def fixture(checks, args):
     def on_report(student, report, note):
         reports[student], notes[student] = report, note
         roster.add(student, report, note)
-        # The controls' names sort after every attacker's: once the last attacker is done,
-        # the students left are the controls.
-        if control_budget is not None and all(w in reports for w in written):
-            s.config.budget_s = control_budget
     start = time.monotonic()
     s.grade_batch(subs, out, on_report)
     log(f"fixture batch: {time.monotonic() - start:.0f} s")
