@@ -21,6 +21,8 @@
 // times faster (another tutorial).
 #pragma once
 
+#include <cuda_pipeline.h>
+
 #include <type_traits>
 
 #include "05_double_buffer/warp_tile.cuh"
@@ -42,9 +44,10 @@ namespace ch05 {
 // into the pointers instead (A + k0, B + k0 * N) adds 12 instructions per 2,048 FFMAs to
 // stream_k_gemm's float4 loop and 24 to sliced_gemm's, and measured 2 points slower at 4096^3
 // (lab/LOG.md#stream-k: fix 1, and the SASS counts).
-// VEC_A, VEC_B: A's and B's tiles are read 16 bytes at a time; else, in the 8 x 4-lane tiles, in
-// 8-byte pairs where the rows start on 8 bytes (pairsA, pairsB below), else 4 bytes at a time. One
-// flag for both here, each operand its own from step 6 on (tutorial::vec_operands).
+// VEC_A, VEC_B: A's and B's tiles are read 16 bytes at a time; else 4 bytes at a time, in the
+// 8 x 4-lane tiles 8 where the rows start on 8 bytes (pairsA, pairsB below), and those of them 64
+// or 128 wide copy B's tile to shared memory instead (ASYNC_B below). One flag for both here,
+// each operand its own from step 6 on (tutorial::vec_operands).
 template <int BM, int BN, int BK, int WM, int WN, int TM, int TN, bool VEC_A, bool VEC_B = VEC_A>
 __device__ __forceinline__ void product_over_k(const float* __restrict__ A,
                                                const float* __restrict__ B, int M, int N,
@@ -92,10 +95,34 @@ __device__ __forceinline__ void product_over_k(const float* __restrict__ A,
   constexpr bool PAIRS = TM * TN == 32;
   const bool pairsA = PAIRS && !VEC_A && (K | k0 | Ks) % 2 == 0 && starts_on_8_bytes(A);
   const bool pairsB = PAIRS && !VEC_B && N % 2 == 0 && starts_on_8_bytes(B);
+  // ASYNC_B: the 8 x 4-lane tiles with B tiles 64 or 128 wide copy B's tile without float4
+  // straight to shared memory (cp.async, copyB below): each pair or float lands in its own place,
+  // so consecutive lanes copy consecutive ones, 128 or 256 bytes of a row a warp instruction,
+  // where a lane's float4 in registers puts a warp's loads 16 bytes apart; and no register holds
+  // them in flight. Each copy costs its own address and bound: the 8 x 8 lanes, which issue an
+  // instruction almost every clock at the register cap, and the 128 x 32 tile measured slower
+  // with the copies and keep their loads (lab/LOG.md#async-b).
+  constexpr bool ASYNC_B = PAIRS && !VEC_B && BN >= 64;
 
   float4 nextA[A_LOADS];
-  float4 nextB[B_LOADS];
-  auto loadNext = [&](int tileK) {
+  float4 nextB[ASYNC_B ? 1 : B_LOADS];
+  // Tile tileK of B, rows [k0 + tileK, + BK), into Bs[stage] in copies of W floats: copy i of a
+  // thread is row k + i * ROWS, columns c .. c + W - 1. Outside B: W * 4 bytes of zeros (zfill).
+  auto copyB = [&](auto width, int tileK, int stage) {
+    constexpr int W = decltype(width)::value, PER_ROW = BN / W, ROWS = THREADS / PER_ROW;
+    static_assert(THREADS % PER_ROW == 0, "the threads copy whole rows of the B tile per pass");
+    const int k = threadIdx.x / PER_ROW, c = threadIdx.x % PER_ROW * W;
+    const int rowsLeft = blockCol + c < N ? Ks - tileK - k : 0;  // (N % W == 0)
+#pragma unroll
+    for (int i = 0; i < BK / ROWS; ++i) {
+      const bool inside = i * ROWS < rowsLeft;
+      __pipeline_memcpy_async(&Bs[stage][k + i * ROWS][c],
+                              B + (inside ? (k0 + tileK + k + i * ROWS) * N + blockCol + c : 0),
+                              W * 4, inside ? 0 : W * 4);
+    }
+  };
+  // Tile tileK: A (and B, but where ASYNC_B) into registers, B with ASYNC_B into Bs[stage].
+  auto loadNext = [&](int tileK, int stage) {
 #pragma unroll
     for (int i = 0; i < A_LOADS; ++i) {
       const float* p = A + offA + i * A_ROWS * K;
@@ -108,20 +135,28 @@ __device__ __forceinline__ void product_over_k(const float* __restrict__ A,
       }
     }
     offA += BK;
+    if (ASYNC_B) {
+      if (pairsB)
+        copyB(std::integral_constant<int, 2>{}, tileK, stage);
+      else
+        copyB(std::integral_constant<int, 1>{}, tileK, stage);
+      __pipeline_commit();
+    } else {
 #pragma unroll
-    for (int i = 0; i < B_LOADS; ++i) {
-      const int k = tileK + kB0 + i * B_ROWS;
-      if (VEC_B) {
-        nextB[i] = k < Ks ? *reinterpret_cast<const float4*>(B + offB + i * B_ROWS * N)
-                         : make_float4(0.0f, 0.0f, 0.0f, 0.0f);
-      } else if (pairsB) {
-        const int lim = k < Ks ? N - blockCol - cB : 0;  // elements of this float4 inside B
-        nextB[i] = load_4_floats(B + (k0 + k) * N + blockCol + cB, lim, true);
-      } else {
-        nextB[i] = load_float4<false>(B, k0 + k, blockCol + cB, k0 + Ks, N);
+      for (int i = 0; i < B_LOADS; ++i) {
+        const int k = tileK + kB0 + i * B_ROWS;
+        if (VEC_B) {
+          nextB[i] = k < Ks ? *reinterpret_cast<const float4*>(B + offB + i * B_ROWS * N)
+                            : make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+        } else if (pairsB) {
+          const int lim = k < Ks ? N - blockCol - cB : 0;  // elements of this float4 inside B
+          nextB[i] = load_4_floats(B + (k0 + k) * N + blockCol + cB, lim, true);
+        } else {
+          nextB[i] = load_float4<false>(B, k0 + k, blockCol + cB, k0 + Ks, N);
+        }
       }
+      offB += BK * N;
     }
-    offB += BK * N;
   };
   auto storeNext = [&](int stage) {
 #pragma unroll
@@ -133,14 +168,18 @@ __device__ __forceinline__ void product_over_k(const float* __restrict__ A,
       As[stage][k + 2][r] = nextA[i].z;
       As[stage][k + 3][r] = nextA[i].w;
     }
+    if (ASYNC_B) {
+      __pipeline_wait_prior(0);  // this thread's copies have landed (the barrier: everyone's)
+    } else {
 #pragma unroll
-    for (int i = 0; i < B_LOADS; ++i) {
-      const int idx = threadIdx.x + i * THREADS;
-      *reinterpret_cast<float4*>(&Bs[stage][idx / (BN / 4)][idx % (BN / 4) * 4]) = nextB[i];
+      for (int i = 0; i < B_LOADS; ++i) {
+        const int idx = threadIdx.x + i * THREADS;
+        *reinterpret_cast<float4*>(&Bs[stage][idx / (BN / 4)][idx % (BN / 4) * 4]) = nextB[i];
+      }
     }
   };
 
-  loadNext(0);
+  loadNext(0, 0);
   storeNext(0);
   __syncthreads();
   static_assert(BK % 2 == 0, "the two fragment buffers alternate with k, and across tiles");
@@ -171,13 +210,13 @@ __device__ __forceinline__ void product_over_k(const float* __restrict__ A,
   int tileK = 0;
   // Tiles tileK and tileK + BK per trip, each with a successor.
   for (; tileK + 2 * BK < Ks; tileK += 2 * BK) {
-    loadNext(tileK + BK);
+    loadNext(tileK + BK, 1);
     tile(Buffer0{}, std::true_type{});
-    loadNext(tileK + 2 * BK);
+    loadNext(tileK + 2 * BK, 0);
     tile(Buffer1{}, std::true_type{});
   }
   if (tileK + BK < Ks) {  // two tiles left
-    loadNext(tileK + BK);
+    loadNext(tileK + BK, 1);
     tile(Buffer0{}, std::true_type{});
     tile(Buffer1{}, std::false_type{});
   } else {  // one tile left
