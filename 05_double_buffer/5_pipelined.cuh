@@ -44,10 +44,11 @@ namespace ch05 {
 // into the pointers instead (A + k0, B + k0 * N) adds 12 instructions per 2,048 FFMAs to
 // stream_k_gemm's float4 loop and 24 to sliced_gemm's, and measured 2 points slower at 4096^3
 // (lab/LOG.md#stream-k: fix 1, and the SASS counts).
-// VEC_A, VEC_B: A's and B's tiles are read 16 bytes at a time; else 4 bytes at a time, in the
-// 8 x 4-lane tiles 8 where the rows start on 8 bytes (pairsA, pairsB below), and those of them 64
-// or 128 wide copy B's tile to shared memory instead (ASYNC_B below). One flag for both here,
-// each operand its own from step 6 on (tutorial::vec_operands).
+// VEC_A, VEC_B: A's and B's tiles are read 16 bytes at a time; else 4 bytes at a time, or, in
+// the 8 x 4-lane tiles, 8 where the rows start on 8 bytes (pairsA, pairsB below). The 8 x 4-lane
+// tiles 64 or 128 wide copy a narrow B's tile straight to shared memory instead (ASYNC_B below),
+// in 8-byte copies where pairsB, else 4-byte. One flag for both here, each operand its own from
+// step 6 on (tutorial::vec_operands).
 template <int BM, int BN, int BK, int WM, int WN, int TM, int TN, bool VEC_A, bool VEC_B = VEC_A>
 __device__ __forceinline__ void product_over_k(const float* __restrict__ A,
                                                const float* __restrict__ B, int M, int N,
@@ -70,9 +71,9 @@ __device__ __forceinline__ void product_over_k(const float* __restrict__ A,
 
   const Layout w;
 
-  // Load i of a thread: A float4 at row rA0 + i * A_ROWS, k = kA of the tile; B float4 at
-  // row kB0 + i * B_ROWS, column cB. offA/offB: the offset of load 0 in A/B in the current
-  // tile, advanced by one tile per step (32-bit, like every index in this tutorial: these
+  // Load i of a thread: A float4 at row rA0 + i * A_ROWS, k = kA of the tile; B float4 (without
+  // ASYNC_B) at row kB0 + i * B_ROWS, column cB. offA/offB: the offset of load 0 in A/B in the
+  // current tile, advanced by one tile per step (32-bit, like every index in this tutorial: these
   // kernels sit at the 128-register cap). Rows of A past M are skipped by a predicate
   // computed once; B's columns past N are clamped (they only feed columns never stored).
   constexpr int A_ROWS = THREADS / (BK / 4);
@@ -91,7 +92,8 @@ __device__ __forceinline__ void product_over_k(const float* __restrict__ A,
   // load_4_floats): A's with K, k0 and Ks even, B's with N even. Lanes of 8 x 4 results do;
   // those of 8 x 8 (this step's kernel, the 128 x 128 tile and its halves, stream-K) keep 4-byte
   // loads: with pairs the 128 x 128 tile gained at mid-size shapes but lost at large ones with a
-  // short K, even where no pairs were taken (lab/LOG.md#pairs).
+  // short K, even where no pairs were taken (lab/LOG.md#pairs). B's are loaded in pairs by the
+  // 128 x 32 tile only; the 64- and 128-wide tiles take pairsB as the width of their copies.
   constexpr bool PAIRS = TM * TN == 32;
   const bool pairsA = PAIRS && !VEC_A && (K | k0 | Ks) % 2 == 0 && starts_on_8_bytes(A);
   const bool pairsB = PAIRS && !VEC_B && N % 2 == 0 && starts_on_8_bytes(B);
@@ -107,7 +109,8 @@ __device__ __forceinline__ void product_over_k(const float* __restrict__ A,
   float4 nextA[A_LOADS];
   float4 nextB[ASYNC_B ? 1 : B_LOADS];
   // Tile tileK of B, rows [k0 + tileK, + BK), into Bs[stage] in copies of W floats: copy i of a
-  // thread is row k + i * ROWS, columns c .. c + W - 1. Outside B: W * 4 bytes of zeros (zfill).
+  // thread is row k + i * ROWS, columns c .. c + W - 1. Rows past the slice, columns past N: W * 4
+  // bytes of zeros (zfill, nothing read).
   auto copyB = [&](auto width, int tileK, int stage) {
     constexpr int W = decltype(width)::value, PER_ROW = BN / W, ROWS = THREADS / PER_ROW;
     static_assert(THREADS % PER_ROW == 0, "the threads copy whole rows of the B tile per pass");
@@ -135,7 +138,7 @@ __device__ __forceinline__ void product_over_k(const float* __restrict__ A,
       }
     }
     offA += BK;
-    if (ASYNC_B) {
+    if constexpr (ASYNC_B) {
       if (pairsB)
         copyB(std::integral_constant<int, 2>{}, tileK, stage);
       else
@@ -168,7 +171,7 @@ __device__ __forceinline__ void product_over_k(const float* __restrict__ A,
       As[stage][k + 2][r] = nextA[i].z;
       As[stage][k + 3][r] = nextA[i].w;
     }
-    if (ASYNC_B) {
+    if constexpr (ASYNC_B) {
       __pipeline_wait_prior(0);  // this thread's copies have landed (the barrier: everyone's)
     } else {
 #pragma unroll

@@ -17,10 +17,9 @@
 //     odd K costs A its float4 loads and an odd N costs B and C theirs, not all three at once
 //     (tutorial::vec_operands); the tiles' 4-byte stores of C go by rows through shared memory
 //     (store_lane_tile_by_rows),
-//     and the 8 x 4-lane tiles read A's rows that start on 8 bytes (K even) in 8-byte pairs; the
-//     64 x 64 and 32 x 128 tiles copy a narrow B straight to shared memory (cp.async), the 128 x
-//     32 tile reads it in pairs where N is even (step 5's product_over_k; lab/LOG.md#operand-
-//     widths, #async-b).
+//     and the 64 x 64 and 32 x 128 tiles read A's rows that start on 8 bytes (K even) in 8-byte
+//     pairs and copy a narrow B straight to shared memory, cp.async (step 5's product_over_k;
+//     lab/LOG.md#operand-widths, lab/LOG.md#async-b).
 // Why it is faster: pipelined_gemm makes ceil(M/128) * ceil(N/128) blocks. The GPU runs
 // SMs x 2 of them at once (one wave: 264 on a GPU of 132 SMs); at 256 x 256 x 65536 that is 4
 // blocks, each walking all of K, and 128 of the 132 SMs idle. Slicing K gives the idle SMs work.

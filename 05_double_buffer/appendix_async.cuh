@@ -18,7 +18,8 @@
 namespace ch05 {
 
 // 16 bytes of zeros in global memory: the source of the asynchronous copies of elements that
-// lie outside A or B (cp.async copies global to shared; it cannot write a constant).
+// lie outside A or B (a copy can also zero-fill its destination, as step 5's copies of B do;
+// here every copy reads, from A, B or these zeros).
 __device__ alignas(16) const float kZeros[4] = {0.0f, 0.0f, 0.0f, 0.0f};
 
 // Block tile (blockRow, blockCol) of block b when blocks run in groups of GROUP_M block rows:

@@ -38,8 +38,9 @@
 // and B reach the shared tiles as zeros (async_gemm: see its comment) and stores outside C are
 // skipped; the VEC = false variants (chosen by the launchers when K % 4 or N % 4 is not 0, or a
 // pointer is not 16-byte aligned) move 4 bytes at a time instead of 16 (the 8 x 4-lane tiles of
-// steps 6 and 9 load 8 at a time where the rows start on 8 bytes: tutorial::load_4_floats;
-// thin_gemm moves 4 bytes at a time always, and coalesces them).
+// steps 6 and 9 move 8 at a time where the rows start on 8 bytes: tutorial::load_4_floats, and
+// the 64 x 64 and 32 x 128 tiles copy a narrow B with cp.async; thin_gemm moves 4 bytes at a time
+// always, and coalesces them).
 #pragma once
 
 #include "05_double_buffer/1_double_buffer.cuh"

@@ -91,13 +91,14 @@ void dispatch_vec(const float* A, const float* B, const float* C, int N, int K,
 // With K % 4 == 0 A can be read 16 bytes at a time even when N % 4 != 0 (B and C 4 bytes at a
 // time), and the other way round: one odd dimension costs float4 to one side only.
 // Where an operand is not 16 bytes wide, its rows may still start on 8 bytes: pairsA / pairsB say
-// so, for a plan's estimate (chapter 05's 8 x 4-lane tiles then load them in 8-byte pairs,
-// load_4_floats, deciding that in the kernel; dispatch_vec_operands does not need it).
+// so, for a plan's key (chapter 05's 8 x 4-lane tiles then move them 8 bytes at a time, by
+// load_4_floats or by cp.async, deciding that in the kernel; dispatch_vec_operands does not
+// need it).
 struct VecOperands {
   bool a = true;         // A's loads
   bool bc = true;        // B's loads and C's stores
   bool pairsA = false;   // !a, and A's loads go in 8-byte pairs (K even, A on 8 bytes)
-  bool pairsB = false;   // !bc, and B's loads go in 8-byte pairs (N even, B on 8 bytes)
+  bool pairsB = false;   // !bc, and B's rows move in 8-byte pairs (N even, B on 8 bytes)
   constexpr VecOperands(bool both = true) : a(both), bc(both) {}
   constexpr VecOperands(bool a_, bool bc_, bool pairsA_ = false, bool pairsB_ = false)
       : a(a_), bc(bc_), pairsA(!a_ && pairsA_), pairsB(!bc_ && pairsB_) {}
