@@ -13,8 +13,8 @@
 //     loads and stores nothing and needs no barrier), so the loop body tests nothing;
 //   - the FMAs of a step column by column (outer_product_by_columns), with which ptxas finds a
 //     register assignment with few bank conflicts. Each of the three alone measured slower or
-//     no better; together they bring the kernel level with cuBLAS at 8192 (lab/LOG.md,
-//     runs 10-16; warp_tiles.md).
+//     no better; together they bring the kernel level with cuBLAS at 8192 (warp_tiles.md;
+//     lab/LOG.md#main-loop).
 // What it still gets wrong: one 128 x 128 tile for every problem, so a problem with too few
 // tiles to fill the GPU (small sizes, small M, long K) runs far below cuBLAS; and it is FP32 on
 // the CUDA cores: the same GPU multiplies TF32, BF16 or FP8 matrices on its tensor cores many
