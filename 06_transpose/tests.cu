@@ -13,6 +13,8 @@
 #include <vector>
 
 #include "06_transpose/kernel_list.cuh"
+#include "06_transpose/lab/line_aligned.cuh"
+#include "06_transpose/lab/shifted.cuh"
 #include "06_transpose/lab/staged.cuh"
 #include "common/catch_compat.hpp"
 #include "common/device_buffer.hpp"
@@ -269,7 +271,10 @@ TEST_CASE("the lab's candidates equal the CPU transpose for every shape", "[gpu]
       {"vec4 s2g3", ch06lab::launch_vec4_staged<2, 3>}, {"vec4 s3gAll", ch06lab::launch_vec4_staged<3, 0>},
       {"sector t2g1", ch06lab::launch_sector_staged<2, 1>},
       {"sector t2g3", ch06lab::launch_sector_staged<2, 3>},
-      {"sector t3gAll", ch06lab::launch_sector_staged<3, 0>}};
+      {"sector t3gAll", ch06lab::launch_sector_staged<3, 0>},
+      {"shifted 128x32", ch06lab::launch_shifted<128, 32, 256>},
+      {"shifted 64x32 output rows",
+       ch06lab::launch_shifted<64, 32, 256, ch06::BlockOrder::OutputRows>}};
   for (const TransposeKernel& kernel : lab)
     for (const Shape& s : kShapes) {
       CAPTURE(kernel.name, s.rows, s.cols);
@@ -306,6 +311,21 @@ void check_at_offsets(TransposeLauncher launch, int rows, int cols, int inOffset
   CHECK(touched == 0);
 }
 }  // namespace
+
+TEST_CASE("the lab's shifted and line-aligned tiles at every shape and pointer offset", "[gpu]") {
+  REQUIRE_GPU();
+  for (const TransposeLauncher launch :
+       {ch06lab::launch_shifted<128, 32, 256>,
+        ch06lab::launch_shifted<64, 32, 256, ch06::BlockOrder::OutputRows>,
+        ch06lab::launch_shifted<128, 64, 256, ch06::BlockOrder::InputRows, 4>,
+        ch06lab::launch_line_aligned<128, 32, 8, 32, ch06::BlockOrder::InputRows>,
+        ch06lab::launch_line_aligned<128, 32, 8, 32, ch06::BlockOrder::OutputRows>})
+    for (const Shape& s : std::vector<Shape>{{1, 1}, {2, 3}, {5, 7}, {131, 33}, {130, 97}, {257, 65},
+                                             {1, 301}, {301, 1}, {4, 129}, {133, 4}})
+      for (int inOffset = 0; inOffset < 4; ++inOffset)
+        for (int outOffset = 0; outOffset < 4; ++outOffset)
+          check_at_offsets(launch, s.rows, s.cols, inOffset, outOffset);
+}
 
 TEST_CASE("the thin kernel in registers: 1 to 16 rows or columns, any alignment", "[gpu]") {
   REQUIRE_GPU();

@@ -6,6 +6,8 @@
 #include <vector>
 
 #include "06_transpose/kernel_list.cuh"
+#include "06_transpose/lab/line_aligned.cuh"
+#include "06_transpose/lab/shifted.cuh"
 #include "06_transpose/lab/staged.cuh"
 #include "06_transpose/lab/warp_regs.cuh"
 #include "06_transpose/lab/warps.cuh"
@@ -60,6 +62,28 @@ int main(int argc, char** argv) {
       {"t2g16", launch_sector_staged<2, 16>},
       {"t2gAll", launch_sector_staged<2, 0>},
       {"t3g4", launch_sector_staged<3, 4>},
+      {"sh128x32", launch_shifted<128, 32, 256, ch06::BlockOrder::InputRows, 6>},
+      {"sh128x32Out", launch_shifted<128, 32, 256, ch06::BlockOrder::OutputRows, 6>},
+      {"sh64x32", launch_shifted<64, 32, 256, ch06::BlockOrder::InputRows, 8>},
+      {"sh64x32Out", launch_shifted<64, 32, 256, ch06::BlockOrder::OutputRows, 8>},
+      {"sh256x32", launch_shifted<256, 32, 256, ch06::BlockOrder::InputRows, 4>},
+      {"sh256x32Out", launch_shifted<256, 32, 256, ch06::BlockOrder::OutputRows, 4>},
+      {"line32", launch_line_aligned<128, 32, 8, 32, ch06::BlockOrder::InputRows>},
+      {"line32Out", launch_line_aligned<128, 32, 8, 32, ch06::BlockOrder::OutputRows>},
+      {"line16", launch_line_aligned<128, 32, 8, 16, ch06::BlockOrder::InputRows>},
+      {"line16Out", launch_line_aligned<128, 32, 8, 16, ch06::BlockOrder::OutputRows>},
+      {"sh128x64", launch_shifted<128, 64, 256, ch06::BlockOrder::InputRows, 4>},
+      {"sh128x64Out", launch_shifted<128, 64, 256, ch06::BlockOrder::OutputRows, 4>},
+      {"secW64", ch06::launch_sector_aligned<128, 64, 8>},
+      {"secW64Out", ch06::launch_sector_aligned<128, 64, 8, ch06::BlockOrder::OutputRows>},
+      {"secW64t4", ch06::launch_sector_aligned<128, 64, 4>},
+      {"secW64t4Out", ch06::launch_sector_aligned<128, 64, 4, ch06::BlockOrder::OutputRows>},
+      {"sec64sq", ch06::launch_sector_aligned<64, 64, 8>},
+      {"sec64sqOut", ch06::launch_sector_aligned<64, 64, 8, ch06::BlockOrder::OutputRows>},
+      {"sec256", ch06::launch_sector_aligned<256, 32, 8>},
+      {"sec256Out", ch06::launch_sector_aligned<256, 32, 8, ch06::BlockOrder::OutputRows>},
+      {"sh128x32t128", launch_shifted<128, 32, 128, ch06::BlockOrder::InputRows, 8>},
+      {"sh128x32t128Out", launch_shifted<128, 32, 128, ch06::BlockOrder::OutputRows, 8>},
   };
   std::vector<std::string> names = tutorial::names_of(copies);
   for (const std::string& name : tutorial::names_of(kernels)) names.push_back(name);
