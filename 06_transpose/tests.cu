@@ -317,6 +317,7 @@ TEST_CASE("the lab's shifted and line-aligned tiles at every shape and pointer o
   for (const TransposeLauncher launch :
        {ch06lab::launch_shifted<128, 32, 256>,
         ch06lab::launch_shifted<64, 32, 256, ch06::BlockOrder::OutputRows>,
+        ch06lab::launch_shifted<128, 32, 256, ch06::BlockOrder::OutputRows, 6>,
         ch06lab::launch_shifted<128, 64, 256, ch06::BlockOrder::InputRows, 4>,
         ch06lab::launch_line_aligned<128, 32, 8, 32, ch06::BlockOrder::InputRows>,
         ch06lab::launch_line_aligned<128, 32, 8, 32, ch06::BlockOrder::OutputRows>})

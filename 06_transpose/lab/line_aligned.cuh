@@ -1,8 +1,11 @@
 // Chapter 06, lab: step 5's sector-aligned tile with its output pieces aligned to ALIGN floats
-// (an experiment). ALIGN = 8: step 5 (32-byte sectors); ALIGN = 32: 128-byte lines, so that no
-// line of the output is written by two blocks. The band stages ALIGN - 1 more input rows.
+// (an experiment). ALIGN = 8: step 5 (32-byte sectors); ALIGN = 32: 128-byte lines, so that
+// inside an output row no line is written by two blocks (a line holding the end of one row and
+// the start of the next still is). The band stages ALIGN - 1 more input rows. Refuses (rather
+// than loops over bands) a grid side past 65,535 blocks, and rows near INT_MAX.
 #pragma once
 
+#include <climits>
 #include <cstddef>
 #include <cstdint>
 
@@ -17,6 +20,8 @@ __global__ void transpose_line_aligned(const float* __restrict__ in, float* __re
                                        int rows, int cols) {
   static_assert(TILE_ROWS % ALIGN == 0 && TILE_ROWS % TILE_COLS == 0 && TILE_COLS % 32 == 0,
                 "segments of TILE_ROWS floats keep their offset in ALIGN from band to band");
+  static_assert(TILE_COLS % BLOCK_ROWS == 0 && TILE_COLS * BLOCK_ROWS <= 1024,
+                "each thread moves TILE_COLS / BLOCK_ROWS output rows; at most 1024 threads");
   constexpr int SHIFT = ALIGN - 1, ROWS = TILE_ROWS + SHIFT;
   __shared__ float tile[ROWS][TILE_COLS + 1];
   const bool byInput = ORDER == ch06::BlockOrder::InputRows;
@@ -54,7 +59,7 @@ void launch_line_aligned(const float* in, float* out, int rows, int cols) {
   const int bands = int(((long long)rows + ALIGN - 1 + TILE_ROWS - 1) / TILE_ROWS);
   const int colBlocks = tutorial::ceil_div(cols, TILE_COLS);
   const bool byInput = ORDER == ch06::BlockOrder::InputRows;
-  if ((byInput ? bands : colBlocks) > tutorial::kMaxGridY)
+  if ((byInput ? bands : colBlocks) > tutorial::kMaxGridY || rows > INT_MAX - 2 * TILE_ROWS)
     throw tutorial::UnsupportedShape("transpose_line_aligned: too many blocks for grid.y");
   const dim3 grid = byInput ? dim3(colBlocks, bands) : dim3(bands, colBlocks);
   tutorial::launch(transpose_line_aligned<TILE_ROWS, TILE_COLS, BLOCK_ROWS, ALIGN, ORDER>, grid,

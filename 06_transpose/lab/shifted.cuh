@@ -19,6 +19,7 @@
 // of the output (its ends) goes one float at a time.
 #pragma once
 
+#include <climits>
 #include <cstddef>
 #include <cstdint>
 #include <string>
@@ -104,20 +105,20 @@ struct Shifted {
 #pragma unroll
     for (int i = 0; i < STORES; ++i) {
       const int item = threadIdx.x + i * THREADS;
-      const int c = item / CHUNKS, k = item % CHUNKS;  // a warp: one tile row, 32 chunks
+      const int c = item / CHUNKS, k = item % CHUNKS;  // consecutive lanes: consecutive chunks
       if (c >= lim) continue;
       const int b = (outMis + ((C0 + c) & 3) * (rows & 3)) & 3;
       const int x = R0 - b + 4 * k;  // output column of the chunk's first float
       if (x + 3 < 0 || x >= rows) continue;
       const float4 w = smem4[chunk(c, k)];
-      float* dst = out + (size_t)(C0 + c) * rows + x;
+      const size_t rowStart = (size_t)(C0 + c) * rows;  // out[C0 + c][0]
       if (x >= 0 && x + 3 < rows) {
-        ch06::store4(dst, w);
+        ch06::store4(out + rowStart + x, w);
       } else {  // the ends of an output row: the floats of this row only
-        if (x + 0 >= 0 && x + 0 < rows) dst[0] = w.x;
-        if (x + 1 >= 0 && x + 1 < rows) dst[1] = w.y;
-        if (x + 2 >= 0 && x + 2 < rows) dst[2] = w.z;
-        if (x + 3 >= 0 && x + 3 < rows) dst[3] = w.w;
+        if (x + 0 >= 0 && x + 0 < rows) out[rowStart + x + 0] = w.x;
+        if (x + 1 >= 0 && x + 1 < rows) out[rowStart + x + 1] = w.y;
+        if (x + 2 >= 0 && x + 2 < rows) out[rowStart + x + 2] = w.z;
+        if (x + 3 >= 0 && x + 3 < rows) out[rowStart + x + 3] = w.w;
       }
     }
   }
@@ -140,6 +141,8 @@ template <int TR = 128, int TC = 32, int THREADS = 256,
 void launch_shifted(const float* in, float* out, int rows, int cols) {
   if (reinterpret_cast<uintptr_t>(in) % 4 || reinterpret_cast<uintptr_t>(out) % 4)
     throw tutorial::UnsupportedShape("transpose_shifted: pointers must be 4-byte aligned");
+  if (rows > INT_MAX - 2 * TR)  // band * TR + TR + 3 stays an int
+    throw tutorial::UnsupportedShape("transpose_shifted: more rows than its int indices hold");
   const int bands = int(((long long)rows + 3 + TR - 1) / TR);
   const int colBlocks = tutorial::ceil_div(cols, TC);
   const bool inputRows = ORDER == ch06::BlockOrder::InputRows ? bands <= tutorial::kMaxGridY
