@@ -64,11 +64,13 @@ void estimated_pdl(const float* A, const float* B, float* C, int M, int N, int K
   ch05lab::run_plan_pdl<ALL>(list[0].plan, A, B, C, M, N, K);
 }
 
+// The estimate's cut of the path, 3x and 1/3 of it, and the path uncut (one slice).
 template <GemmPath PATH, int WHICH>
-void add_three(std::vector<tutorial::GemmKernel>& kernels, const std::string& name) {
+void add_cuts(std::vector<tutorial::GemmKernel>& kernels, const std::string& name) {
   kernels.push_back({"best " + name + " x1", forced<PATH, WHICH, 1, 1>});
   kernels.push_back({"best " + name + " x3", forced<PATH, WHICH, 3, 1>});
   kernels.push_back({"best " + name + " /3", forced<PATH, WHICH, 1, 3>});
+  kernels.push_back({"best " + name + " uncut", forced<PATH, WHICH, 1, 1 << 20>});  // S = 1
 }
 
 // thin_gemm's 512 x 16 tile at each slice count S, named "thinN16 S02", "thinN16 S03", ...
@@ -129,18 +131,18 @@ std::vector<tutorial::GemmKernel> lab_kernels() {
       {"streamK none",
        ch05lab::launch_stream_k_slots<128, 128, 16, 32, 64, 8, 8, 0, StreamKShare::None>},
   };
-  add_three<GemmPath::Tiles, 0>(k, "T128");
-  add_three<GemmPath::Tiles, 1>(k, "T64");
-  add_three<GemmPath::Tiles, 2>(k, "T32x128");
-  add_three<GemmPath::Tiles, 3>(k, "T128x32");
-  add_three<GemmPath::Tiles, 4>(k, "T64x128");
-  add_three<GemmPath::Tiles, 5>(k, "T128x64");
-  add_three<GemmPath::Thin, int(ch05::ThinShape::ShortK)>(k, "thinK");
-  add_three<GemmPath::Thin, int(ch05::ThinShape::SmallM4)>(k, "thinM4");
-  add_three<GemmPath::Thin, int(ch05::ThinShape::SmallM16)>(k, "thinM16");
-  add_three<GemmPath::Thin, int(ch05::ThinShape::SmallN4)>(k, "thinN4");
-  add_three<GemmPath::Thin, int(ch05::ThinShape::SmallN16)>(k, "thinN16");
-  add_three<GemmPath::Vector, 0>(k, "vector");
+  add_cuts<GemmPath::Tiles, 0>(k, "T128");
+  add_cuts<GemmPath::Tiles, 1>(k, "T64");
+  add_cuts<GemmPath::Tiles, 2>(k, "T32x128");
+  add_cuts<GemmPath::Tiles, 3>(k, "T128x32");
+  add_cuts<GemmPath::Tiles, 4>(k, "T64x128");
+  add_cuts<GemmPath::Tiles, 5>(k, "T128x64");
+  add_cuts<GemmPath::Thin, int(ch05::ThinShape::ShortK)>(k, "thinK");
+  add_cuts<GemmPath::Thin, int(ch05::ThinShape::SmallM4)>(k, "thinM4");
+  add_cuts<GemmPath::Thin, int(ch05::ThinShape::SmallM16)>(k, "thinM16");
+  add_cuts<GemmPath::Thin, int(ch05::ThinShape::SmallN4)>(k, "thinN4");
+  add_cuts<GemmPath::Thin, int(ch05::ThinShape::SmallN16)>(k, "thinN16");
+  add_cuts<GemmPath::Vector, 0>(k, "vector");
   add_thin_slices(k, std::integer_sequence<int, 2, 3, 4, 6, 8, 12, 16, 24, 32, 48>{});
   add_vector_slices(k, std::integer_sequence<int, 64, 128, 256>{});
   add_strips<4, 8, 8, 7, 10, 14, 16, 18, 20, 24, 28, 32, 40, 48, 64>(k);
