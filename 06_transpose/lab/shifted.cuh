@@ -70,7 +70,7 @@ struct Shifted {
       const int a = (inMis + (r & 3) * (cols & 3) + C0) & 3;
       const int lo = 4 * q - a;  // column (from C0) of the float4's first float
       v[i] = make_float4(0.f, 0.f, 0.f, 0.f);
-      if (j < LOAD_ROWS && r >= 0 && r < rows && lo + 3 >= 0 && lo < lim) {
+      if (j < LOAD_ROWS && r >= 0 && r < rows && lo < lim) {
         const long long g = (long long)r * cols + C0 + lo;  // flat index of its first float
         if (g >= 0 && g + 4 <= total) {
           v[i] = ch06::load4(in + g);
