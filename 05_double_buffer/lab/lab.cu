@@ -1,7 +1,7 @@
-// Chapter 05's comparisons behind step 9: the final launcher, its estimate's own choice, and
-// each path forced at the cut the estimate gives it (and at 3x and 1/3 of that), beside stream-K
-// with other shares and thin_gemm at fixed cuts, so that one process times them all against
-// cuBLAS. Every plan's estimate and time is printed with TUTORIAL_CHOOSE_PRINT=1:
+// Chapter 05's comparisons behind step 9: the final launcher (also with other shortlist windows,
+// "wide 3.0x16"), its estimate's own choice, and each path forced at the cut the estimate gives
+// it (and at 3x and 1/3 of that), beside stream-K with other shares and thin_gemm at fixed cuts,
+// so that one process times them all against cuBLAS. Every plan's estimate and time is printed with TUTORIAL_CHOOSE_PRINT=1:
 //     05_double_buffer_lab --m 3622 --n 4500 --k 11 --kernel planned --kernel "best "
 // Not built by default (`cmake --build build --target 05_double_buffer_lab`).
 #include <string>
@@ -19,6 +19,20 @@ namespace {
 
 using ch05::GemmPath;
 using ch05::GemmPlan;
+
+// planned_gemm with a wider shortlist: candidates within WINDOW10 / 10 times the cheapest
+// estimate, at most MOST of them, timed (step 9 times at most kShortlist within kWindow).
+template <int WINDOW10, int MOST>
+void planned_wide(const float* A, const float* B, float* C, int M, int N, int K) {
+  tutorial::check_gemm_shape("planned_wide", M, N, K);
+  static tutorial::Chooser<GemmPlan> chooser(WINDOW10 / 10.0, MOST);
+  const std::string key = "planned_wide " + std::to_string(M) + "x" + std::to_string(N) + "x" +
+                          std::to_string(K);
+  const GemmPlan p = chooser.choose(
+      key, [&] { return ch05::plan_shortlist_input(ch05::plan_gpu(), M, N, K); },
+      [&](const GemmPlan& q) { ch05::run_gemm_plan(q, A, B, C, M, N, K); });
+  ch05::run_gemm_plan(p, A, B, C, M, N, K);
+}
 
 // The estimate's cheapest plan of path PATH (tile or thin shape WHICH), its slices scaled by
 // NUM / DEN; runs the estimate's overall choice where the path has no candidate at this shape.
@@ -118,6 +132,9 @@ std::vector<tutorial::GemmKernel> lab_kernels() {
   std::vector<tutorial::GemmKernel> k = {
       {"stream-K final", ch05::launch_stream_k_gemm},
       {"planned", ch05::launch_planned_gemm},
+      {"wide 2.0x16", planned_wide<20, 16>},
+      {"wide 3.0x16", planned_wide<30, 16>},
+      {"wide 3.0x32", planned_wide<30, 32>},
       {"estimated", estimated},
       {"fused estimated", estimated_fused<1>},
       {"fused estimated x2", estimated_fused<2>},

@@ -84,6 +84,8 @@ int main(int argc, char** argv) {
       {"sec256Out", ch06::launch_sector_aligned<256, 32, 8, ch06::BlockOrder::OutputRows>},
       {"sh128x32t128", launch_shifted<128, 32, 128, ch06::BlockOrder::InputRows, 8>},
       {"sh128x32t128Out", launch_shifted<128, 32, 128, ch06::BlockOrder::OutputRows, 8>},
+      {"vec4In", ch06::launch_vec4<64, 256, ch06::BlockOrder::InputRows>},
+      {"vec4Out", ch06::launch_vec4<64, 256, ch06::BlockOrder::OutputRows>},
   };
   std::vector<std::string> names = tutorial::names_of(copies);
   for (const std::string& name : tutorial::names_of(kernels)) names.push_back(name);
