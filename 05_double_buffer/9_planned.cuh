@@ -5,9 +5,8 @@
 //   - tiles (step 6's sliced_gemm): six tile shapes, K cut into S slices (up to 729);
 //   - stream-K (step 7): 128 x 128 tiles, the last partial wave shared out by k-iterations;
 //   - thin and vector (step 8): the thin tiles that fit, C of one row or column; K in S slices.
-// An estimate a student can derive by hand ranks them (roof_clocks), tutorial::Chooser
-// (common/chooser.hpp) times the closest on a shape's first call on this GPU and keeps the
-// fastest; with TUTORIAL_CHOOSE=estimate (and on the CPU backend) the estimate alone decides.
+// An estimate a student can derive ranks them (roof_clocks); tutorial::Chooser times the closest on
+// a shape's first call on this GPU, keeps the fastest (TUTORIAL_CHOOSE=estimate, no GPU: estimate).
 #pragma once
 
 #include <algorithm>
@@ -22,6 +21,7 @@
 #include "common/gemm.hpp"
 
 namespace ch05 {
+
 enum class GemmPath { Tiles, StreamK, Thin, Vector };
 struct GemmPlan {
   GemmPath path = GemmPath::Tiles;
@@ -72,8 +72,8 @@ constexpr double kNarrowLanesRate = 0.84;
 // - thin_gemm loads from shared memory for every 2 to 4 FMAs: about a third of the FMA rate (the
 //   vector kernels counted the same: both are bound by DRAM where they are chosen).
 constexpr double kThinFmaRate = 0.35;
-// Timed: within kWindow of the cheapest estimate, at most kShortlist. The estimate ran 2.2x under
-// a cut plan's time and 1.2x over a partial wave's: 2.2 x 1.2, rounded up (lab/LOG.md#window).
+// Timed: within kWindow of the cheapest estimate, at most kShortlist. At 500x2098x308 the estimate
+// ran 2.2x under a cut plan, 1.2x over an uncut wave: 2.2 x 1.2 rounded up (lab/LOG.md#window).
 constexpr double kWindow = 3.0;
 constexpr int kShortlist = 16;
 // K cut at most kMaxPlanSlices ways (the cuts stop at 729), the partial sums in at most 256 MB.

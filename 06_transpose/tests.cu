@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "06_transpose/kernel_list.cuh"
+#include "06_transpose/lab/blocks256.cuh"
 #include "06_transpose/lab/line_aligned.cuh"
 #include "06_transpose/lab/shifted.cuh"
 #include "06_transpose/lab/staged.cuh"
@@ -312,7 +313,8 @@ void check_at_offsets(TransposeLauncher launch, int rows, int cols, int inOffset
 }
 }  // namespace
 
-TEST_CASE("the lab's shifted and line-aligned tiles at every shape and pointer offset", "[gpu]") {
+TEST_CASE("the lab's shifted, line-aligned and 256-byte-block tiles at every shape and pointer offset",
+          "[gpu]") {
   REQUIRE_GPU();
   for (const TransposeLauncher launch :
        {ch06lab::launch_shifted<128, 32, 256>,
@@ -320,7 +322,11 @@ TEST_CASE("the lab's shifted and line-aligned tiles at every shape and pointer o
         ch06lab::launch_shifted<128, 32, 256, ch06::BlockOrder::OutputRows, 6>,
         ch06lab::launch_shifted<128, 64, 256, ch06::BlockOrder::InputRows, 4>,
         ch06lab::launch_line_aligned<128, 32, 8, 32, ch06::BlockOrder::InputRows>,
-        ch06lab::launch_line_aligned<128, 32, 8, 32, ch06::BlockOrder::OutputRows>})
+        ch06lab::launch_line_aligned<128, 32, 8, 32, ch06::BlockOrder::OutputRows>,
+        ch06lab::launch_blocks256<true, true, ch06::BlockOrder::OutputRows>,
+        ch06lab::launch_blocks256<true, true, ch06::BlockOrder::InputRows>,
+        ch06lab::launch_blocks256<false, true, ch06::BlockOrder::OutputRows>,
+        ch06lab::launch_blocks256<true, false, ch06::BlockOrder::OutputRows>})
     for (const Shape& s : std::vector<Shape>{{1, 1}, {2, 3}, {5, 7}, {131, 33}, {130, 97}, {257, 65},
                                              {1, 301}, {301, 1}, {4, 129}, {133, 4}})
       for (int inOffset = 0; inOffset < 4; ++inOffset)

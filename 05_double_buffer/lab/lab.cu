@@ -1,7 +1,8 @@
 // Chapter 05's comparisons behind step 9: the final launcher (also with other shortlist windows,
 // "wide 3.0x16"), its estimate's own choice, and each path forced at the cut the estimate gives
 // it (and at 3x and 1/3 of that), beside stream-K with other shares and thin_gemm at fixed cuts,
-// so that one process times them all against cuBLAS. Every plan's estimate and time is printed with TUTORIAL_CHOOSE_PRINT=1:
+// so that one process times them all against cuBLAS. Every plan's estimate and time is printed
+// with TUTORIAL_CHOOSE_PRINT=1:
 //     05_double_buffer_lab --m 3622 --n 4500 --k 11 --kernel planned --kernel "best "
 // Not built by default (`cmake --build build --target 05_double_buffer_lab`).
 #include <string>

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "06_transpose/kernel_list.cuh"
+#include "06_transpose/lab/blocks256.cuh"
 #include "06_transpose/lab/line_aligned.cuh"
 #include "06_transpose/lab/shifted.cuh"
 #include "06_transpose/lab/staged.cuh"
@@ -86,6 +87,11 @@ int main(int argc, char** argv) {
       {"sh128x32t128Out", launch_shifted<128, 32, 128, ch06::BlockOrder::OutputRows, 8>},
       {"vec4In", ch06::launch_vec4<64, 256, ch06::BlockOrder::InputRows>},
       {"vec4Out", ch06::launch_vec4<64, 256, ch06::BlockOrder::OutputRows>},
+      {"b256Out", launch_blocks256<true, true, ch06::BlockOrder::OutputRows>},
+      {"b256In", launch_blocks256<true, true, ch06::BlockOrder::InputRows>},
+      {"b256nOut", launch_blocks256<false, true, ch06::BlockOrder::OutputRows>},
+      {"b256nIn", launch_blocks256<false, true, ch06::BlockOrder::InputRows>},
+      {"b256sOut", launch_blocks256<true, false, ch06::BlockOrder::OutputRows>},
   };
   std::vector<std::string> names = tutorial::names_of(copies);
   for (const std::string& name : tutorial::names_of(kernels)) names.push_back(name);
