@@ -14,6 +14,7 @@
 
 #include "06_transpose/kernel_list.cuh"
 #include "06_transpose/lab/blocks256.cuh"
+#include "06_transpose/lab/l2_hint.cuh"
 #include "06_transpose/lab/line_aligned.cuh"
 #include "06_transpose/lab/shifted.cuh"
 #include "06_transpose/lab/staged.cuh"
@@ -275,7 +276,11 @@ TEST_CASE("the lab's candidates equal the CPU transpose for every shape", "[gpu]
       {"sector t3gAll", ch06lab::launch_sector_staged<3, 0>},
       {"shifted 128x32", ch06lab::launch_shifted<128, 32, 256>},
       {"shifted 64x32 output rows",
-       ch06lab::launch_shifted<64, 32, 256, ch06::BlockOrder::OutputRows>}};
+       ch06lab::launch_shifted<64, 32, 256, ch06::BlockOrder::OutputRows>},
+      {"vec4 hint 256", ch06lab::launch_vec4_hint<256>},
+      {"vec4 hint 128 input rows", ch06lab::launch_vec4_hint<128, ch06::BlockOrder::InputRows>},
+      {"sector hint 256", ch06lab::launch_sector_hint<256>},
+      {"sector hint 64 input rows", ch06lab::launch_sector_hint<64, ch06::BlockOrder::InputRows>}};
   for (const TransposeKernel& kernel : lab)
     for (const Shape& s : kShapes) {
       CAPTURE(kernel.name, s.rows, s.cols);
@@ -313,8 +318,7 @@ void check_at_offsets(TransposeLauncher launch, int rows, int cols, int inOffset
 }
 }  // namespace
 
-TEST_CASE("the lab's shifted, line-aligned and 256-byte-block tiles at every shape and pointer offset",
-          "[gpu]") {
+TEST_CASE("the lab's tiles at every shape and pointer offset", "[gpu]") {
   REQUIRE_GPU();
   for (const TransposeLauncher launch :
        {ch06lab::launch_shifted<128, 32, 256>,
@@ -326,7 +330,9 @@ TEST_CASE("the lab's shifted, line-aligned and 256-byte-block tiles at every sha
         ch06lab::launch_blocks256<true, true, ch06::BlockOrder::OutputRows>,
         ch06lab::launch_blocks256<true, true, ch06::BlockOrder::InputRows>,
         ch06lab::launch_blocks256<false, true, ch06::BlockOrder::OutputRows>,
-        ch06lab::launch_blocks256<true, false, ch06::BlockOrder::OutputRows>})
+        ch06lab::launch_blocks256<true, false, ch06::BlockOrder::OutputRows>,
+        ch06lab::launch_sector_hint<256>,
+        ch06lab::launch_sector_hint<128, ch06::BlockOrder::InputRows>})
     for (const Shape& s : std::vector<Shape>{{1, 1}, {2, 3}, {5, 7}, {131, 33}, {130, 97}, {257, 65},
                                              {1, 301}, {301, 1}, {4, 129}, {133, 4}})
       for (int inOffset = 0; inOffset < 4; ++inOffset)

@@ -7,6 +7,7 @@
 
 #include "06_transpose/kernel_list.cuh"
 #include "06_transpose/lab/blocks256.cuh"
+#include "06_transpose/lab/l2_hint.cuh"
 #include "06_transpose/lab/line_aligned.cuh"
 #include "06_transpose/lab/shifted.cuh"
 #include "06_transpose/lab/staged.cuh"
@@ -92,6 +93,14 @@ int main(int argc, char** argv) {
       {"b256nOut", launch_blocks256<false, true, ch06::BlockOrder::OutputRows>},
       {"b256nIn", launch_blocks256<false, true, ch06::BlockOrder::InputRows>},
       {"b256sOut", launch_blocks256<true, false, ch06::BlockOrder::OutputRows>},
+      {"h0vec4Out", launch_vec4_hint<0>},
+      {"h128vec4Out", launch_vec4_hint<128>},
+      {"h256vec4Out", launch_vec4_hint<256>},
+      {"h256vec4In", launch_vec4_hint<256, ch06::BlockOrder::InputRows>},
+      {"h0secOut", launch_sector_hint<0>},
+      {"h128secOut", launch_sector_hint<128>},
+      {"h256secOut", launch_sector_hint<256>},
+      {"h256secIn", launch_sector_hint<256, ch06::BlockOrder::InputRows>},
   };
   std::vector<std::string> names = tutorial::names_of(copies);
   for (const std::string& name : tutorial::names_of(kernels)) names.push_back(name);
