@@ -133,6 +133,7 @@ std::vector<tutorial::GemmKernel> lab_kernels() {
   std::vector<tutorial::GemmKernel> k = {
       {"stream-K final", ch05::launch_stream_k_gemm},
       {"planned", ch05::launch_planned_gemm},
+      {"wide 2.0x10", planned_wide<20, 10>},  // step 9 before lab/LOG.md#window
       {"wide 2.0x16", planned_wide<20, 16>},
       {"wide 3.0x16", planned_wide<30, 16>},
       {"wide 3.0x32", planned_wide<30, 32>},
