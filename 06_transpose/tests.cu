@@ -338,6 +338,17 @@ TEST_CASE("the lab's tiles at every shape and pointer offset", "[gpu]") {
       for (int inOffset = 0; inOffset < 4; ++inOffset)
         for (int outOffset = 0; outOffset < 4; ++outOffset)
           check_at_offsets(launch, s.rows, s.cols, inOffset, outOffset);
+  // The float4 copies take float4 shapes at 16-byte offsets only (4 floats), and refuse a grid
+  // past 65,535 tiles along y before launching anything.
+  for (const TransposeLauncher launch :
+       {ch06lab::launch_vec4_hint<256>, ch06lab::launch_vec4_hint<64, ch06::BlockOrder::InputRows>})
+    for (const Shape& s : std::vector<Shape>{{4, 4}, {64, 64}, {132, 68}, {4, 260}, {260, 4}})
+      for (int inOffset : {0, 4})
+        for (int outOffset : {0, 4}) check_at_offsets(launch, s.rows, s.cols, inOffset, outOffset);
+  CHECK_THROWS_AS(ch06lab::launch_vec4_hint<256>(nullptr, nullptr, 4, 64 * 65536),
+                  UnsupportedShape);
+  CHECK_THROWS_AS(ch06lab::launch_sector_hint<256>(nullptr, nullptr, 4, 32 * 65536),
+                  UnsupportedShape);
 }
 
 TEST_CASE("the thin kernel in registers: 1 to 16 rows or columns, any alignment", "[gpu]") {

@@ -27,7 +27,8 @@ template <int WINDOW10, int MOST>
 void planned_wide(const float* A, const float* B, float* C, int M, int N, int K) {
   tutorial::check_gemm_shape("planned_wide", M, N, K);
   static tutorial::Chooser<GemmPlan> chooser(WINDOW10 / 10.0, MOST);
-  const std::string key = "planned_wide " + std::to_string(M) + "x" + std::to_string(N) + "x" +
+  const std::string key = "planned_wide " + std::to_string(WINDOW10) + "x" + std::to_string(MOST) +
+                          " " + std::to_string(M) + "x" + std::to_string(N) + "x" +
                           std::to_string(K);
   const GemmPlan p = chooser.choose(
       key, [&] { return ch05::plan_shortlist_input(ch05::plan_gpu(), M, N, K); },

@@ -30,5 +30,5 @@ int main() {
   int M, N, K;
   while (std::scanf("%d %d %d", &M, &N, &K) == 3)
     for (const auto& c : ch05::plan_candidates(g, M, N, K))
-      std::printf("%dx%dx%d\t%s\t%.4f\n", M, N, K, c.name.c_str(), c.estimate / g.clockGHz / 1000);
+      std::printf("%dx%dx%d\t%s\t%.17g\n", M, N, K, c.name.c_str(), c.estimate / g.clockGHz / 1000);
 }

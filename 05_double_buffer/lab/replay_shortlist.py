@@ -10,10 +10,16 @@ timed only: a plan a new shortlist adds was never measured ("untimed" below).
     nvcc -std=c++17 --expt-relaxed-constexpr -I. 05_double_buffer/lab/plan_estimates.cu -o /tmp/pe
     05_double_buffer/lab/replay_shortlist.py --estimates /tmp/pe RUN.txt ...
 
+A run file may name a part of itself: RUN.txt@TEXT starts after the first line holding TEXT,
+RUN.txt#LABEL keeps the lines of its '== LABEL ...' blocks only (one build of several timed
+side by side), e.g. 'runs/2026-11-30-h200-async-b.txt@device run 7#A'. Lines cut short (a
+plan's entry unfinished at the end) keep the plans before the cut; the count is printed.
+
 --variants also ranks the tile plans by three other estimates (a replica of roof_clocks, checked
-against plan_estimates): 1, each wave charged as its busiest SM's blocks (ceil(blocks / SMs) in a
-partial one) instead of a full wave; 2, the slices' sum after the product (its bytes added, not
-overlapped with the FMAs); 3, both.
+against plan_estimates; thin, vector and stream-K plans keep step 9's estimate): 1, each wave
+charged as its busiest SM's blocks (ceil(blocks / SMs) in a partial one) instead of a full wave;
+2, the slices' sum after the product (its bytes, the partials read and C written, added to the
+product's time instead of overlapped with its FMAs); 3, both.
 """
 import argparse
 import collections
@@ -63,9 +69,9 @@ def tile_estimate(M, N, K, tile, slices, variant):
     fill = min(1.0, min(blocks, slots) * 4.0 * ALIGN * (min(bm, M) + min(bn, N)) / needed)
     compulsory = 4.0 * (M * K + K * N + M * N)
     partials = 2.0 * slices * 4.0 * M * N if slices > 1 else 0.0
-    if variant in (2, 3):
-        t = max(fma, (compulsory + partials / 2) / (DRAM * fill))
-        t += (slices * 4.0 * M * N + 4.0 * M * N) / DRAM if slices > 1 else 0.0
+    if variant in (2, 3) and slices > 1:  # the product writes partials, not C; the sum writes C
+        t = max(fma, (compulsory - 4.0 * M * N + partials / 2) / (DRAM * fill))
+        t += (partials / 2 + 4.0 * M * N) / DRAM
     else:
         t = max(fma, (compulsory + partials) / (DRAM * fill))
     t += (waves * ROUND_TRIP + (LAUNCH if slices > 1 else 0.0)) * GHZ
@@ -78,21 +84,36 @@ def split(name):
     return (m.group(1), int(m.group(2))) if m else (name, 1)
 
 
-def read_choices(paths):
-    """shape -> plan -> [median ms], from every [choose] line of planned_gemm (or a lab copy)."""
+def read_choices(specs):
+    """shape -> plan -> [median ms], from the [choose] lines of planned_gemm (or a lab copy)
+    that were timed (measured); and how many of those lines were cut short."""
     times = collections.defaultdict(lambda: collections.defaultdict(list))
-    for path in paths:
+    cut = 0
+    for spec in specs:
+        m = re.match(r"([^@#]+)(?:@([^#]+))?(?:#(.+))?$", spec)
+        path, after, label = m.groups()
+        started, block = after is None, None
         for line in open(path):
-            m = re.match(r"\[choose\] planned\w* (\d+)x(\d+)x(\d+)\b", line)
+            if not started:
+                started = after in line
+                continue
+            if line.startswith("== "):
+                block = line.split()[1]
+            if label is not None and block != label:
+                continue
+            m = re.match(r"\[choose\] planned\w*(?: \d+x\d+)? (\d+)x(\d+)x(\d+)\b"
+                         r".*?\(measured\); (.*)", line)
             if not m:
                 continue
-            shape = tuple(map(int, m.groups()))
-            body = line.split(": ", 1)[1].split("); ", 1)[1]  # after "CHOICE (measured); "
-            for part in body.split(", "):
-                p = re.match(r"(.+) est [\d.e+-]+ ([\d.e+-]+) ms", part.strip())
+            shape = tuple(map(int, m.groups()[:3]))
+            parts = m.group(4).rstrip("\n").split(", ")
+            if not parts[-1].endswith(" ms"):
+                cut += 1
+            for part in parts:
+                p = re.match(r"(.+) est [\d.e+-]+ ([\d.e+-]+) ms$", part.strip())
                 if p:
                     times[shape][p.group(1)].append(float(p.group(2)))
-    return times
+    return times, cut
 
 
 def shortlist(cands, window, most):
@@ -116,9 +137,9 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--estimates", required=True, help="the built plan_estimates")
     ap.add_argument("--variants", action="store_true")
-    ap.add_argument("runs", nargs="+")
+    ap.add_argument("runs", nargs="+", help="RUN.txt[@TEXT][#LABEL]")
     args = ap.parse_args()
-    times = read_choices(args.runs)
+    times, cut = read_choices(args.runs)
     shapes = sorted(times)
     out = subprocess.run([args.estimates], input="".join("%d %d %d\n" % s for s in shapes),
                          capture_output=True, text=True, check=True).stdout
@@ -129,7 +150,10 @@ def main():
     # The replica must agree with the C++ estimate on every tile plan.
     worst = max(abs(tile_estimate(*s, *split(n), 0) / e - 1)
                 for s in shapes for n, e in cands[s] if split(n)[0] in TILES)
-    print("%d shapes; the replica of roof_clocks is within %.2g of plan_estimates" % (len(shapes), worst))
+    if worst > 1e-9:
+        raise SystemExit("the replica of roof_clocks differs from plan_estimates by %.2g" % worst)
+    print("%d shapes (%d [choose] lines cut short); the replica of roof_clocks agrees"
+          % (len(shapes), cut))
     for variant in (range(4) if args.variants else [0]):
         for window, most in ((2.0, 10), (3.0, 16)):
             lost = []

@@ -2,7 +2,7 @@
 // (an experiment).
 //
 // transpose_vec4 runs slower where the input's row pitch is not a multiple of 256 bytes
-// (lab/LOG.md#row-pitch): a warp's 256-byte piece of a row then covers parts of two aligned
+// (lab/LOG.md#row-pitch): a half-warp's 256-byte piece of a row then covers parts of two aligned
 // 256-byte blocks, and the other parts are read by another block, later. PTX lets a load ask
 // the L2 to fetch more than the sectors it touches: `ld.global.nc.L2::256B` hints that the L2
 // fetch 256 bytes around the access (L2::64B and L2::128B the same for 64 and 128). If the
