@@ -7,6 +7,8 @@
 // the last partly, and those partial writes cost a third of the bandwidth. Here each output row
 // is cut at sector boundaries instead, so no store writes part of a sector; one float per access,
 // a thread's 16 or 17 loads of a band unrolled so that they issue in groups ahead of their stores.
+// Its input rows start anywhere too, so each load asks the L2 for its whole 128-byte line
+// (load1_line, float4.cuh; whole_lines.md).
 // Its blocks run in either of step 4's orders (BlockOrder): which is faster depends on the shape
 // and the GPU.
 // What it still gets wrong: a thin matrix (a few dozen rows or columns) leaves most of each
@@ -17,6 +19,7 @@
 #include <cstdint>
 
 #include "06_transpose/4_vec4.cuh"  // BlockOrder
+#include "06_transpose/float4.cuh"   // load1_line
 #include "common/ceil_div.hpp"
 #include "common/launch.cuh"
 
@@ -57,13 +60,15 @@ struct SectorAligned {
     // Unrolled, so that ptxas can put the loads ahead of the shared-memory stores: rolled, it kept
     // 4 in flight, unrolled it issues them in groups of 3 and 7 (lab/LOG.md#loads-in-flight).
     constexpr int LOADS = (ROWS + BLOCK_ROWS - 1) / BLOCK_ROWS;
+    // BEGIN QUOTE line-loads
 #pragma unroll
     for (int i = 0; i < LOADS; ++i) {
       const int j = threadIdx.y + i * BLOCK_ROWS;
       const int row = firstRow + j;
       if (j < ROWS && row >= 0 && row < rows && col < cols)
-        tile[j][threadIdx.x] = in[size_t(row) * cols + col];  // (TILE_ROWS + 7, TILE_COLS + 1)
+        tile[j][threadIdx.x] = load1_line(in + size_t(row) * cols + col);  // 32 floats a warp
     }
+    // END QUOTE line-loads
     // Every thread reads elements that other threads wrote.
     __syncthreads();
     // BEGIN QUOTE sector-store

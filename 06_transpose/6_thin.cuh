@@ -64,13 +64,13 @@ struct Walk {
 // (the side a chunk is loaded from), else writes it. G is const float* or float*.
 template <bool TO_CHUNK, class G>
 __device__ __forceinline__ void move1(G global, float& shared) {
-  if constexpr (TO_CHUNK) shared = *global;
+  if constexpr (TO_CHUNK) shared = load1_line(global);
   else *global = shared;
 }
 template <bool TO_CHUNK, class G>
 __device__ __forceinline__ void move4(G global, float& s0, float& s1, float& s2, float& s3) {
   if constexpr (TO_CHUNK) {
-    const float4 v = load4(global);
+    const float4 v = load4_line(global);
     s0 = v.x, s1 = v.y, s2 = v.z, s3 = v.w;
   } else {
     store4(global, make_float4(s0, s1, s2, s3));
@@ -108,7 +108,7 @@ __device__ void move_contiguous(G flat, float* chunk, int thin, int span) {
       float4* words = reinterpret_cast<float4*>(chunk);
 #pragma unroll 4
       for (int k = threadIdx.x; k < count / 4; k += THREADS) {
-        if constexpr (TO_CHUNK) words[k] = turn4(load4(flat + 4 * k), (k >> 3) & 3);
+        if constexpr (TO_CHUNK) words[k] = turn4(load4_line(flat + 4 * k), (k >> 3) & 3);
         else store4(flat + 4 * k, turn4(words[k], (k >> 3) & 3));
       }
     } else {  // even thin: elements (q, r) .. (q, r + 3), wrapping to row q + 1 at most once
@@ -256,7 +256,7 @@ __global__ void __launch_bounds__(kThinRegsThreads)
   // Floats t .. t + 3 of a row the thread holds (t < thin): 16, 8 or 4 bytes at a time.
   auto load_group = [&](float (&w)[THIN], const float* row, int t) {
     if (vec == 4) {
-      const float4 x = load4(row + t);
+      const float4 x = load4_line(row + t);
       w[t] = x.x, w[t + 1] = x.y, w[t + 2] = x.z, w[t + 3] = x.w;
     } else if (vec == 2) {
       const float2 x = *reinterpret_cast<const float2*>(row + t);
@@ -266,7 +266,7 @@ __global__ void __launch_bounds__(kThinRegsThreads)
     } else {
 #pragma unroll
       for (int u = 0; u < 4; ++u)
-        if (t + u < thin) w[t + u] = row[t + u];
+        if (t + u < thin) w[t + u] = load1_line(row + t + u);
     }
   };
   auto store_group = [&](const float (&w)[THIN], float* row, int t) {
@@ -293,7 +293,7 @@ __global__ void __launch_bounds__(kThinRegsThreads)
     } else {
 #pragma unroll
       for (int t = 0; t < THIN; ++t)
-        if (t < thin) v[j][t] = in[size_t(t) * cols + i];
+        if (t < thin) v[j][t] = load1_line(in + size_t(t) * cols + i);
     }
   }
 #pragma unroll

@@ -11,7 +11,8 @@
 //   2_tiled.cuh           transpose_tiled      a TILE×TILE tile in shared memory: both sides
 //                                              coalesced; a tile column hits one bank 32 times
 //   3_padded.cuh          transpose_padded     tile[TILE][TILE + 1]: no bank conflict
-//   float4.cuh            (load4, store4)      16-byte accesses, and when they are possible
+//   float4.cuh            (load4, store4)      16-byte accesses, and when they are possible;
+//                         (load1_line, ...)    loads that ask the L2 for whole lines (5, 6)
 //   4_vec4.cuh            transpose_vec4       float4 on both sides, a swizzled tile, the
 //                                              blocks' order (needs rows, cols multiples of 4)
 //   5_sector_aligned.cuh  transpose_sector_    output rows cut at 32-byte sector boundaries,
