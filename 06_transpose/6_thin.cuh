@@ -6,6 +6,7 @@
 // on the other: transpose_thin copies such chunks through shared memory, float4 on both sides
 // where the addresses allow.
 // And the thinnest (up to 16 rows or columns) need no shared memory at all: transpose_thin_regs.
+// Their loads go through step 5's load1_line / load4_line (float4.cuh).
 // What it still gets wrong: a chunk must hold 32 elements along the long side for each on the
 // thin side (launch_thin refuses a thin side of 256 or more, at 8,192 floats a chunk), so it is
 // for thin matrices only; even there some shapes stay below the copy, and which chunk size is

@@ -18,6 +18,7 @@
 #include "06_transpose/lab/line_aligned.cuh"
 #include "06_transpose/lab/shifted.cuh"
 #include "06_transpose/lab/staged.cuh"
+#include "06_transpose/lab/thin_sector.cuh"
 #include "common/catch_compat.hpp"
 #include "common/device_buffer.hpp"
 #include "common/host_matrix.hpp"
@@ -317,6 +318,19 @@ void check_at_offsets(TransposeLauncher launch, int rows, int cols, int inOffset
   CHECK(touched == 0);
 }
 }  // namespace
+
+TEST_CASE("the lab's sector-cut thin chunks at every shape and pointer offset", "[gpu]") {
+  REQUIRE_GPU();
+  for (const int rows : {10, 33, 300, 1025, 4099})
+    for (int inOffset = 0; inOffset < 2; ++inOffset)
+      for (int outOffset = 0; outOffset < 8; ++outOffset) {
+        check_at_offsets(ch06lab::launch_thin_sector<9, 256>, rows, 9, inOffset, outOffset);
+        check_at_offsets(ch06lab::launch_thin_sector<33, 128>, rows + 24, 33, inOffset, outOffset);
+        check_at_offsets(ch06lab::launch_thin_sector<47, 128>, rows + 38, 47, inOffset, outOffset);
+      }
+  CHECK_THROWS_AS((ch06lab::launch_thin_sector<9, 256>(nullptr, nullptr, 100, 8)), UnsupportedShape);
+  CHECK_THROWS_AS((ch06lab::launch_thin_sector<9, 256>(nullptr, nullptr, 9, 9)), UnsupportedShape);
+}
 
 TEST_CASE("the lab's tiles at every shape and pointer offset", "[gpu]") {
   REQUIRE_GPU();

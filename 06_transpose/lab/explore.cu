@@ -11,6 +11,7 @@
 #include "06_transpose/lab/line_aligned.cuh"
 #include "06_transpose/lab/shifted.cuh"
 #include "06_transpose/lab/staged.cuh"
+#include "06_transpose/lab/thin_sector.cuh"
 #include "06_transpose/lab/warp_regs.cuh"
 #include "06_transpose/lab/warps.cuh"
 #include "common/chapter_main.hpp"
@@ -103,6 +104,16 @@ int main(int argc, char** argv) {
       {"h128secOut", launch_sector_hint<128>},
       {"h256secOut", launch_sector_hint<256>},
       {"h256secIn", launch_sector_hint<256, ch06::BlockOrder::InputRows>},
+      {"tsec9s256", launch_thin_sector<9, 256>},
+      {"tsec12s256", launch_thin_sector<12, 256>},
+      {"tsec17s256", launch_thin_sector<17, 256>},
+      {"tsec24s256", launch_thin_sector<24, 256>},
+      {"tsec32s256", launch_thin_sector<32, 256>},
+      {"tsec33s128", launch_thin_sector<33, 128>},
+      {"tsec33s256", launch_thin_sector<33, 256>},
+      {"tsec40s256", launch_thin_sector<40, 256>},
+      {"tsec47s128", launch_thin_sector<47, 128>},
+      {"tsec63s128", launch_thin_sector<63, 128>},
   };
   std::vector<std::string> names = tutorial::names_of(copies);
   for (const std::string& name : tutorial::names_of(kernels)) names.push_back(name);

@@ -9,7 +9,7 @@
 // loss comes from DRAM serving each aligned 256-byte block in two visits, the hint should win
 // it back: the first visit brings the whole block into the L2, the second hits there.
 // HINT = 0: plain loads, as step 4 loads and as step 5 loaded before it took the 128-byte hint
-// (whole_lines.md): the control. (h128secOut is now step 5's kernel in the output's order.)
+// (whole_lines.md): the control. (h128secOut loads as step 5 now does; a copy.)
 // The kernels are copies of steps 4 and 5 with only their loads changed; the step files stay as
 // the lesson quotes them.
 #pragma once
