@@ -66,7 +66,7 @@ struct SectorAligned {
       const int j = threadIdx.y + i * BLOCK_ROWS;
       const int row = firstRow + j;
       if (j < ROWS && row >= 0 && row < rows && col < cols)
-        tile[j][threadIdx.x] = load1_line(in + size_t(row) * cols + col);  // (TILE_ROWS + 7, TILE_COLS + 1)
+        tile[j][threadIdx.x] = load1_line(in + size_t(row) * cols + col);  // a warp: 32 floats of a row
     }
     // END QUOTE line-loads
     // Every thread reads elements that other threads wrote.

@@ -189,8 +189,8 @@ __global__ void __launch_bounds__(THREADS, MIN_BLOCKS)
 
 // One block per chunk of span_max rows (tall) or columns (wide), span_max a multiple of 32:
 // the chunk holds at most CHUNK floats whatever the thin side, and at least 32 elements along
-// the long side for each one along the thin side (so that every segment moves whole 128-byte
-// lines), which bounds the thin side it takes: below CHUNK / 32.
+// the long side for each one along the thin side (so that every segment moves at least 128
+// bytes, a warp's worth), which bounds the thin side it takes: below CHUNK / 32.
 template <int THREADS, int CHUNK, int MIN_BLOCKS = 1>
 void launch_thin_sized(const float* in, float* out, int rows, int cols) {
   const int thin = std::min(rows, cols), along = std::max(rows, cols);

@@ -18,6 +18,7 @@
 #include "06_transpose/lab/line_aligned.cuh"
 #include "06_transpose/lab/shifted.cuh"
 #include "06_transpose/lab/staged.cuh"
+#include "06_transpose/lab/thin_cut.cuh"
 #include "06_transpose/lab/thin_sector.cuh"
 #include "common/catch_compat.hpp"
 #include "common/device_buffer.hpp"
@@ -321,13 +322,41 @@ void check_at_offsets(TransposeLauncher launch, int rows, int cols, int inOffset
 
 TEST_CASE("the lab's sector-cut thin chunks at every shape and pointer offset", "[gpu]") {
   REQUIRE_GPU();
-  for (const int rows : {10, 33, 300, 1025, 4099})
+  // Rows within 7 of a multiple of SPAN too: the grid's last block writes the last s_c outputs.
+  for (const int rows : {10, 33, 121, 127, 128, 249, 250, 255, 256, 300, 505, 512, 1025, 4099})
     for (int inOffset = 0; inOffset < 2; ++inOffset)
       for (int outOffset = 0; outOffset < 8; ++outOffset) {
-        check_at_offsets(ch06lab::launch_thin_sector<9, 256>, rows, 9, inOffset, outOffset);
-        check_at_offsets(ch06lab::launch_thin_sector<33, 128>, rows + 24, 33, inOffset, outOffset);
-        check_at_offsets(ch06lab::launch_thin_sector<47, 128>, rows + 38, 47, inOffset, outOffset);
+        if (rows > 9)
+          check_at_offsets(ch06lab::launch_thin_sector<9, 256>, rows, 9, inOffset, outOffset);
+        if (rows > 12)
+          check_at_offsets(ch06lab::launch_thin_sector<12, 256>, rows, 12, inOffset, outOffset);
+        if (rows > 33)
+          check_at_offsets(ch06lab::launch_thin_sector<33, 128>, rows, 33, inOffset, outOffset);
+        if (rows > 40)
+          check_at_offsets(ch06lab::launch_thin_sector<40, 256>, rows, 40, inOffset, outOffset);
+        if (rows > 47)
+          check_at_offsets(ch06lab::launch_thin_sector<47, 128>, rows, 47, inOffset, outOffset);
       }
+  // Step 6's chunk kernel with the cut: odd and even thin sides, rows within 7 of one and two
+  // spans (the launcher's span: CHUNK / (cols | 1) rounded down to 32) and far past them, every
+  // output offset within a sector.
+  auto cut_rows = [](int chunk, int cols) {
+    const int span = std::max(32, chunk / (cols | 1) / 32 * 32);
+    return std::vector<int>{span - 7, span - 1, span, span + 1, 2 * span - 3, 2 * span + 5, 4099};
+  };
+  for (const int cols : {1, 9, 16, 33, 40, 63})
+    for (int inOffset = 0; inOffset < 2; ++inOffset)
+      for (int outOffset = 0; outOffset < 8; ++outOffset) {
+        for (const int rows : cut_rows(12288, cols))
+          if (rows > cols)
+            check_at_offsets(ch06lab::launch_thin_cut<512, 12288, 4>, rows, cols, inOffset,
+                             outOffset);
+        for (const int rows : cut_rows(6144, cols))
+          if (rows > cols)
+            check_at_offsets(ch06lab::launch_thin_cut<256, 6144, 8>, rows, cols, inOffset,
+                             outOffset);
+      }
+  CHECK_THROWS_AS((ch06lab::launch_thin_cut<256, 8192>(nullptr, nullptr, 9, 9)), UnsupportedShape);
   CHECK_THROWS_AS((ch06lab::launch_thin_sector<9, 256>(nullptr, nullptr, 100, 8)), UnsupportedShape);
   CHECK_THROWS_AS((ch06lab::launch_thin_sector<9, 256>(nullptr, nullptr, 9, 9)), UnsupportedShape);
 }

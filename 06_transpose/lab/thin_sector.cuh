@@ -8,9 +8,10 @@
 // neighbouring chunk (every_shape.md, part 2: partial writes cost). Here the block of chunk k
 // writes output row c over [k·SPAN − s_c, (k + 1)·SPAN − s_c), s_c the floats by which
 // out[c][0] lies past its sector, so every warp's store covers whole sectors; it stages the 7
-// input rows before its chunk for that (7 / SPAN more reads, mostly L2 hits).
-// Plain and simple on purpose: one float per access on both sides, THIN a template parameter
-// (the index arithmetic divides by constants), SPAN a multiple of 32.
+// input rows before its chunk for that (7 / SPAN more reads; whether they hit in the L2 was not
+// measured).
+// Simple on purpose: one float per access on both sides (the loads step 5's load1_line), THIN a
+// template parameter (the index arithmetic divides by constants), SPAN a multiple of 32.
 #pragma once
 
 #include <algorithm>
