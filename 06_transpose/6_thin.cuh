@@ -6,6 +6,8 @@
 // on the other: transpose_thin copies such chunks through shared memory, float4 on both sides
 // where the addresses allow.
 // And the thinnest (up to 16 rows or columns) need no shared memory at all: transpose_thin_regs.
+// transpose_thin_cut is step 5's cut at sectors inside the chunks of a tall matrix; it does not
+// replace transpose_thin (which of the two is faster depends on the thin side), step 7 times both.
 // Their loads go through step 5's load1_line / load4_line (float4.cuh).
 // What it still gets wrong: a chunk must hold 32 elements along the long side for each on the
 // thin side (launch_thin refuses a thin side of 256 or more, at 8,192 floats a chunk), so it is
@@ -14,6 +16,7 @@
 #pragma once
 
 #include <algorithm>
+#include <climits>
 #include <cstddef>
 #include <cstdint>
 #include <string>
@@ -191,6 +194,8 @@ __global__ void __launch_bounds__(THREADS, MIN_BLOCKS)
 // the chunk holds at most CHUNK floats whatever the thin side, and at least 32 elements along
 // the long side for each one along the thin side (so that every segment moves at least 128
 // bytes, a warp's worth), which bounds the thin side it takes: below CHUNK / 32.
+inline int thin_span(int chunk, int thin) { return std::max(32, chunk / (thin | 1) / 32 * 32); }
+
 template <int THREADS, int CHUNK, int MIN_BLOCKS = 1>
 void launch_thin_sized(const float* in, float* out, int rows, int cols) {
   const int thin = std::min(rows, cols), along = std::max(rows, cols);
@@ -199,10 +204,93 @@ void launch_thin_sized(const float* in, float* out, int rows, int cols) {
                                      " floats takes fewer than " + std::to_string(CHUNK / 32) +
                                      " rows or columns, got " + std::to_string(rows) + "x" +
                                      std::to_string(cols));
-  const int span_max = std::max(32, CHUNK / (thin | 1) / 32 * 32);
+  const int span_max = thin_span(CHUNK, thin);
   const size_t smem = size_t(span_max) * (thin | 1) * sizeof(float);
   tutorial::launch(transpose_thin<THREADS, MIN_BLOCKS>, dim3(tutorial::ceil_div(along, span_max)),
                    dim3(THREADS), smem, in, out, rows, cols, span_max);
+}
+
+// Tall matrices with their segments cut at sectors: step 5's idea inside step 6's chunks.
+// Output row c (of `rows` floats) starts s_c floats past a 32-byte sector: s_c = 0 for every c
+// only where rows is a multiple of 8 and `out` starts on a sector. transpose_thin's chunk
+// [first, first + span) writes each output row from `first` on, so where s_c != 0 the first and
+// last sectors of a segment are written in part, twice (by two blocks), and its float4s start
+// late. transpose_thin_cut's block writes output row c over [first - s_c, first - s_c + span)
+// instead: every segment starts on a sector, every float4 fills half of one. For that it stages
+// the 8 input rows before its chunk too (7 would do; 8 keeps the chunk's float4 groups where
+// move_contiguous puts them), 8 / span more reads, and the grid has a block more where the last
+// s_c outputs need one (lab/LOG.md#thin-cut).
+//
+// Output row c over [first - s_c, first - s_c + span), clipped to [0, rows). Input row o is
+// chunk row o - lo of `base`, as move_contiguous filled it. Odd cols: a float4 a lane, 4
+// consecutive o of one c (on a sector, so 16-byte aligned); one float at a time only where a
+// float4 crosses 0 or rows. Even cols: one float a lane (words P apart: 32 banks), as step 6.
+template <int THREADS>
+__device__ void write_cut_segments(float* out, int rows, const float* base, int cols, int lo,
+                                   int first, int span) {
+  const int P = cols | 1;
+  const bool turn = P == cols;
+  const uintptr_t start = reinterpret_cast<uintptr_t>(out) / sizeof(float);
+  auto shift = [&](int c) { return int((start + size_t(c) * rows) % 8); };  // s_c
+  auto word = [&](int o, int c) { return base[chunk_word((o - lo) * P + c, turn)]; };
+  if (!turn) {
+    Walk v(threadIdx.x, THREADS, span);
+    for (int k = threadIdx.x; k < cols * span; k += THREADS, v.next()) {
+      const int c = v.q, o = first - shift(c) + v.r;
+      if (o >= 0 && o < rows) out[size_t(c) * rows + o] = word(o, c);
+    }
+    return;
+  }
+  // BEGIN QUOTE cut-store
+  const int n4 = span / 4;
+  Walk v(threadIdx.x, THREADS, n4);
+#pragma unroll 4
+  for (int k = threadIdx.x; k < cols * n4; k += THREADS, v.next()) {
+    const int c = v.q, o = first - shift(c) + 4 * v.r;
+    float* row = out + size_t(c) * rows;
+    if (o >= 0 && o + 3 < rows) {
+      store4(row + o, make_float4(word(o, c), word(o + 1, c), word(o + 2, c), word(o + 3, c)));
+    } else {
+      for (int u = 0; u < 4; ++u)
+        if (o + u >= 0 && o + u < rows) row[o + u] = word(o + u, c);
+    }
+  }
+  // END QUOTE cut-store
+}
+
+template <int THREADS, int MIN_BLOCKS = 1>
+__global__ void __launch_bounds__(THREADS, MIN_BLOCKS)
+    transpose_thin_cut(const float* __restrict__ in, float* __restrict__ out, int rows, int cols,
+                       int span) {
+  extern __shared__ float4 chunk4[];  // float4: 16-byte aligned (move_contiguous' float4s)
+  float* chunk = reinterpret_cast<float*>(chunk4);  // [span + 8][cols | 1] words
+  // BEGIN QUOTE cut-kernel
+  const int P = cols | 1;
+  const int first = blockIdx.x * span;  // the block's outputs: [first, first + span), shifted
+  const int lo = max(first - 8, 0), hi = min(first + span, rows);  // the input rows it stages
+  // Chunk row j holds input row first - 8 + j, so `base` (input row lo) is a whole number of
+  // 8-row groups into the chunk: its float4 groups stay aligned.
+  float* base = chunk + (lo - (first - 8)) * P;
+  move_contiguous<THREADS, true>(in + size_t(lo) * cols, base, cols, hi - lo);
+  __syncthreads();
+  write_cut_segments<THREADS>(out, rows, base, cols, lo, first, span);
+  // END QUOTE cut-kernel
+}
+
+// Tall matrices only (cols < rows), cols below CHUNK / 32 as launch_thin_sized.
+template <int THREADS, int CHUNK, int MIN_BLOCKS = 1>
+void launch_thin_cut(const float* in, float* out, int rows, int cols) {
+  if (cols >= rows || 32 * (cols | 1) > CHUNK)
+    throw tutorial::UnsupportedShape("transpose_thin_cut: tall matrices of fewer than " +
+                                     std::to_string(CHUNK / 32) + " columns, got " +
+                                     std::to_string(rows) + "x" + std::to_string(cols));
+  const int span = thin_span(CHUNK, cols);
+  if (rows > INT_MAX - 2 * span)  // first = blockIdx.x * span, up to rows + span
+    throw tutorial::UnsupportedShape("transpose_thin_cut: " + std::to_string(rows) +
+                                     " rows: its block indices would pass INT_MAX");
+  const size_t smem = size_t(span + 8) * (cols | 1) * sizeof(float);
+  tutorial::launch(transpose_thin_cut<THREADS, MIN_BLOCKS>, dim3(tutorial::ceil_div(rows + 7, span)),
+                   dim3(THREADS), smem, in, out, rows, cols, span);
 }
 
 // MIN_BLOCKS asks ptxas for 65,536 / (THREADS * MIN_BLOCKS) registers at most: 32 for 2,048

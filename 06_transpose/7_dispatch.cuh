@@ -9,8 +9,9 @@
 // call (tutorial::Chooser, common/chooser.hpp); later calls run the winner at once.
 //   - a single row or column is copied (copy_vec4, where both pointers allow float4): its
 //     transpose is the same floats;
-//   - thin matrices: transpose_thin in two sizes, and transpose_thin_regs, holding 1, 2, 4 or
-//     8 rows or columns a thread, where a row or column fits in registers (step 6);
+//   - thin matrices: transpose_thin in three sizes, transpose_thin_cut (tall ones), and
+//     transpose_thin_regs, holding 1, 2, 4 or 8 rows or columns a thread, where a row or
+//     column fits in registers (step 6);
 //   - float4 shapes: transpose_vec4 in both block orders (step 4);
 //   - every shape: the sector-aligned tile in both orders (step 5) and the padded tile (step 3).
 // The estimate: a transpose moves 2 x rows x cols x 4 bytes, which take bytes / DRAM rate at
@@ -23,6 +24,7 @@
 #pragma once
 
 #include <algorithm>
+#include <climits>
 #include <cmath>
 #include <cstdint>
 #include <string>
@@ -48,9 +50,10 @@ namespace ch06 {
 // Candidates timed: those estimated within kWindow of the cheapest, at most kShortlist. The
 // estimate ties every kernel that moves the bytes in a wave or two (the window keeps them) and
 // puts one that needs many waves of near-empty blocks far behind (the window drops it); each
-// candidate timed costs a few rounds of the shape's first call.
+// candidate timed costs a few rounds of the shape's first call. At most 8: a tall matrix of 16
+// columns or fewer has 8 thin candidates (4 in registers, 4 in chunks), which the estimate ties.
 constexpr double kWindow = 1.6;
-constexpr int kShortlist = 6;
+constexpr int kShortlist = 8;
 
 // One candidate: a launcher, and what the estimate needs of it.
 struct TransposePlan {
@@ -104,7 +107,7 @@ inline std::vector<TransposeCandidate> transpose_candidates(const float* in, con
   auto thin_chunks = [&](auto kernel, int threads, int chunk, const char* name,
                          tutorial::TransposeLauncher launch) {
     if (32 * (thin | 1) > chunk) return;
-    const int span = std::max(32, chunk / (thin | 1) / 32 * 32);
+    const int span = thin_span(chunk, thin);
     const size_t smem = size_t(span) * (thin | 1) * sizeof(float);
     add(launch, name, ceil_div(along, span), resident_blocks(kernel, threads, smem));
   };
@@ -113,6 +116,13 @@ inline std::vector<TransposeCandidate> transpose_candidates(const float* in, con
               launch_thin_sized<256, 6144, 8>);
   thin_chunks(transpose_thin<512, 4>, 512, 12288, "thin 512/12288 x4",
               launch_thin_sized<512, 12288, 4>);
+  // transpose_thin_cut (tall only): one block more than there are spans, 8 more rows a chunk.
+  if (cols < rows && 32 * (cols | 1) <= 12288 && rows <= INT_MAX - 2 * thin_span(12288, cols)) {
+    const int span = thin_span(12288, cols);
+    const size_t smem = size_t(span + 8) * (cols | 1) * sizeof(float);
+    add(launch_thin_cut<512, 12288, 4>, "thin cut 512/12288 x4", ceil_div(rows + 7, span),
+        resident_blocks(transpose_thin_cut<512, 4>, 512, smem));
+  }
   const long long tiles64 = (long long)ceil_div(rows, 64) * ceil_div(cols, 64);
   if (float4_aligned(in, out, rows, cols)) {
     const long long r = resident_blocks(transpose_vec4<64, 256, BlockOrder::OutputRows>, 256, 0, 8);

@@ -18,7 +18,6 @@
 #include "06_transpose/lab/line_aligned.cuh"
 #include "06_transpose/lab/shifted.cuh"
 #include "06_transpose/lab/staged.cuh"
-#include "06_transpose/lab/thin_cut.cuh"
 #include "06_transpose/lab/thin_sector.cuh"
 #include "common/catch_compat.hpp"
 #include "common/device_buffer.hpp"
@@ -320,7 +319,31 @@ void check_at_offsets(TransposeLauncher launch, int rows, int cols, int inOffset
 }
 }  // namespace
 
-TEST_CASE("the lab's sector-cut thin chunks at every shape and pointer offset", "[gpu]") {
+TEST_CASE("the thin kernel with its segments cut at sectors: every shape and pointer offset",
+          "[gpu]") {
+  REQUIRE_GPU();
+  // Odd and even thin sides, rows within 7 of one and two spans (the last s_c outputs are the
+  // grid's extra block's) and far past them, every output offset within a sector.
+  auto cut_rows = [](int chunk, int cols) {
+    const int span = ch06::thin_span(chunk, cols);
+    return std::vector<int>{span - 7, span - 1, span, span + 1, 2 * span - 3, 2 * span + 5, 4099};
+  };
+  for (const int cols : {1, 9, 16, 33, 40, 63})
+    for (int inOffset = 0; inOffset < 2; ++inOffset)
+      for (int outOffset = 0; outOffset < 8; ++outOffset) {
+        for (const int rows : cut_rows(12288, cols))
+          if (rows > cols)
+            check_at_offsets(ch06::launch_thin_cut<512, 12288, 4>, rows, cols, inOffset,
+                             outOffset);
+        for (const int rows : cut_rows(6144, cols))
+          if (rows > cols)
+            check_at_offsets(ch06::launch_thin_cut<256, 6144, 8>, rows, cols, inOffset,
+                             outOffset);
+      }
+  CHECK_THROWS_AS((ch06::launch_thin_cut<256, 8192>(nullptr, nullptr, 9, 9)), UnsupportedShape);
+}
+
+TEST_CASE("the lab's sector-cut thin kernel at every shape and pointer offset", "[gpu]") {
   REQUIRE_GPU();
   // Rows within 7 of a multiple of SPAN too: the grid's last block writes the last s_c outputs.
   for (const int rows : {10, 33, 121, 127, 128, 249, 250, 255, 256, 300, 505, 512, 1025, 4099})
@@ -337,26 +360,6 @@ TEST_CASE("the lab's sector-cut thin chunks at every shape and pointer offset", 
         if (rows > 47)
           check_at_offsets(ch06lab::launch_thin_sector<47, 128>, rows, 47, inOffset, outOffset);
       }
-  // Step 6's chunk kernel with the cut: odd and even thin sides, rows within 7 of one and two
-  // spans (the launcher's span: CHUNK / (cols | 1) rounded down to 32) and far past them, every
-  // output offset within a sector.
-  auto cut_rows = [](int chunk, int cols) {
-    const int span = std::max(32, chunk / (cols | 1) / 32 * 32);
-    return std::vector<int>{span - 7, span - 1, span, span + 1, 2 * span - 3, 2 * span + 5, 4099};
-  };
-  for (const int cols : {1, 9, 16, 33, 40, 63})
-    for (int inOffset = 0; inOffset < 2; ++inOffset)
-      for (int outOffset = 0; outOffset < 8; ++outOffset) {
-        for (const int rows : cut_rows(12288, cols))
-          if (rows > cols)
-            check_at_offsets(ch06lab::launch_thin_cut<512, 12288, 4>, rows, cols, inOffset,
-                             outOffset);
-        for (const int rows : cut_rows(6144, cols))
-          if (rows > cols)
-            check_at_offsets(ch06lab::launch_thin_cut<256, 6144, 8>, rows, cols, inOffset,
-                             outOffset);
-      }
-  CHECK_THROWS_AS((ch06lab::launch_thin_cut<256, 8192>(nullptr, nullptr, 9, 9)), UnsupportedShape);
   CHECK_THROWS_AS((ch06lab::launch_thin_sector<9, 256>(nullptr, nullptr, 100, 8)), UnsupportedShape);
   CHECK_THROWS_AS((ch06lab::launch_thin_sector<9, 256>(nullptr, nullptr, 9, 9)), UnsupportedShape);
 }
@@ -470,6 +473,15 @@ TEST_CASE("the thin kernel: fewer than 64 rows or columns, chunks longer than it
       }
     }
   }
+  // A last chunk of every length from 1 to 12 floats a segment, at every head (the pointer 0 to
+  // 3 floats off a 16-byte boundary): the floats before the first float4 and after the last
+  // (33 columns: tall spans of 352, wide of 160).
+  for (int r = 1; r <= 12; ++r)
+    for (int off = 0; off < 4; ++off) {
+      check_at_offsets(ch06::launch_thin, 352 + r, 33, off, off);
+      check_at_offsets(ch06::launch_thin, 33, 160 + r, off, off);
+      check_at_offsets(ch06::launch_thin, 33, 160 + r, off, 3 - off);
+    }
   // Not thin enough for a chunk (8,192 floats wide: 32 columns of at most 255 rows): refused
   // with the reason.
   std::string message;
@@ -561,7 +573,7 @@ TEST_CASE("the dispatcher's estimate drops the tiles at thin matrices", "[gpu]")
   REQUIRE_REAL_GPU();
   DeviceBuffer<float> in(1 << 20), out(1 << 20);
   // The window alone, with no cap on the count: only the estimate can drop a tile here (the
-  // thin kernels' own candidates fill the six places of the real shortlist).
+  // thin kernels' own candidates fill the places of the real shortlist).
   auto shortlisted = [&](int rows, int cols) {
     return tutorial::shortlist(ch06::transpose_candidates(in.data(), out.data(), rows, cols),
                                ch06::kWindow, 1000);

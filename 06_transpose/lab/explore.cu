@@ -11,7 +11,6 @@
 #include "06_transpose/lab/line_aligned.cuh"
 #include "06_transpose/lab/shifted.cuh"
 #include "06_transpose/lab/staged.cuh"
-#include "06_transpose/lab/thin_cut.cuh"
 #include "06_transpose/lab/thin_sector.cuh"
 #include "06_transpose/lab/warp_regs.cuh"
 #include "06_transpose/lab/warps.cuh"
@@ -115,9 +114,9 @@ int main(int argc, char** argv) {
       {"tsec40s256", launch_thin_sector<40, 256>},
       {"tsec47s128", launch_thin_sector<47, 128>},
       {"tsec63s128", launch_thin_sector<63, 128>},
-      {"cut512x12kB4", launch_thin_cut<512, 12288, 4>},
-      {"cut256x6kB8", launch_thin_cut<256, 6144, 8>},
-      {"cut256x8k", launch_thin_cut<256, 8192>},
+      {"cut512x12kB4", ch06::launch_thin_cut<512, 12288, 4>},
+      {"cut256x6kB8", ch06::launch_thin_cut<256, 6144, 8>},
+      {"cut256x8k", ch06::launch_thin_cut<256, 8192>},
   };
   std::vector<std::string> names = tutorial::names_of(copies);
   for (const std::string& name : tutorial::names_of(kernels)) names.push_back(name);
