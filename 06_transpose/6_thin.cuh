@@ -217,9 +217,11 @@ void launch_thin_sized(const float* in, float* out, int rows, int cols) {
 // last sectors of a segment are written in part, twice (by two blocks), and its float4s start
 // late. transpose_thin_cut's block writes output row c over [first - s_c, first - s_c + span)
 // instead: every segment starts on a sector, every float4 fills half of one. For that it stages
-// the 8 input rows before its chunk too (7 would do; 8 keeps the chunk's float4 groups where
-// move_contiguous puts them), 8 / span more reads, and the grid has a block more where the last
-// s_c outputs need one (lab/LOG.md#thin-cut).
+// the 8 input rows before its chunk too, 8 / span more reads: 7 would do, but first is a
+// multiple of 32, so input row first - 8 starts on a 16-byte boundary at any cols (where `in`
+// does), and first - 7 only where cols is a multiple of 4: move_contiguous' float4 loads need it.
+// And the grid has at most a block more, where the last s_c outputs of a row need one
+// (lab/LOG.md#thin-cut).
 //
 // Output row c over [first - s_c, first - s_c + span), clipped to [0, rows). Input row o is
 // chunk row o - lo of `base`, as move_contiguous filled it. Odd cols: a float4 a lane, 4
@@ -268,8 +270,7 @@ __global__ void __launch_bounds__(THREADS, MIN_BLOCKS)
   const int P = cols | 1;
   const int first = blockIdx.x * span;  // the block's outputs: [first, first + span), shifted
   const int lo = max(first - 8, 0), hi = min(first + span, rows);  // the input rows it stages
-  // Chunk row j holds input row first - 8 + j, so `base` (input row lo) is a whole number of
-  // 8-row groups into the chunk: its float4 groups stay aligned.
+  // Chunk row j holds input row first - 8 + j; `base` is the chunk row of input row lo.
   float* base = chunk + (lo - (first - 8)) * P;
   move_contiguous<THREADS, true>(in + size_t(lo) * cols, base, cols, hi - lo);
   __syncthreads();
@@ -277,7 +278,9 @@ __global__ void __launch_bounds__(THREADS, MIN_BLOCKS)
   // END QUOTE cut-kernel
 }
 
-// Tall matrices only (cols < rows), cols below CHUNK / 32 as launch_thin_sized.
+// Tall matrices only (cols < rows), cols below CHUNK / 32 as launch_thin_sized. Its span + 8
+// rows can pass 48 KB at 12,288 floats (49,248 bytes at 2 columns): tutorial::launch asks for
+// the larger shared memory (cudaFuncSetAttribute), which every GPU since sm_70 grants.
 template <int THREADS, int CHUNK, int MIN_BLOCKS = 1>
 void launch_thin_cut(const float* in, float* out, int rows, int cols) {
   if (cols >= rows || 32 * (cols | 1) > CHUNK)

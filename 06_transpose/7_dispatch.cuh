@@ -116,7 +116,7 @@ inline std::vector<TransposeCandidate> transpose_candidates(const float* in, con
               launch_thin_sized<256, 6144, 8>);
   thin_chunks(transpose_thin<512, 4>, 512, 12288, "thin 512/12288 x4",
               launch_thin_sized<512, 12288, 4>);
-  // transpose_thin_cut (tall only): one block more than there are spans, 8 more rows a chunk.
+  // transpose_thin_cut (tall only): ceil((rows + 7) / span) blocks, 8 more rows a chunk.
   if (cols < rows && 32 * (cols | 1) <= 12288 && rows <= INT_MAX - 2 * thin_span(12288, cols)) {
     const int span = thin_span(12288, cols);
     const size_t smem = size_t(span + 8) * (cols | 1) * sizeof(float);

@@ -340,6 +340,16 @@ TEST_CASE("the thin kernel with its segments cut at sectors: every shape and poi
             check_at_offsets(ch06::launch_thin_cut<256, 6144, 8>, rows, cols, inOffset,
                              outOffset);
       }
+  // Fewer than 8 rows (every block stages from row 0), and thin sides whose span is at its floor
+  // of 32 (192 to 383 columns at 12,288 floats).
+  for (int rows = 2; rows <= 8; ++rows)
+    for (int cols = 1; cols < rows; ++cols)
+      for (int outOffset = 0; outOffset < 8; ++outOffset)
+        check_at_offsets(ch06::launch_thin_cut<512, 12288, 4>, rows, cols, 1, outOffset);
+  for (const int cols : {192, 255, 383})
+    for (const int rows : {cols + 1, 517, 1000})
+      for (const int outOffset : {0, 3, 7})
+        check_at_offsets(ch06::launch_thin_cut<512, 12288, 4>, rows, cols, 0, outOffset);
   CHECK_THROWS_AS((ch06::launch_thin_cut<256, 8192>(nullptr, nullptr, 9, 9)), UnsupportedShape);
 }
 
