@@ -19,6 +19,7 @@
 #include "06_transpose/lab/shifted.cuh"
 #include "06_transpose/lab/staged.cuh"
 #include "06_transpose/lab/thin_sector.cuh"
+#include "06_transpose/lab/thin_sided.cuh"
 #include "common/catch_compat.hpp"
 #include "common/device_buffer.hpp"
 #include "common/host_matrix.hpp"
@@ -353,7 +354,7 @@ TEST_CASE("the thin kernel with its segments cut at sectors: every shape and poi
   CHECK_THROWS_AS((ch06::launch_thin_cut<256, 8192>(nullptr, nullptr, 9, 9)), UnsupportedShape);
 }
 
-TEST_CASE("the lab's sector-cut thin kernel at every shape and pointer offset", "[gpu]") {
+TEST_CASE("the lab's thin kernels at every shape and pointer offset", "[gpu]") {
   REQUIRE_GPU();
   // Rows within 7 of a multiple of SPAN too: the grid's last block writes the last s_c outputs.
   for (const int rows : {10, 33, 121, 127, 128, 249, 250, 255, 256, 300, 505, 512, 1025, 4099})
@@ -369,6 +370,14 @@ TEST_CASE("the lab's sector-cut thin kernel at every shape and pointer offset", 
           check_at_offsets(ch06lab::launch_thin_sector<40, 256>, rows, 40, inOffset, outOffset);
         if (rows > 47)
           check_at_offsets(ch06lab::launch_thin_sector<47, 128>, rows, 47, inOffset, outOffset);
+      }
+  // transpose_thin compiled for one side: tall and wide, odd and even thin sides, a last chunk
+  // partly empty, pointers off 16 bytes.
+  for (const int thin : {1, 2, 9, 16, 33, 40, 63})
+    for (const int along : {thin + 1, 353, 2049})
+      for (int offset = 0; offset < 4; ++offset) {
+        check_at_offsets(ch06lab::launch_thin_sided<512, 12288, 4>, along, thin, offset, offset);
+        check_at_offsets(ch06lab::launch_thin_sided<256, 6144, 8>, thin, along, offset, 3 - offset);
       }
   CHECK_THROWS_AS((ch06lab::launch_thin_sector<9, 256>(nullptr, nullptr, 100, 8)), UnsupportedShape);
   CHECK_THROWS_AS((ch06lab::launch_thin_sector<9, 256>(nullptr, nullptr, 9, 9)), UnsupportedShape);
