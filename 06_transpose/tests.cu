@@ -19,6 +19,7 @@
 #include "06_transpose/lab/shifted.cuh"
 #include "06_transpose/lab/staged.cuh"
 #include "06_transpose/lab/thin_sector.cuh"
+#include "06_transpose/lab/thin_rows.cuh"
 #include "06_transpose/lab/thin_sided.cuh"
 #include "common/catch_compat.hpp"
 #include "common/device_buffer.hpp"
@@ -379,6 +380,16 @@ TEST_CASE("the lab's thin kernels at every shape and pointer offset", "[gpu]") {
         check_at_offsets(ch06lab::launch_thin_sided<512, 12288, 4>, along, thin, offset, offset);
         check_at_offsets(ch06lab::launch_thin_sided<256, 6144, 8>, thin, along, offset, 3 - offset);
       }
+  // The wide chunk kernel with unrolled segment loads: odd and even thin sides, spans ending
+  // inside a group of pieces, pointers off 16 bytes.
+  for (const int thin : {1, 2, 9, 16, 33, 40, 63})
+    for (const int along : {thin + 1, 353, 2049, 5000})
+      for (int offset = 0; offset < 4; ++offset) {
+        check_at_offsets(ch06lab::launch_thin_rows<256, 6144, 8>, thin, along, offset, 3 - offset);
+        check_at_offsets(ch06lab::launch_thin_rows<512, 12288, 4, 8>, thin, along, offset, offset);
+      }
+  CHECK_THROWS_AS((ch06lab::launch_thin_rows<256, 6144, 8>(nullptr, nullptr, 100, 8)),
+                  UnsupportedShape);
   CHECK_THROWS_AS((ch06lab::launch_thin_sector<9, 256>(nullptr, nullptr, 100, 8)), UnsupportedShape);
   CHECK_THROWS_AS((ch06lab::launch_thin_sector<9, 256>(nullptr, nullptr, 9, 9)), UnsupportedShape);
 }

@@ -12,6 +12,7 @@
 #include "06_transpose/lab/shifted.cuh"
 #include "06_transpose/lab/staged.cuh"
 #include "06_transpose/lab/thin_sector.cuh"
+#include "06_transpose/lab/thin_rows.cuh"
 #include "06_transpose/lab/thin_sided.cuh"
 #include "06_transpose/lab/warp_regs.cuh"
 #include "06_transpose/lab/warps.cuh"
@@ -119,6 +120,9 @@ int main(int argc, char** argv) {
       {"tsec40s256", launch_thin_sector<40, 256>},
       {"tsec47s128", launch_thin_sector<47, 128>},
       {"tsec63s128", launch_thin_sector<63, 128>},
+      {"rows256x6kB8", launch_thin_rows<256, 6144, 8>},
+      {"rows512x12kB4", launch_thin_rows<512, 12288, 4>},
+      {"rows256x6kB8u8", launch_thin_rows<256, 6144, 8, 8>},
       {"side512x12kB4", launch_thin_sided<512, 12288, 4>},
       {"side256x6kB8", launch_thin_sided<256, 6144, 8>},
       {"cut512x12kB4", ch06::launch_thin_cut<512, 12288, 4>},
