@@ -279,8 +279,9 @@ __global__ void __launch_bounds__(THREADS, MIN_BLOCKS)
 }
 
 // Tall matrices only (cols < rows), cols below CHUNK / 32 as launch_thin_sized. Its span + 8
-// rows can pass 48 KB at 12,288 floats (49,248 bytes at 2 columns): tutorial::launch asks for
-// the larger shared memory (cudaFuncSetAttribute), which every GPU since sm_70 grants.
+// rows can pass 48 KB at 12,288 floats (at most 61,280 bytes: 40 rows of 383 columns):
+// tutorial::launch asks for the larger shared memory (cudaFuncSetAttribute); sm_75 and every
+// later GPU grant a block 64 KB or more.
 template <int THREADS, int CHUNK, int MIN_BLOCKS = 1>
 void launch_thin_cut(const float* in, float* out, int rows, int cols) {
   if (cols >= rows || 32 * (cols | 1) > CHUNK)

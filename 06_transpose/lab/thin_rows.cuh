@@ -37,7 +37,7 @@ __global__ void __launch_bounds__(THREADS, MIN_BLOCKS)
   for (int g = warp; g < thin * groups; g += WARPS, v.next()) {
     const int c = v.q, i0 = v.r * 32 * U + lane;  // input row c, element i0 of its segment
     const float* src = in + size_t(c) * cols + first + i0;
-    float x[U];
+    float x[U] = {};  // (each one stored is loaded first; zero quiets the compilers)
 #pragma unroll
     for (int u = 0; u < U; ++u)
       if (i0 + 32 * u < span) x[u] = ch06::load1_line(src + 32 * u);
