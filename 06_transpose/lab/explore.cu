@@ -122,7 +122,7 @@ int main(int argc, char** argv) {
       {"tsec63s128", launch_thin_sector<63, 128>},
       {"rows256x6kB8", launch_thin_rows<256, 6144, 8>},
       {"rows512x12kB4", launch_thin_rows<512, 12288, 4>},
-      {"rows256x6kB8u8", launch_thin_rows<256, 6144, 8, 8>},
+      {"rows256x6kU8", launch_thin_rows<256, 6144, 1, 8>},
       {"side512x12kB4", launch_thin_sided<512, 12288, 4>},
       {"side256x6kB8", launch_thin_sided<256, 6144, 8>},
       {"cut512x12kB4", ch06::launch_thin_cut<512, 12288, 4>},

@@ -116,7 +116,7 @@ void launch_thin_stream(const float* in, float* out, int rows, int cols) {
   const int thin = std::min(rows, cols), along = std::max(rows, cols);
   if (32 * (thin | 1) > CHUNK)
     throw tutorial::UnsupportedShape("transpose_thin_stream: too many rows or columns");
-  const int span_max = std::max(32, CHUNK / (thin | 1) / 32 * 32);
+  const int span_max = ch06::thin_span(CHUNK, thin);
   const size_t smem = 2 * size_t(span_max) * (thin | 1) * sizeof(float);
   const long long chunks = (along + span_max - 1) / span_max;
   tutorial::launch(transpose_thin_stream<THREADS, G>, dim3(unsigned((chunks + G - 1) / G)),
