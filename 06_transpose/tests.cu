@@ -18,6 +18,7 @@
 #include "06_transpose/lab/line_aligned.cuh"
 #include "06_transpose/lab/shifted.cuh"
 #include "06_transpose/lab/staged.cuh"
+#include "06_transpose/lab/thin_bulk.cuh"
 #include "06_transpose/lab/thin_sector.cuh"
 #include "06_transpose/lab/thin_rows.cuh"
 #include "06_transpose/lab/thin_sided.cuh"
@@ -393,6 +394,37 @@ TEST_CASE("the lab's thin kernels at every shape and pointer offset", "[gpu]") {
         // U = 8 without the register cap (under it ptxas spills on sm_90).
         check_at_offsets(ch06lab::launch_thin_rows<512, 12288, 1, 8>, thin, along, offset, 0);
       }
+  // The chunk's contiguous side by the copy engine: tall (cut at sectors) and wide, odd and even
+  // thin sides, ranges not in whole 16 bytes, pointers off 16 bytes (the threads' path).
+  for (const int thin : {1, 2, 3, 9, 16, 33, 40, 63})
+    for (const int along : {thin + 1, 37, 353, 2049, 5000})
+      for (int offset = 0; offset < 4; ++offset) {
+        if (along <= thin) continue;
+        check_at_offsets(ch06lab::launch_thin_bulk_tall<512, 12288, 4>, along, thin, offset,
+                         2 * offset);
+        check_at_offsets(ch06lab::launch_thin_bulk_tall<256, 6144, 8, 2>, along, thin, 0,
+                         7 - offset);
+        check_at_offsets(ch06lab::launch_thin_bulk_segs<512, 12288, 4>, along, thin, offset,
+                         offset + 3);
+        check_at_offsets(ch06lab::launch_thin_bulk_segs<256, 4096, 8, 2>, along, thin, 0, offset);
+        check_at_offsets(ch06lab::launch_thin_bulk_wide<256, 6144, 8>, thin, along, offset,
+                         3 - offset);
+        check_at_offsets(ch06lab::launch_thin_bulk_wide<512, 12288, 4, 2>, thin, along, 0, offset);
+      }
+  // Interior blocks (the engine's stores) at the thinnest sides, whose spans are the longest.
+  for (const int thin : {1, 2, 3, 9})
+    for (const int offset : {0, 5}) {
+      check_at_offsets(ch06lab::launch_thin_bulk_segs<512, 12288, 4>, 40009, thin, offset % 4,
+                       offset);
+      check_at_offsets(ch06lab::launch_thin_bulk_wide<256, 6144, 8>, thin, 40009, offset % 4,
+                       offset % 4);
+    }
+  CHECK_THROWS_AS((ch06lab::launch_thin_bulk_tall<256, 6144>(nullptr, nullptr, 8, 100)),
+                  UnsupportedShape);
+  CHECK_THROWS_AS((ch06lab::launch_thin_bulk_segs<256, 6144>(nullptr, nullptr, 8, 100)),
+                  UnsupportedShape);
+  CHECK_THROWS_AS((ch06lab::launch_thin_bulk_wide<256, 6144>(nullptr, nullptr, 100, 8)),
+                  UnsupportedShape);
   CHECK_THROWS_AS((ch06lab::launch_thin_rows<256, 6144, 8>(nullptr, nullptr, 100, 8)),
                   UnsupportedShape);
   CHECK_THROWS_AS((ch06lab::launch_thin_sector<9, 256>(nullptr, nullptr, 100, 8)), UnsupportedShape);

@@ -11,6 +11,7 @@
 #include "06_transpose/lab/line_aligned.cuh"
 #include "06_transpose/lab/shifted.cuh"
 #include "06_transpose/lab/staged.cuh"
+#include "06_transpose/lab/thin_bulk.cuh"
 #include "06_transpose/lab/thin_sector.cuh"
 #include "06_transpose/lab/thin_rows.cuh"
 #include "06_transpose/lab/thin_sided.cuh"
@@ -128,6 +129,16 @@ int main(int argc, char** argv) {
       {"cut512x12kB4", ch06::launch_thin_cut<512, 12288, 4>},
       {"cut256x6kB8", ch06::launch_thin_cut<256, 6144, 8>},
       {"cut256x8k", ch06::launch_thin_cut<256, 8192>},
+      {"bulkT512x12kB4", launch_thin_bulk_tall<512, 12288, 4>},
+      {"bulkT512x12kB4u2", launch_thin_bulk_tall<512, 12288, 4, 2>},
+      {"bulkT256x6kB8", launch_thin_bulk_tall<256, 6144, 8>},
+      {"bulkS256x6kB8", launch_thin_bulk_segs<256, 6144, 8>},
+      {"bulkS256x4kB8", launch_thin_bulk_segs<256, 4096, 8>},
+      {"bulkS512x8kB4", launch_thin_bulk_segs<512, 8192, 4>},
+      {"bulkS512x12kB4", launch_thin_bulk_segs<512, 12288, 4>},
+      {"bulkW256x6kB8", launch_thin_bulk_wide<256, 6144, 8>},
+      {"bulkW256x6kB8u2", launch_thin_bulk_wide<256, 6144, 8, 2>},
+      {"bulkW512x12kB4", launch_thin_bulk_wide<512, 12288, 4>},
   };
   std::vector<std::string> names = tutorial::names_of(copies);
   for (const std::string& name : tutorial::names_of(kernels)) names.push_back(name);

@@ -1,0 +1,291 @@
+// Chapter 06, lab: step 6's chunk kernels with their contiguous side moved by the copy engine
+// (an experiment).
+//
+// The thin chunk kernel issues about three times the copy kernel's instructions per byte, and a
+// warp spends the time between its loads on them (lab/LOG.md#warp-states). One side of every
+// chunk is one contiguous range of global memory: a tall chunk's input rows, a wide chunk's
+// output rows. From sm_90 on, one thread can hand such a range to the bulk copy engine (the
+// Tensor Memory Accelerator's 1-D mode, PTX `cp.async.bulk`): no per-element instructions, and
+// the block's other threads wait on an mbarrier (the load) or leave (the store). The other side,
+// the segments, is moved by warps a row at a time as in lab/thin_rows.cuh, one float a lane,
+// U pieces of 32 in flight.
+//
+// The copy engine writes shared memory in order, so the chunk here is the range itself: element
+// (i, c) at word i * thin + c, no pad, no turn. At an even thin side the segments' shared
+// accesses are gcd(thin, 32)-way bank conflicts (lab/LOG.md#bank-free-chunks measured such
+// conflicts as cheap).
+// A bulk copy needs both addresses 16-byte aligned and a size in whole 16 bytes: the few floats
+// past the last whole 16 bytes, and a range whose global start is not aligned, are moved by the
+// threads. Before sm_90 (and on the CPU backend) the threads move the whole range.
+// Tall: step 6's cut at sectors (transpose_thin_cut), its 8 staged rows included.
+#pragma once
+
+#include <climits>
+#include <cstddef>
+#include <cstdint>
+#include <string>
+
+#include "06_transpose/6_thin.cuh"
+#include "common/ceil_div.hpp"
+#include "common/launch.cuh"
+
+namespace ch06lab {
+
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+#define CH06_BULK_COPY 1
+__device__ __forceinline__ unsigned shared_address(const void* p) {
+  return static_cast<unsigned>(__cvta_generic_to_shared(p));
+}
+// Global -> shared, `bytes` (whole 16 bytes, both ends aligned) counted on mbarrier `bar`.
+__device__ __forceinline__ void bulk_load(float* dst, const float* src, unsigned bytes,
+                                          uint64_t* bar) {
+  asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;"
+               :: "r"(shared_address(bar)), "r"(bytes) : "memory");
+  asm volatile(
+      "cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];"
+      :: "r"(shared_address(dst)), "l"(src), "r"(bytes), "r"(shared_address(bar)) : "memory");
+}
+__device__ __forceinline__ void bulk_wait(uint64_t* bar, unsigned parity) {
+  asm volatile(
+      "{\n .reg .pred done;\n wait:\n"
+      " mbarrier.try_wait.parity.shared::cta.b64 done, [%0], %1;\n"
+      " @!done bra wait;\n}"
+      :: "r"(shared_address(bar)), "r"(parity) : "memory");
+}
+// Shared -> global, `bytes` as above; returns once the engine has read the shared memory.
+__device__ __forceinline__ void bulk_store(float* dst, const float* src, unsigned bytes) {
+  asm volatile("cp.async.bulk.global.shared::cta.bulk_group [%0], [%1], %2;"
+               :: "l"(dst), "r"(shared_address(src)), "r"(bytes) : "memory");
+  asm volatile("cp.async.bulk.commit_group;" ::: "memory");
+  asm volatile("cp.async.bulk.wait_group.read 0;" ::: "memory");
+}
+#endif
+
+// Tall (cols < rows): input rows [lo, hi) into the chunk by the engine, then output row c over
+// [first - s_c, first - s_c + span) as transpose_thin_cut, a warp a row, U pieces of 32 floats.
+template <int THREADS, int MIN_BLOCKS, int U>
+__global__ void __launch_bounds__(THREADS, MIN_BLOCKS)
+    transpose_thin_bulk_tall(const float* __restrict__ in, float* __restrict__ out, int rows,
+                             int cols, int span) {
+  extern __shared__ float4 chunk4[];
+  float* chunk = reinterpret_cast<float*>(chunk4);  // [span + 8][cols] words
+  const int first = blockIdx.x * span;
+  const int lo = max(first - 8, 0), hi = min(first + span, rows);
+  float* base = chunk + (lo - (first - 8)) * cols;  // chunk row of input row lo
+  const float* src = in + size_t(lo) * cols;
+  const int count = (hi - lo) * cols;
+  int k0 = 0;  // where the threads' share starts
+#ifdef CH06_BULK_COPY
+  __shared__ uint64_t bar;
+  const int whole = reinterpret_cast<uintptr_t>(src) % 16 == 0 ? count / 4 * 4 : 0;
+  if (whole > 0) {
+    if (threadIdx.x == 0) {
+      asm volatile("mbarrier.init.shared::cta.b64 [%0], 1;" :: "r"(shared_address(&bar)) : "memory");
+      asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
+      bulk_load(base, src, unsigned(whole) * 4u, &bar);
+    }
+    k0 = whole;
+  }
+#endif
+  for (int k = k0 + threadIdx.x; k < count; k += THREADS) base[k] = ch06::load1_line(src + k);
+  __syncthreads();
+#ifdef CH06_BULK_COPY
+  if (whole > 0) bulk_wait(&bar, 0);
+#endif
+  const uintptr_t start = reinterpret_cast<uintptr_t>(out) / sizeof(float);
+  constexpr int WARPS = THREADS / 32;
+  const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+  const int groups = tutorial::ceil_div(span, 32 * U);
+  ch06::Walk v(warp, WARPS, groups);
+  for (int g = warp; g < cols * groups; g += WARPS, v.next()) {
+    const int c = v.q, j0 = v.r * 32 * U + lane;  // offset j0 in output row c's window
+    const int o0 = first - int((start + size_t(c) * rows) % 8) + j0;  // its output o
+    auto inside = [&](int u) {
+      const int o = o0 + 32 * u;
+      return j0 + 32 * u < span && o >= 0 && o < rows;
+    };
+    float x[U] = {};
+#pragma unroll
+    for (int u = 0; u < U; ++u)
+      if (inside(u)) x[u] = base[(o0 + 32 * u - lo) * cols + c];
+    float* row = out + size_t(c) * rows;
+#pragma unroll
+    for (int u = 0; u < U; ++u)
+      if (inside(u)) row[o0 + 32 * u] = x[u];
+  }
+}
+
+// Wide (rows < cols): the segments into the chunk by warps, then the chunk, output rows
+// [first, first + span), out by the engine.
+template <int THREADS, int MIN_BLOCKS, int U>
+__global__ void __launch_bounds__(THREADS, MIN_BLOCKS)
+    transpose_thin_bulk_wide(const float* __restrict__ in, float* __restrict__ out, int rows,
+                             int cols, int span_max) {
+  extern __shared__ float4 chunk4[];
+  float* chunk = reinterpret_cast<float*>(chunk4);  // [span_max][rows] words
+  constexpr int WARPS = THREADS / 32;
+  const int first = blockIdx.x * span_max;  // input columns [first, first + span)
+  const int span = min(span_max, cols - first);
+  const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+  const int groups = tutorial::ceil_div(span, 32 * U);
+  ch06::Walk v(warp, WARPS, groups);
+  for (int g = warp; g < rows * groups; g += WARPS, v.next()) {
+    const int c = v.q, i0 = v.r * 32 * U + lane;  // input row c, element i0 of its segment
+    const float* src = in + size_t(c) * cols + first + i0;
+    float x[U] = {};
+#pragma unroll
+    for (int u = 0; u < U; ++u)
+      if (i0 + 32 * u < span) x[u] = ch06::load1_line(src + 32 * u);
+#pragma unroll
+    for (int u = 0; u < U; ++u)
+      if (i0 + 32 * u < span) chunk[(i0 + 32 * u) * rows + c] = x[u];
+  }
+  float* dst = out + size_t(first) * rows;
+  const int count = span * rows;
+  int k0 = 0;  // where the threads' share starts
+#ifdef CH06_BULK_COPY
+  const int whole = reinterpret_cast<uintptr_t>(dst) % 16 == 0 ? count / 4 * 4 : 0;
+  // The engine reads shared memory through the async proxy: the threads' writes must be made
+  // visible to it before the barrier.
+  asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
+  k0 = whole;
+#endif
+  __syncthreads();
+#ifdef CH06_BULK_COPY
+  if (whole > 0 && threadIdx.x == 0) bulk_store(dst, chunk, unsigned(whole) * 4u);
+#endif
+  for (int k = k0 + threadIdx.x; k < count; k += THREADS) dst[k] = chunk[k];
+}
+
+// Tall, both sides by the engine: the input rows in as transpose_thin_bulk_tall, then warps
+// turn them into a second buffer, output row c's window [first - s_c, first - s_c + span) as
+// TP = span + 4 consecutive words (16-byte aligned: span is a multiple of 32), and one thread a
+// row hands each window to the engine: a sector-aligned range of whole sectors. Blocks whose
+// windows reach past row 0 or `rows` (the first and the last) store through the threads.
+template <int THREADS, int MIN_BLOCKS, int U>
+__global__ void __launch_bounds__(THREADS, MIN_BLOCKS)
+    transpose_thin_bulk_segs(const float* __restrict__ in, float* __restrict__ out, int rows,
+                             int cols, int span) {
+  extern __shared__ float4 chunk4[];
+  float* chunk = reinterpret_cast<float*>(chunk4);  // [span + 8][cols] words, then [cols][TP]
+  const int TP = span + 4;
+  float* turned = chunk + (span + 8) * cols;  // (span + 8) * cols is a multiple of 4
+  const int first = blockIdx.x * span;
+  const int lo = max(first - 8, 0), hi = min(first + span, rows);
+  float* base = chunk + (lo - (first - 8)) * cols;
+  const float* src = in + size_t(lo) * cols;
+  const int count = (hi - lo) * cols;
+  int k0 = 0;
+#ifdef CH06_BULK_COPY
+  __shared__ uint64_t bar;
+  const int whole = reinterpret_cast<uintptr_t>(src) % 16 == 0 ? count / 4 * 4 : 0;
+  if (whole > 0) {
+    if (threadIdx.x == 0) {
+      asm volatile("mbarrier.init.shared::cta.b64 [%0], 1;" :: "r"(shared_address(&bar)) : "memory");
+      asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
+      bulk_load(base, src, unsigned(whole) * 4u, &bar);
+    }
+    k0 = whole;
+  }
+#endif
+  for (int k = k0 + threadIdx.x; k < count; k += THREADS) base[k] = ch06::load1_line(src + k);
+  __syncthreads();
+#ifdef CH06_BULK_COPY
+  if (whole > 0) bulk_wait(&bar, 0);
+#endif
+  const uintptr_t start = reinterpret_cast<uintptr_t>(out) / sizeof(float);
+  auto shift = [&](int c) { return int((start + size_t(c) * rows) % 8); };  // s_c
+  constexpr int WARPS = THREADS / 32;
+  const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+  const int groups = tutorial::ceil_div(span, 32 * U);
+  ch06::Walk v(warp, WARPS, groups);
+  for (int g = warp; g < cols * groups; g += WARPS, v.next()) {
+    const int c = v.q, j0 = v.r * 32 * U + lane;
+    const int o0 = first - shift(c) + j0;
+    auto inside = [&](int u) {
+      const int o = o0 + 32 * u;
+      return j0 + 32 * u < span && o >= 0 && o < rows;
+    };
+    float x[U] = {};
+#pragma unroll
+    for (int u = 0; u < U; ++u)
+      if (inside(u)) x[u] = base[(o0 + 32 * u - lo) * cols + c];
+#pragma unroll
+    for (int u = 0; u < U; ++u)
+      if (inside(u)) turned[c * TP + j0 + 32 * u] = x[u];
+  }
+  const bool edge = first < 8 || first + span > rows;  // a window clipped at 0 or rows
+#ifdef CH06_BULK_COPY
+  asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
+  __syncthreads();
+  if (!edge) {
+    for (int c = threadIdx.x; c < cols; c += THREADS)
+      asm volatile("cp.async.bulk.global.shared::cta.bulk_group [%0], [%1], %2;"
+                   :: "l"(out + size_t(c) * rows + (first - shift(c))),
+                      "r"(shared_address(turned + c * TP)), "r"(unsigned(span) * 4u)
+                   : "memory");
+    asm volatile("cp.async.bulk.commit_group;" ::: "memory");
+    asm volatile("cp.async.bulk.wait_group.read 0;" ::: "memory");
+    return;
+  }
+#else
+  __syncthreads();
+#endif
+  (void)edge;
+  ch06::Walk w(threadIdx.x, THREADS, span);
+  for (int k = threadIdx.x; k < cols * span; k += THREADS, w.next()) {
+    const int c = w.q, o = first - shift(c) + w.r;
+    if (o >= 0 && o < rows) out[size_t(c) * rows + o] = turned[c * TP + w.r];
+  }
+}
+
+// Tall matrices only (cols < rows), fewer than CHUNK / 32 columns; smem (span + 8) x cols.
+template <int THREADS, int CHUNK, int MIN_BLOCKS = 1, int U = 4>
+void launch_thin_bulk_tall(const float* in, float* out, int rows, int cols) {
+  if (cols >= rows || 32 * (cols | 1) > CHUNK)
+    throw tutorial::UnsupportedShape("transpose_thin_bulk_tall: tall matrices of fewer than " +
+                                     std::to_string(CHUNK / 32) + " columns, got " +
+                                     std::to_string(rows) + "x" + std::to_string(cols));
+  const int span = ch06::thin_span(CHUNK, cols);
+  if (rows > INT_MAX - 2 * span)
+    throw tutorial::UnsupportedShape("transpose_thin_bulk_tall: " + std::to_string(rows) +
+                                     " rows: its block indices would pass INT_MAX");
+  const size_t smem = size_t(span + 8) * cols * sizeof(float);
+  tutorial::launch(transpose_thin_bulk_tall<THREADS, MIN_BLOCKS, U>,
+                   dim3(tutorial::ceil_div(rows + 7, span)), dim3(THREADS), smem, in, out, rows,
+                   cols, span);
+}
+
+// Wide matrices only (rows < cols), fewer than CHUNK / 32 rows; smem span x rows.
+template <int THREADS, int CHUNK, int MIN_BLOCKS = 1, int U = 4>
+void launch_thin_bulk_wide(const float* in, float* out, int rows, int cols) {
+  if (rows >= cols || 32 * (rows | 1) > CHUNK)
+    throw tutorial::UnsupportedShape("transpose_thin_bulk_wide: wide matrices of fewer than " +
+                                     std::to_string(CHUNK / 32) + " rows, got " +
+                                     std::to_string(rows) + "x" + std::to_string(cols));
+  const int span_max = ch06::thin_span(CHUNK, rows);
+  const size_t smem = size_t(span_max) * rows * sizeof(float);
+  tutorial::launch(transpose_thin_bulk_wide<THREADS, MIN_BLOCKS, U>,
+                   dim3(tutorial::ceil_div(cols, span_max)), dim3(THREADS), smem, in, out, rows,
+                   cols, span_max);
+}
+
+// Tall matrices only (cols < rows), fewer than CHUNK / 32 columns; smem (span + 8) x cols
+// and cols x (span + 4).
+template <int THREADS, int CHUNK, int MIN_BLOCKS = 1, int U = 4>
+void launch_thin_bulk_segs(const float* in, float* out, int rows, int cols) {
+  if (cols >= rows || 32 * (cols | 1) > CHUNK)
+    throw tutorial::UnsupportedShape("transpose_thin_bulk_segs: tall matrices of fewer than " +
+                                     std::to_string(CHUNK / 32) + " columns, got " +
+                                     std::to_string(rows) + "x" + std::to_string(cols));
+  const int span = ch06::thin_span(CHUNK, cols);
+  if (rows > INT_MAX - 2 * span)
+    throw tutorial::UnsupportedShape("transpose_thin_bulk_segs: " + std::to_string(rows) +
+                                     " rows: its block indices would pass INT_MAX");
+  const size_t smem = (size_t(span + 8) * cols + size_t(cols) * (span + 4)) * sizeof(float);
+  tutorial::launch(transpose_thin_bulk_segs<THREADS, MIN_BLOCKS, U>,
+                   dim3(tutorial::ceil_div(rows + 7, span)), dim3(THREADS), smem, in, out, rows,
+                   cols, span);
+}
+
+}  // namespace ch06lab
