@@ -8,6 +8,7 @@
 // And the thinnest (up to 16 rows or columns) need no shared memory at all: transpose_thin_regs.
 // transpose_thin_cut is step 5's cut at sectors inside the chunks of a tall matrix; it does not
 // replace transpose_thin (which of the two is faster depends on the thin side), step 7 times both.
+// transpose_thin_bulk (wide matrices) hands the chunk's contiguous output to the copy engine.
 // Their loads go through step 5's load1_line / load4_line (float4.cuh).
 // What it still gets wrong: a chunk must hold 32 elements along the long side for each on the
 // thin side (launch_thin refuses a thin side of 256 or more, at 8,192 floats a chunk), so it is
@@ -21,6 +22,7 @@
 #include <cstdint>
 #include <string>
 
+#include "06_transpose/bulk_store.cuh"
 #include "06_transpose/float4.cuh"
 #include "common/ceil_div.hpp"
 #include "common/device_facts.hpp"
@@ -133,7 +135,8 @@ __device__ void move_contiguous(G flat, float* chunk, int thin, int span) {
 }
 
 // The segments: seg[c * stride + i] is element (i, c), c < thin, i < span.
-template <int THREADS, bool TO_CHUNK, class G>
+// TURN = false keeps the words in order (transpose_thin_bulk's chunk is its output range).
+template <int THREADS, bool TO_CHUNK, class G, bool TURN = true>
 __device__ void move_segments(G seg, size_t stride, float* chunk, int thin, int span) {
   const int P = thin | 1;
   if (P != thin) {  // one float per lane, 32 consecutive i of a segment per warp
@@ -154,9 +157,9 @@ __device__ void move_segments(G seg, size_t stride, float* chunk, int thin, int 
 #pragma unroll 4
     for (int k = threadIdx.x; k < thin * n4; k += THREADS, v.next()) {
       const int c = v.q, i = head(c) + 4 * v.r, e = i * P + c;
-      move4<TO_CHUNK>(seg + c * stride + i, chunk[chunk_word(e, true)],
-                      chunk[chunk_word(e + P, true)], chunk[chunk_word(e + 2 * P, true)],
-                      chunk[chunk_word(e + 3 * P, true)]);
+      move4<TO_CHUNK>(seg + c * stride + i, chunk[chunk_word(e, TURN)],
+                      chunk[chunk_word(e + P, TURN)], chunk[chunk_word(e + 2 * P, TURN)],
+                      chunk[chunk_word(e + 3 * P, TURN)]);
     }
   }
   // The rest of each segment, i < head and i >= head + 4 * n4: at most 7 floats.
@@ -165,7 +168,7 @@ __device__ void move_segments(G seg, size_t stride, float* chunk, int thin, int 
   for (int k = threadIdx.x; k < thin * REST; k += THREADS, v.next()) {
     const int c = v.q, h = n4 > 0 ? head(c) : 0;
     const int i = v.r < h ? v.r : v.r + 4 * max(n4, 0);
-    if (i < span) move1<TO_CHUNK>(seg + c * stride + i, chunk[chunk_word(i * P + c, true)]);
+    if (i < span) move1<TO_CHUNK>(seg + c * stride + i, chunk[chunk_word(i * P + c, TURN)]);
   }
 }
 
@@ -295,6 +298,58 @@ void launch_thin_cut(const float* in, float* out, int rows, int cols) {
   const size_t smem = size_t(span + 8) * (cols | 1) * sizeof(float);
   tutorial::launch(transpose_thin_cut<THREADS, MIN_BLOCKS>, dim3(tutorial::ceil_div(rows + 7, span)),
                    dim3(THREADS), smem, in, out, rows, cols, span);
+}
+
+// Wide matrices with the chunk written by the copy engine (bulk_store.cuh). A wide chunk's
+// output is one contiguous range, so the chunk here is that range itself: element (i, c) at word
+// i * rows + c, no pad, no turn, and store_range writes it out. The segments come in as float4s
+// at an odd number of rows (move_segments, its words in order: P = rows), else a warp a row: U
+// pieces of 32 floats of one input row, one walk step and U loads at constant strides, all
+// issued before their shared stores. Those are gcd(rows, 32)-way bank conflicts (no pad: the
+// engine copies the words as they lie), and yet the kernel measured faster than transpose_thin
+// at 6 to 40 rows (lab/LOG.md#thin-bulk).
+template <int THREADS, int MIN_BLOCKS = 1, int U = 4>
+__global__ void __launch_bounds__(THREADS, MIN_BLOCKS)
+    transpose_thin_bulk(const float* __restrict__ in, float* __restrict__ out, int rows,
+                        int cols, int span_max) {
+  extern __shared__ float4 chunk4[];  // float4: 16-byte aligned, as the engine needs
+  float* chunk = reinterpret_cast<float*>(chunk4);  // [span_max][rows] words
+  // BEGIN QUOTE bulk-kernel
+  constexpr int WARPS = THREADS / 32;
+  const int first = blockIdx.x * span_max;  // the block's input columns [first, first + span)
+  const int span = min(span_max, cols - first);
+  const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+  const int groups = rows % 2 == 1 ? 0 : (span + 32 * U - 1) / (32 * U);  // of U pieces
+  if (rows % 2 == 1)
+    move_segments<THREADS, true, const float*, false>(in + first, size_t(cols), chunk, rows, span);
+  Walk v(warp, WARPS, max(groups, 1));
+  for (int g = warp; g < rows * groups; g += WARPS, v.next()) {
+    const int c = v.q, i0 = v.r * 32 * U + lane;  // input row c, element i0 of its segment
+    const float* src = in + size_t(c) * cols + first + i0;
+    float x[U] = {};  // (each one stored is loaded first; zero quiets the compilers)
+#pragma unroll
+    for (int u = 0; u < U; ++u)
+      if (i0 + 32 * u < span) x[u] = load1_line(src + 32 * u);
+#pragma unroll
+    for (int u = 0; u < U; ++u)
+      if (i0 + 32 * u < span) chunk[(i0 + 32 * u) * rows + c] = x[u];
+  }
+  store_range<THREADS>(out + size_t(first) * rows, chunk, span * rows);
+  // END QUOTE bulk-kernel
+}
+
+// Wide matrices only (rows < cols), rows below CHUNK / 32 as launch_thin_sized.
+template <int THREADS, int CHUNK, int MIN_BLOCKS = 1, int U = 4>
+void launch_thin_bulk(const float* in, float* out, int rows, int cols) {
+  if (rows >= cols || 32 * (rows | 1) > CHUNK)
+    throw tutorial::UnsupportedShape("transpose_thin_bulk: wide matrices of fewer than " +
+                                     std::to_string(CHUNK / 32) + " rows, got " +
+                                     std::to_string(rows) + "x" + std::to_string(cols));
+  const int span_max = thin_span(CHUNK, rows);
+  const size_t smem = size_t(span_max) * rows * sizeof(float);
+  tutorial::launch(transpose_thin_bulk<THREADS, MIN_BLOCKS, U>,
+                   dim3(tutorial::ceil_div(cols, span_max)), dim3(THREADS), smem, in, out, rows,
+                   cols, span_max);
 }
 
 // MIN_BLOCKS asks ptxas for 65,536 / (THREADS * MIN_BLOCKS) registers at most: 32 for 2,048

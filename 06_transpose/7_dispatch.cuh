@@ -9,9 +9,9 @@
 // call (tutorial::Chooser, common/chooser.hpp); later calls run the winner at once.
 //   - a single row or column is copied (copy_vec4, where both pointers allow float4): its
 //     transpose is the same floats;
-//   - thin matrices: transpose_thin in three sizes, transpose_thin_cut (tall ones), and
-//     transpose_thin_regs, holding 1, 2, 4 or 8 rows or columns a thread, where a row or
-//     column fits in registers (step 6);
+//   - thin matrices: transpose_thin in three sizes, transpose_thin_cut (tall ones),
+//     transpose_thin_bulk in two (wide ones), and transpose_thin_regs, holding 1, 2, 4 or 8
+//     rows or columns a thread, where a row or column fits in registers (step 6);
 //   - float4 shapes: transpose_vec4 in both block orders (step 4);
 //   - every shape: the sector-aligned tile in both orders (step 5) and the padded tile (step 3).
 // The estimate: a transpose moves 2 x rows x cols x 4 bytes, which take bytes / DRAM rate at
@@ -50,10 +50,10 @@ namespace ch06 {
 // Candidates timed: those estimated within kWindow of the cheapest, at most kShortlist. The
 // estimate ties every kernel that moves the bytes in a wave or two (the window keeps them) and
 // puts one that needs many waves of near-empty blocks far behind (the window drops it); each
-// candidate timed costs a few rounds of the shape's first call. At most 8: a tall matrix of 16
-// columns or fewer has 8 thin candidates (4 in registers, 4 in chunks), which the estimate ties.
+// candidate timed costs a few rounds of the shape's first call. At most 9: a wide matrix of 16
+// rows or fewer has 9 thin candidates (4 in registers, 5 in chunks), which the estimate ties.
 constexpr double kWindow = 1.6;
-constexpr int kShortlist = 8;
+constexpr int kShortlist = 9;
 
 // One candidate: a launcher, and what the estimate needs of it.
 struct TransposePlan {
@@ -123,6 +123,18 @@ inline std::vector<TransposeCandidate> transpose_candidates(const float* in, con
     add(launch_thin_cut<512, 12288, 4>, "thin cut 512/12288 x4", ceil_div(rows + 7, span),
         resident_blocks(transpose_thin_cut<512, 4>, 512, smem));
   }
+  // transpose_thin_bulk (wide only): chunks of span rows x span_max columns, no pad.
+  auto thin_bulk = [&](auto kernel, int threads, int chunk, const char* name,
+                       tutorial::TransposeLauncher launch) {
+    if (rows >= cols || 32 * (rows | 1) > chunk) return;
+    const int span = thin_span(chunk, rows);
+    const size_t smem = size_t(span) * rows * sizeof(float);
+    add(launch, name, ceil_div(cols, span), resident_blocks(kernel, threads, smem));
+  };
+  thin_bulk(transpose_thin_bulk<256, 8>, 256, 6144, "thin bulk 256/6144 x8",
+            launch_thin_bulk<256, 6144, 8>);
+  thin_bulk(transpose_thin_bulk<512, 4>, 512, 12288, "thin bulk 512/12288 x4",
+            launch_thin_bulk<512, 12288, 4>);
   const long long tiles64 = (long long)ceil_div(rows, 64) * ceil_div(cols, 64);
   if (float4_aligned(in, out, rows, cols)) {
     const long long r = resident_blocks(transpose_vec4<64, 256, BlockOrder::OutputRows>, 256, 0, 8);

@@ -357,6 +357,33 @@ TEST_CASE("the thin kernel with its segments cut at sectors: every shape and poi
   CHECK_THROWS_AS((ch06::launch_thin_cut<256, 8192>(nullptr, nullptr, 9, 9)), UnsupportedShape);
 }
 
+TEST_CASE("the thin kernel whose chunk the copy engine writes: every shape and pointer offset",
+          "[gpu]") {
+  REQUIRE_GPU();
+  // Odd and even row counts; columns within a few of one and two spans (a last chunk whose
+  // range is not whole 16 bytes), and far past them; both output alignments (the engine's path
+  // and the threads'), inputs off 16 bytes.
+  auto bulk_cols = [](int chunk, int rows) {
+    const int span = ch06::thin_span(chunk, rows);
+    return std::vector<int>{span - 3, span, span + 1, 2 * span + 3, 4099};
+  };
+  for (const int rows : {1, 2, 3, 8, 9, 16, 33, 40, 63, 76, 191})
+    for (int inOffset = 0; inOffset < 2; ++inOffset)
+      for (int outOffset = 0; outOffset < 4; ++outOffset) {
+        for (const int cols : bulk_cols(6144, rows))
+          if (cols > rows)
+            check_at_offsets(ch06::launch_thin_bulk<256, 6144, 8>, rows, cols, inOffset,
+                             outOffset);
+        for (const int cols : bulk_cols(12288, rows))
+          if (cols > rows)
+            check_at_offsets(ch06::launch_thin_bulk<512, 12288, 4, 2>, rows, cols, inOffset,
+                             outOffset);
+      }
+  CHECK_THROWS_AS((ch06::launch_thin_bulk<256, 6144>(nullptr, nullptr, 100, 9)), UnsupportedShape);
+  CHECK_THROWS_AS((ch06::launch_thin_bulk<256, 6144>(nullptr, nullptr, 192, 10000)),
+                  UnsupportedShape);
+}
+
 TEST_CASE("the lab's thin kernels at every shape and pointer offset", "[gpu]") {
   REQUIRE_GPU();
   // Rows within 7 of a multiple of SPAN too: the grid's last block writes the last s_c outputs.
@@ -407,23 +434,18 @@ TEST_CASE("the lab's thin kernels at every shape and pointer offset", "[gpu]") {
         check_at_offsets(ch06lab::launch_thin_bulk_segs<512, 12288, 4>, along, thin, offset,
                          offset + 3);
         check_at_offsets(ch06lab::launch_thin_bulk_segs<256, 4096, 8, 2>, along, thin, 0, offset);
-        check_at_offsets(ch06lab::launch_thin_bulk_wide<256, 6144, 8>, thin, along, offset,
-                         3 - offset);
-        check_at_offsets(ch06lab::launch_thin_bulk_wide<512, 12288, 4, 2>, thin, along, 0, offset);
       }
   // Interior blocks (the engine's stores) at the thinnest sides, whose spans are the longest.
   for (const int thin : {1, 2, 3, 9})
     for (const int offset : {0, 5}) {
       check_at_offsets(ch06lab::launch_thin_bulk_segs<512, 12288, 4>, 40009, thin, offset % 4,
                        offset);
-      check_at_offsets(ch06lab::launch_thin_bulk_wide<256, 6144, 8>, thin, 40009, offset % 4,
+      check_at_offsets(ch06::launch_thin_bulk<512, 12288, 4>, thin, 40009, offset % 4,
                        offset % 4);
     }
   CHECK_THROWS_AS((ch06lab::launch_thin_bulk_tall<256, 6144>(nullptr, nullptr, 8, 100)),
                   UnsupportedShape);
   CHECK_THROWS_AS((ch06lab::launch_thin_bulk_segs<256, 6144>(nullptr, nullptr, 8, 100)),
-                  UnsupportedShape);
-  CHECK_THROWS_AS((ch06lab::launch_thin_bulk_wide<256, 6144>(nullptr, nullptr, 100, 8)),
                   UnsupportedShape);
   CHECK_THROWS_AS((ch06lab::launch_thin_rows<256, 6144, 8>(nullptr, nullptr, 100, 8)),
                   UnsupportedShape);

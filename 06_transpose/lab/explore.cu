@@ -136,9 +136,10 @@ int main(int argc, char** argv) {
       {"bulkS256x4kB8", launch_thin_bulk_segs<256, 4096, 8>},
       {"bulkS512x8kB4", launch_thin_bulk_segs<512, 8192, 4>},
       {"bulkS512x12kB4", launch_thin_bulk_segs<512, 12288, 4>},
-      {"bulkW256x6kB8", launch_thin_bulk_wide<256, 6144, 8>},
-      {"bulkW256x6kB8u2", launch_thin_bulk_wide<256, 6144, 8, 2>},
-      {"bulkW512x12kB4", launch_thin_bulk_wide<512, 12288, 4>},
+      {"bulkW256x6kB8", ch06::launch_thin_bulk<256, 6144, 8>},
+      {"bulkW256x6kB8u2", ch06::launch_thin_bulk<256, 6144, 8, 2>},
+      {"bulkW512x12kB4", ch06::launch_thin_bulk<512, 12288, 4>},
+      {"bulkW512x12kB4u2", ch06::launch_thin_bulk<512, 12288, 4, 2>},
   };
   std::vector<std::string> names = tutorial::names_of(copies);
   for (const std::string& name : tutorial::names_of(kernels)) names.push_back(name);

@@ -1,23 +1,20 @@
-// Chapter 06, lab: step 6's chunk kernels with their contiguous side moved by the copy engine
-// (an experiment).
+// Chapter 06, lab: step 6's chunk kernels with the copy engine on more sides (experiments);
+// step 6's transpose_thin_bulk (the wide chunk's output by the engine) came out of them.
 //
-// The thin chunk kernel issues about three times the copy kernel's instructions per byte, and a
-// warp spends the time between its loads on them (lab/LOG.md#warp-states). One side of every
-// chunk is one contiguous range of global memory: a tall chunk's input rows, a wide chunk's
-// output rows. From sm_90 on, one thread can hand such a range to the bulk copy engine (the
-// Tensor Memory Accelerator's 1-D mode, PTX `cp.async.bulk`): no per-element instructions, and
-// the block's other threads wait on an mbarrier (the load) or leave (the store). The other side,
-// the segments, is moved by warps a row at a time as in lab/thin_rows.cuh, one float a lane,
-// U pieces of 32 in flight.
-//
-// The copy engine writes shared memory in order, so the chunk here is the range itself: element
-// (i, c) at word i * thin + c, no pad, no turn. At an even thin side the segments' shared
-// accesses are gcd(thin, 32)-way bank conflicts (lab/LOG.md#bank-free-chunks measured such
-// conflicts as cheap).
-// A bulk copy needs both addresses 16-byte aligned and a size in whole 16 bytes: the few floats
-// past the last whole 16 bytes, and a range whose global start is not aligned, are moved by the
-// threads. Before sm_90 (and on the CPU backend) the threads move the whole range.
-// Tall: step 6's cut at sectors (transpose_thin_cut), its 8 staged rows included.
+// (A third, transpose_thin_bulk_vec, float4 segments under the wide chunk's engine store, went
+// into step 6's transpose_thin_bulk at odd rows.)
+// One side of every chunk is one contiguous range of global memory: a tall chunk's input rows,
+// a wide chunk's output rows. From sm_90 on, one thread can hand such a range to the bulk copy
+// engine (PTX `cp.async.bulk`): no instruction per element; the block's other threads wait on an
+// mbarrier (a load) or go on (a store). Here:
+//   - transpose_thin_bulk_tall: a tall chunk's input rows in by the engine, then the cut's
+//     segments (transpose_thin_cut) stored by warps a row at a time, U pieces of 32 floats;
+//   - transpose_thin_bulk_segs: the same input, turned in shared memory into one sector-aligned
+//     range per output row, each range out by the engine;
+// The engine copies words as they lie, so the chunk is the range itself: element (i, c) at word
+// i * thin + c, no pad, no turn (gcd(thin, 32)-way bank conflicts at an even thin side).
+// Ranges not in whole 16 bytes, or not aligned, are moved by the threads in part or in whole;
+// before sm_90 (and on the CPU backend) by the threads alone.
 #pragma once
 
 #include <climits>
@@ -51,13 +48,6 @@ __device__ __forceinline__ void bulk_wait(uint64_t* bar, unsigned parity) {
       " mbarrier.try_wait.parity.shared::cta.b64 done, [%0], %1;\n"
       " @!done bra wait;\n}"
       :: "r"(shared_address(bar)), "r"(parity) : "memory");
-}
-// Shared -> global, `bytes` as above; returns once the engine has read the shared memory.
-__device__ __forceinline__ void bulk_store(float* dst, const float* src, unsigned bytes) {
-  asm volatile("cp.async.bulk.global.shared::cta.bulk_group [%0], [%1], %2;"
-               :: "l"(dst), "r"(shared_address(src)), "r"(bytes) : "memory");
-  asm volatile("cp.async.bulk.commit_group;" ::: "memory");
-  asm volatile("cp.async.bulk.wait_group.read 0;" ::: "memory");
 }
 #endif
 
@@ -113,48 +103,6 @@ __global__ void __launch_bounds__(THREADS, MIN_BLOCKS)
     for (int u = 0; u < U; ++u)
       if (inside(u)) row[o0 + 32 * u] = x[u];
   }
-}
-
-// Wide (rows < cols): the segments into the chunk by warps, then the chunk, output rows
-// [first, first + span), out by the engine.
-template <int THREADS, int MIN_BLOCKS, int U>
-__global__ void __launch_bounds__(THREADS, MIN_BLOCKS)
-    transpose_thin_bulk_wide(const float* __restrict__ in, float* __restrict__ out, int rows,
-                             int cols, int span_max) {
-  extern __shared__ float4 chunk4[];
-  float* chunk = reinterpret_cast<float*>(chunk4);  // [span_max][rows] words
-  constexpr int WARPS = THREADS / 32;
-  const int first = blockIdx.x * span_max;  // input columns [first, first + span)
-  const int span = min(span_max, cols - first);
-  const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
-  const int groups = tutorial::ceil_div(span, 32 * U);
-  ch06::Walk v(warp, WARPS, groups);
-  for (int g = warp; g < rows * groups; g += WARPS, v.next()) {
-    const int c = v.q, i0 = v.r * 32 * U + lane;  // input row c, element i0 of its segment
-    const float* src = in + size_t(c) * cols + first + i0;
-    float x[U] = {};
-#pragma unroll
-    for (int u = 0; u < U; ++u)
-      if (i0 + 32 * u < span) x[u] = ch06::load1_line(src + 32 * u);
-#pragma unroll
-    for (int u = 0; u < U; ++u)
-      if (i0 + 32 * u < span) chunk[(i0 + 32 * u) * rows + c] = x[u];
-  }
-  float* dst = out + size_t(first) * rows;
-  const int count = span * rows;
-  int k0 = 0;  // where the threads' share starts
-#ifdef CH06_BULK_COPY
-  const int whole = reinterpret_cast<uintptr_t>(dst) % 16 == 0 ? count / 4 * 4 : 0;
-  // The engine reads shared memory through the async proxy: the threads' writes must be made
-  // visible to it before the barrier.
-  asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
-  k0 = whole;
-#endif
-  __syncthreads();
-#ifdef CH06_BULK_COPY
-  if (whole > 0 && threadIdx.x == 0) bulk_store(dst, chunk, unsigned(whole) * 4u);
-#endif
-  for (int k = k0 + threadIdx.x; k < count; k += THREADS) dst[k] = chunk[k];
 }
 
 // Tall, both sides by the engine: the input rows in as transpose_thin_bulk_tall, then warps
@@ -254,20 +202,6 @@ void launch_thin_bulk_tall(const float* in, float* out, int rows, int cols) {
   tutorial::launch(transpose_thin_bulk_tall<THREADS, MIN_BLOCKS, U>,
                    dim3(tutorial::ceil_div(rows + 7, span)), dim3(THREADS), smem, in, out, rows,
                    cols, span);
-}
-
-// Wide matrices only (rows < cols), fewer than CHUNK / 32 rows; smem span x rows.
-template <int THREADS, int CHUNK, int MIN_BLOCKS = 1, int U = 4>
-void launch_thin_bulk_wide(const float* in, float* out, int rows, int cols) {
-  if (rows >= cols || 32 * (rows | 1) > CHUNK)
-    throw tutorial::UnsupportedShape("transpose_thin_bulk_wide: wide matrices of fewer than " +
-                                     std::to_string(CHUNK / 32) + " rows, got " +
-                                     std::to_string(rows) + "x" + std::to_string(cols));
-  const int span_max = ch06::thin_span(CHUNK, rows);
-  const size_t smem = size_t(span_max) * rows * sizeof(float);
-  tutorial::launch(transpose_thin_bulk_wide<THREADS, MIN_BLOCKS, U>,
-                   dim3(tutorial::ceil_div(cols, span_max)), dim3(THREADS), smem, in, out, rows,
-                   cols, span_max);
 }
 
 // Tall matrices only (cols < rows), fewer than CHUNK / 32 columns; smem (span + 8) x cols
