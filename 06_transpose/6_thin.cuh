@@ -315,24 +315,26 @@ __global__ void __launch_bounds__(THREADS, MIN_BLOCKS)
   extern __shared__ float4 chunk4[];  // float4: 16-byte aligned, as the engine needs
   float* chunk = reinterpret_cast<float*>(chunk4);  // [span_max][rows] words
   // BEGIN QUOTE bulk-kernel
-  constexpr int WARPS = THREADS / 32;
   const int first = blockIdx.x * span_max;  // the block's input columns [first, first + span)
   const int span = min(span_max, cols - first);
-  const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
-  const int groups = rows % 2 == 1 ? 0 : (span + 32 * U - 1) / (32 * U);  // of U pieces
-  if (rows % 2 == 1)
+  if (rows % 2 == 1) {  // float4 segments (step 6's), the words in order: P = rows
     move_segments<THREADS, true, const float*, false>(in + first, size_t(cols), chunk, rows, span);
-  Walk v(warp, WARPS, max(groups, 1));
-  for (int g = warp; g < rows * groups; g += WARPS, v.next()) {
-    const int c = v.q, i0 = v.r * 32 * U + lane;  // input row c, element i0 of its segment
-    const float* src = in + size_t(c) * cols + first + i0;
-    float x[U] = {};  // (each one stored is loaded first; zero quiets the compilers)
+  } else {  // a warp a row: U pieces of 32 floats of input row c, element i0 on
+    constexpr int WARPS = THREADS / 32;
+    const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+    const int groups = (span + 32 * U - 1) / (32 * U);  // groups of U pieces in a segment
+    Walk v(warp, WARPS, groups);
+    for (int g = warp; g < rows * groups; g += WARPS, v.next()) {
+      const int c = v.q, i0 = v.r * 32 * U + lane;
+      const float* src = in + size_t(c) * cols + first + i0;
+      float x[U] = {};  // (each one stored is loaded first; zero quiets the compilers)
 #pragma unroll
-    for (int u = 0; u < U; ++u)
-      if (i0 + 32 * u < span) x[u] = load1_line(src + 32 * u);
+      for (int u = 0; u < U; ++u)
+        if (i0 + 32 * u < span) x[u] = load1_line(src + 32 * u);
 #pragma unroll
-    for (int u = 0; u < U; ++u)
-      if (i0 + 32 * u < span) chunk[(i0 + 32 * u) * rows + c] = x[u];
+      for (int u = 0; u < U; ++u)
+        if (i0 + 32 * u < span) chunk[(i0 + 32 * u) * rows + c] = x[u];
+    }
   }
   store_range<THREADS>(out + size_t(first) * rows, chunk, span * rows);
   // END QUOTE bulk-kernel
