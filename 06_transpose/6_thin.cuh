@@ -306,8 +306,8 @@ void launch_thin_cut(const float* in, float* out, int rows, int cols) {
 // at an odd number of rows (move_segments, its words in order: P = rows), else a warp a row: U
 // pieces of 32 floats of one input row, one walk step and U loads at constant strides, all
 // issued before their shared stores. Those are gcd(rows, 32)-way bank conflicts (no pad: the
-// engine copies the words as they lie), and yet the kernel measured faster than transpose_thin
-// at 6 to 40 rows (lab/LOG.md#thin-bulk).
+// engine copies the words as they lie), and the odd rows' float4 segments, unturned, 4-way; yet
+// the kernel measured faster than transpose_thin at 6 to 40 rows (lab/LOG.md#thin-bulk).
 template <int THREADS, int MIN_BLOCKS = 1, int U = 4>
 __global__ void __launch_bounds__(THREADS, MIN_BLOCKS)
     transpose_thin_bulk(const float* __restrict__ in, float* __restrict__ out, int rows,

@@ -1,8 +1,7 @@
 // Chapter 06, lab: step 6's chunk kernels with the copy engine on more sides (experiments);
 // step 6's transpose_thin_bulk (the wide chunk's output by the engine) came out of them.
 //
-// (A third, transpose_thin_bulk_vec, float4 segments under the wide chunk's engine store, went
-// into step 6's transpose_thin_bulk at odd rows.)
+// (The wide chunk's output by the engine is step 6's transpose_thin_bulk.)
 // One side of every chunk is one contiguous range of global memory: a tall chunk's input rows,
 // a wide chunk's output rows. From sm_90 on, one thread can hand such a range to the bulk copy
 // engine (PTX `cp.async.bulk`): no instruction per element; the block's other threads wait on an
