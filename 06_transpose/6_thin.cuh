@@ -226,26 +226,43 @@ void launch_thin_sized(const float* in, float* out, int rows, int cols) {
 // And the grid has at most a block more, where the last s_c outputs of a row need one
 // (lab/LOG.md#thin-cut).
 //
-// Output row c over [first - s_c, first - s_c + span), clipped to [0, rows). Input row o is
-// chunk row o - lo of `base`, as move_contiguous filled it. Odd cols: a float4 a lane, 4
-// consecutive o of one c (on a sector, so 16-byte aligned); one float at a time only where a
-// float4 crosses 0 or rows. Even cols: one float a lane (words P apart: 32 banks), as step 6.
+// The chunk's pitch P (words a chunk row) at `cols` columns. Odd cols: P = cols, turned as step 6
+// (the float4 segments below). Even cols: the segments are stored a warp a row, 32 lanes reading
+// words P apart, gcd(P, 32)-way bank conflicts; a pad (P = cols + 1) removes them but costs the
+// loads their plain float4s (move_contiguous' padded path). Padded only where cols % 8 == 0, 8-way
+// conflicts or worse: at 2- and 4-way the unpadded chunk measured faster (lab/LOG.md#cut-rows).
+__host__ __device__ inline int cut_pitch(int cols) { return cols % 8 == 0 ? cols + 1 : cols; }
+
+// count floats from `from` into the chunk as they lie, float4 where `from` is 16-byte aligned.
+template <int THREADS>
+__device__ void load_range(const float* from, float* chunk, int count) {
+  int k0 = 0;
+  if (reinterpret_cast<uintptr_t>(from) % 16 == 0) {
+#pragma unroll 4
+    for (int k = threadIdx.x; k < count / 4; k += THREADS)
+      reinterpret_cast<float4*>(chunk)[k] = load4_line(from + 4 * k);
+    k0 = count / 4 * 4;
+  }
+  for (int k = k0 + threadIdx.x; k < count; k += THREADS) chunk[k] = load1_line(from + k);
+}
+
+// Output row c over [first - s_c, first - s_c + span), clipped to [0, rows), where s_c = (address
+// of out[c][0] / 4) % 8, in 32 bits: (a + c·rows) % 8 = (a % 8 + c·(rows % 8)) % 8.
+struct CutShift {
+  unsigned s0, r8;
+  __device__ CutShift(const float* out, int rows)
+      : s0(unsigned(reinterpret_cast<uintptr_t>(out) / sizeof(float) % 8)), r8(unsigned(rows % 8)) {}
+  __device__ int operator()(int c) const { return int((s0 + unsigned(c) * r8) % 8); }
+};
+
+// Odd cols: input row o is chunk row o - lo of `base` (turned), a float4 a lane, 4 consecutive o
+// of one c (on a sector, so 16-byte aligned); one float at a time only where a float4 crosses 0
+// or rows.
 template <int THREADS>
 __device__ void write_cut_segments(float* out, int rows, const float* base, int cols, int lo,
                                    int first, int span) {
-  const int P = cols | 1;
-  const bool turn = P == cols;
-  const uintptr_t start = reinterpret_cast<uintptr_t>(out) / sizeof(float);
-  auto shift = [&](int c) { return int((start + size_t(c) * rows) % 8); };  // s_c
-  auto word = [&](int o, int c) { return base[chunk_word((o - lo) * P + c, turn)]; };
-  if (!turn) {
-    Walk v(threadIdx.x, THREADS, span);
-    for (int k = threadIdx.x; k < cols * span; k += THREADS, v.next()) {
-      const int c = v.q, o = first - shift(c) + v.r;
-      if (o >= 0 && o < rows) out[size_t(c) * rows + o] = word(o, c);
-    }
-    return;
-  }
+  const CutShift shift(out, rows);
+  auto word = [&](int o, int c) { return base[chunk_word((o - lo) * cols + c, true)]; };
   // BEGIN QUOTE cut-store
   const int n4 = span / 4;
   Walk v(threadIdx.x, THREADS, n4);
@@ -263,22 +280,76 @@ __device__ void write_cut_segments(float* out, int rows, const float* base, int 
   // END QUOTE cut-store
 }
 
-template <int THREADS, int MIN_BLOCKS = 1>
+// Even cols (chunk pitch P, unturned): a warp stores 4 pieces of 32 consecutive o of one c, the
+// row, its shift and its chunk column the warp's, with no bounds to check in a block whose
+// windows all lie inside [0, rows): far fewer instructions than one float a lane, each with its
+// own row, shift and bounds (lab/LOG.md#cut-rows).
+template <int THREADS>
+__device__ void write_cut_rows(float* out, int rows, const float* base, int cols, int P, int lo,
+                               int first, int span) {
+  const CutShift shift(out, rows);
+  constexpr int U = 4, WARPS = THREADS / 32;
+  const int lane = threadIdx.x % 32;
+  const bool inside = first >= 8 && first + span <= rows;  // no window clipped at 0 or rows
+  const int groups = (span + 32 * U - 1) / (32 * U);       // groups of U pieces a window
+  Walk v(threadIdx.x / 32, WARPS, groups);
+  for (int g = threadIdx.x / 32; g < cols * groups; g += WARPS, v.next()) {
+    const int c = v.q, j = v.r * 32 * U;         // the group's first place in window c
+    const int o0 = first - shift(c) + j + lane;  // the lane's output in piece 0
+    const float* from = base + (o0 - lo) * P + c;
+    float* row = out + size_t(c) * rows;  // indexed by o: no pointer before `out` formed
+    float x[U];
+    if (inside && j + 32 * U <= span) {
+#pragma unroll
+      for (int u = 0; u < U; ++u) x[u] = from[32 * u * P];
+#pragma unroll
+      for (int u = 0; u < U; ++u) row[o0 + 32 * u] = x[u];
+    } else {
+      auto in_window = [&](int u) {
+        const int o = o0 + 32 * u;
+        return j + lane + 32 * u < span && o >= 0 && o < rows;
+      };
+#pragma unroll
+      for (int u = 0; u < U; ++u) x[u] = in_window(u) ? from[32 * u * P] : 0.0f;
+#pragma unroll
+      for (int u = 0; u < U; ++u)
+        if (in_window(u)) row[o0 + 32 * u] = x[u];
+    }
+  }
+}
+
+// EVEN: cols is even (the launcher picks the instance). Two kernels, not a branch: together, the
+// two store paths need more than the 32 registers that MIN_BLOCKS allows, and spill.
+template <int THREADS, int MIN_BLOCKS = 1, bool EVEN = false>
 __global__ void __launch_bounds__(THREADS, MIN_BLOCKS)
     transpose_thin_cut(const float* __restrict__ in, float* __restrict__ out, int rows, int cols,
                        int span) {
   extern __shared__ float4 chunk4[];  // float4: 16-byte aligned (move_contiguous' float4s)
-  float* chunk = reinterpret_cast<float*>(chunk4);  // [span + 8][cols | 1] words
+  float* chunk = reinterpret_cast<float*>(chunk4);  // [span + 8][P] words
   // BEGIN QUOTE cut-kernel
-  const int P = cols | 1;
+  const int P = cut_pitch(cols);
   const int first = blockIdx.x * span;  // the block's outputs: [first, first + span), shifted
   const int lo = max(first - 8, 0), hi = min(first + span, rows);  // the input rows it stages
   // Chunk row j holds input row first - 8 + j; `base` is the chunk row of input row lo.
   float* base = chunk + (lo - (first - 8)) * P;
-  move_contiguous<THREADS, true>(in + size_t(lo) * cols, base, cols, hi - lo);
+  if (EVEN && P == cols)  // even, unpadded: the rows as they lie
+    load_range<THREADS>(in + size_t(lo) * cols, base, (hi - lo) * cols);
+  else  // odd (turned) or padded: step 6's contiguous side
+    move_contiguous<THREADS, true>(in + size_t(lo) * cols, base, cols, hi - lo);
   __syncthreads();
-  write_cut_segments<THREADS>(out, rows, base, cols, lo, first, span);
+  if constexpr (EVEN)
+    write_cut_rows<THREADS>(out, rows, base, cols, P, lo, first, span);
+  else
+    write_cut_segments<THREADS>(out, rows, base, cols, lo, first, span);
   // END QUOTE cut-kernel
+}
+
+// The instance for `cols` columns.
+using ThinCutKernel = void (*)(const float*, float*, int, int, int);
+template <int THREADS, int MIN_BLOCKS>
+ThinCutKernel thin_cut_kernel(int cols) {
+  if (cols % 2 == 0) return transpose_thin_cut<THREADS, MIN_BLOCKS, true>;
+  return transpose_thin_cut<THREADS, MIN_BLOCKS, false>;
 }
 
 // Tall matrices only (cols < rows), cols below CHUNK / 32 as launch_thin_sized. Its span + 8
@@ -295,9 +366,10 @@ void launch_thin_cut(const float* in, float* out, int rows, int cols) {
   if (rows > INT_MAX - 2 * span)  // first = blockIdx.x * span, up to rows + span
     throw tutorial::UnsupportedShape("transpose_thin_cut: " + std::to_string(rows) +
                                      " rows: its block indices would pass INT_MAX");
-  const size_t smem = size_t(span + 8) * (cols | 1) * sizeof(float);
-  tutorial::launch(transpose_thin_cut<THREADS, MIN_BLOCKS>, dim3(tutorial::ceil_div(rows + 7, span)),
-                   dim3(THREADS), smem, in, out, rows, cols, span);
+  const size_t smem = size_t(span + 8) * cut_pitch(cols) * sizeof(float);
+  tutorial::launch(thin_cut_kernel<THREADS, MIN_BLOCKS>(cols),
+                   dim3(tutorial::ceil_div(rows + 7, span)), dim3(THREADS), smem, in, out, rows,
+                   cols, span);
 }
 
 // Wide matrices with the chunk written by the copy engine (bulk_store.cuh). A wide chunk's

@@ -9,7 +9,7 @@
 // call (tutorial::Chooser, common/chooser.hpp); later calls run the winner at once.
 //   - a single row or column is copied (copy_vec4, where both pointers allow float4): its
 //     transpose is the same floats;
-//   - thin matrices: transpose_thin in three sizes, transpose_thin_cut (tall ones),
+//   - thin matrices: transpose_thin in three sizes, transpose_thin_cut in two (tall ones),
 //     transpose_thin_bulk in two (wide ones), and transpose_thin_regs, holding 1, 2, 4 or 8
 //     rows or columns a thread, where a row or column fits in registers (step 6);
 //   - float4 shapes: transpose_vec4 in both block orders (step 4);
@@ -50,8 +50,9 @@ namespace ch06 {
 // Candidates timed: those estimated within kWindow of the cheapest, at most kShortlist. The
 // estimate ties every kernel that moves the bytes in a wave or two (the window keeps them) and
 // puts one that needs many waves of near-empty blocks far behind (the window drops it); each
-// candidate timed costs a few rounds of the shape's first call. At most 9: a wide matrix of 16
-// rows or fewer has 9 thin candidates (4 in registers, 5 in chunks), which the estimate ties.
+// candidate timed costs a few rounds of the shape's first call. At most 9: a matrix of 16 rows
+// or columns or fewer has 9 thin candidates (4 in registers, 5 in chunks), which the estimate
+// ties.
 constexpr double kWindow = 1.6;
 constexpr int kShortlist = 9;
 
@@ -117,12 +118,18 @@ inline std::vector<TransposeCandidate> transpose_candidates(const float* in, con
   thin_chunks(transpose_thin<512, 4>, 512, 12288, "thin 512/12288 x4",
               launch_thin_sized<512, 12288, 4>);
   // transpose_thin_cut (tall only): ceil((rows + 7) / span) blocks, 8 more rows a chunk.
-  if (cols < rows && 32 * (cols | 1) <= 12288 && rows <= INT_MAX - 2 * thin_span(12288, cols)) {
-    const int span = thin_span(12288, cols);
-    const size_t smem = size_t(span + 8) * (cols | 1) * sizeof(float);
-    add(launch_thin_cut<512, 12288, 4>, "thin cut 512/12288 x4", ceil_div(rows + 7, span),
-        resident_blocks(transpose_thin_cut<512, 4>, 512, smem));
-  }
+  auto thin_cut = [&](auto kernel, int threads, int chunk, const char* name,
+                      tutorial::TransposeLauncher launch) {
+    if (cols >= rows || 32 * (cols | 1) > chunk || rows > INT_MAX - 2 * thin_span(chunk, cols))
+      return;
+    const int span = thin_span(chunk, cols);
+    const size_t smem = size_t(span + 8) * cut_pitch(cols) * sizeof(float);
+    add(launch, name, ceil_div(rows + 7, span), resident_blocks(kernel, threads, smem));
+  };
+  thin_cut(thin_cut_kernel<512, 4>(cols), 512, 12288, "thin cut 512/12288 x4",
+           launch_thin_cut<512, 12288, 4>);
+  thin_cut(thin_cut_kernel<256, 8>(cols), 256, 6144, "thin cut 256/6144 x8",
+           launch_thin_cut<256, 6144, 8>);
   // transpose_thin_bulk (wide only): chunks of span rows x span_max columns, no pad.
   auto thin_bulk = [&](auto kernel, int threads, int chunk, const char* name,
                        tutorial::TransposeLauncher launch) {

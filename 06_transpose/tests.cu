@@ -14,6 +14,7 @@
 
 #include "06_transpose/kernel_list.cuh"
 #include "06_transpose/lab/blocks256.cuh"
+#include "06_transpose/lab/cut_rows.cuh"
 #include "06_transpose/lab/l2_hint.cuh"
 #include "06_transpose/lab/line_aligned.cuh"
 #include "06_transpose/lab/shifted.cuh"
@@ -331,7 +332,8 @@ TEST_CASE("the thin kernel with its segments cut at sectors: every shape and poi
     const int span = ch06::thin_span(chunk, cols);
     return std::vector<int>{span - 7, span - 1, span, span + 1, 2 * span - 3, 2 * span + 5, 4099};
   };
-  for (const int cols : {1, 9, 16, 33, 40, 63})
+  // Even sides padded (16, 40) and not (2, 14, 18, 90: 2- and 4-way conflicts).
+  for (const int cols : {1, 2, 9, 14, 16, 18, 33, 40, 63, 90})
     for (int inOffset = 0; inOffset < 2; ++inOffset)
       for (int outOffset = 0; outOffset < 8; ++outOffset) {
         for (const int rows : cut_rows(12288, cols))
@@ -435,18 +437,34 @@ TEST_CASE("the lab's thin kernels at every shape and pointer offset", "[gpu]") {
         check_at_offsets(ch06lab::launch_thin_bulk_segs<512, 12288, 4>, along, thin, offset,
                          offset + 3);
         check_at_offsets(ch06lab::launch_thin_bulk_segs<256, 4096, 8, 2>, along, thin, 0, offset);
+        check_at_offsets(ch06lab::launch_thin_bulk_out<512, 12288, 4>, along, thin, offset,
+                         5 - offset);
+        check_at_offsets(ch06lab::launch_thin_bulk_out<256, 6144, 8>, along, thin, 3 - offset,
+                         offset + 4);
+        check_at_offsets(ch06lab::launch_thin_cut_rows<512, 12288, 4>, along, thin, offset,
+                         6 - offset);
+        check_at_offsets(ch06lab::launch_thin_cut_rows<256, 6144, 8, 2, false>, along, thin,
+                         3 - offset, 2 * offset + 1);
       }
   // Interior blocks (the engine's stores) at the thinnest sides, whose spans are the longest.
   for (const int thin : {1, 2, 3, 9})
     for (const int offset : {0, 5}) {
       check_at_offsets(ch06lab::launch_thin_bulk_segs<512, 12288, 4>, 40009, thin, offset % 4,
                        offset);
+      check_at_offsets(ch06lab::launch_thin_bulk_out<512, 12288, 4>, 40009, thin, offset % 4,
+                       offset);
+      check_at_offsets(ch06lab::launch_thin_cut_rows<512, 12288, 4, 4, false>, 40009, thin,
+                       offset % 4, offset);
       check_at_offsets(ch06::launch_thin_bulk<512, 12288, 4>, thin, 40009, offset % 4,
                        offset % 4);
     }
   CHECK_THROWS_AS((ch06lab::launch_thin_bulk_tall<256, 6144>(nullptr, nullptr, 8, 100)),
                   UnsupportedShape);
   CHECK_THROWS_AS((ch06lab::launch_thin_bulk_segs<256, 6144>(nullptr, nullptr, 8, 100)),
+                  UnsupportedShape);
+  CHECK_THROWS_AS((ch06lab::launch_thin_bulk_out<256, 6144>(nullptr, nullptr, 8, 100)),
+                  UnsupportedShape);
+  CHECK_THROWS_AS((ch06lab::launch_thin_cut_rows<256, 6144>(nullptr, nullptr, 8, 100)),
                   UnsupportedShape);
   CHECK_THROWS_AS((ch06lab::launch_thin_rows<256, 6144, 8>(nullptr, nullptr, 100, 8)),
                   UnsupportedShape);
@@ -468,7 +486,9 @@ TEST_CASE("the lab's tiles at every shape and pointer offset", "[gpu]") {
         ch06lab::launch_blocks256<false, true, ch06::BlockOrder::OutputRows>,
         ch06lab::launch_blocks256<true, false, ch06::BlockOrder::OutputRows>,
         ch06lab::launch_sector_hint<256>,
-        ch06lab::launch_sector_hint<128, ch06::BlockOrder::InputRows>})
+        ch06lab::launch_sector_hint<128, ch06::BlockOrder::InputRows>,
+        ch06::launch_sector_aligned<64, 32, 8>,
+        ch06::launch_sector_aligned<32, 32, 8, ch06::BlockOrder::OutputRows>})
     for (const Shape& s : std::vector<Shape>{{1, 1}, {2, 3}, {5, 7}, {131, 33}, {130, 97}, {257, 65},
                                              {1, 301}, {301, 1}, {4, 129}, {133, 4}})
       for (int inOffset = 0; inOffset < 4; ++inOffset)

@@ -7,6 +7,7 @@
 
 #include "06_transpose/kernel_list.cuh"
 #include "06_transpose/lab/blocks256.cuh"
+#include "06_transpose/lab/cut_rows.cuh"
 #include "06_transpose/lab/l2_hint.cuh"
 #include "06_transpose/lab/line_aligned.cuh"
 #include "06_transpose/lab/shifted.cuh"
@@ -90,6 +91,10 @@ int main(int argc, char** argv) {
       {"secW64t4Out", ch06::launch_sector_aligned<128, 64, 4, ch06::BlockOrder::OutputRows>},
       {"sec64sq", ch06::launch_sector_aligned<64, 64, 8>},
       {"sec64sqOut", ch06::launch_sector_aligned<64, 64, 8, ch06::BlockOrder::OutputRows>},
+      {"sec64x32", ch06::launch_sector_aligned<64, 32, 8>},
+      {"sec64x32Out", ch06::launch_sector_aligned<64, 32, 8, ch06::BlockOrder::OutputRows>},
+      {"sec32x32", ch06::launch_sector_aligned<32, 32, 8>},
+      {"sec32x32Out", ch06::launch_sector_aligned<32, 32, 8, ch06::BlockOrder::OutputRows>},
       {"sec256", ch06::launch_sector_aligned<256, 32, 8>},
       {"sec256Out", ch06::launch_sector_aligned<256, 32, 8, ch06::BlockOrder::OutputRows>},
       {"sh128x32t128", launch_shifted<128, 32, 128, ch06::BlockOrder::InputRows, 8>},
@@ -136,6 +141,14 @@ int main(int argc, char** argv) {
       {"bulkS256x4kB8", launch_thin_bulk_segs<256, 4096, 8>},
       {"bulkS512x8kB4", launch_thin_bulk_segs<512, 8192, 4>},
       {"bulkS512x12kB4", launch_thin_bulk_segs<512, 12288, 4>},
+      {"cutR512x12kB4", launch_thin_cut_rows<512, 12288, 4>},
+      {"cutR512x12kB4u2", launch_thin_cut_rows<512, 12288, 4, 2>},
+      {"cutR512x12kB4np", launch_thin_cut_rows<512, 12288, 4, 4, false>},
+      {"cutR256x6kB8", launch_thin_cut_rows<256, 6144, 8>},
+      {"cutR256x6kB8np", launch_thin_cut_rows<256, 6144, 8, 4, false>},
+      {"bulkO512x12kB4", launch_thin_bulk_out<512, 12288, 4>},
+      {"bulkO256x6kB8", launch_thin_bulk_out<256, 6144, 8>},
+      {"bulkO512x8kB4", launch_thin_bulk_out<512, 8192, 4>},
       {"bulkW256x6kB8", ch06::launch_thin_bulk<256, 6144, 8>},
       {"bulkW256x6kB8u2", ch06::launch_thin_bulk<256, 6144, 8, 2>},
       {"bulkW512x12kB4", ch06::launch_thin_bulk<512, 12288, 4>},

@@ -10,6 +10,8 @@
 //     segments (transpose_thin_cut) stored by warps a row at a time, U pieces of 32 floats;
 //   - transpose_thin_bulk_segs: the same input, turned in shared memory into one sector-aligned
 //     range per output row, each range out by the engine;
+//   - transpose_thin_bulk_out: the input rows by the threads, stored straight into those ranges
+//     (one buffer), each range out by the engine;
 // The engine copies words as they lie, so the chunk is the range itself: element (i, c) at word
 // i * thin + c, no pad, no turn (gcd(thin, 32)-way bank conflicts at an even thin side).
 // Ranges not in whole 16 bytes, or not aligned, are moved by the threads in part or in whole;
@@ -186,6 +188,76 @@ __global__ void __launch_bounds__(THREADS, MIN_BLOCKS)
   }
 }
 
+// Tall, one buffer: the input rows by the threads (float4 where `in` allows), each float stored
+// straight into its output row's window: element (o, c) to word c * TP + o - (first - s_c), TP =
+// span + 4 (a multiple of 4: every window 16-byte aligned), dropped outside the window; then one
+// thread a row hands each window to the engine, as transpose_thin_bulk_segs does, without its
+// second buffer (as many blocks an SM as transpose_thin_cut) and without the engine's loads
+// (LOG.md#thin-bulk). The scattered shared stores are the price: 4 a float4.
+template <int THREADS, int MIN_BLOCKS>
+__global__ void __launch_bounds__(THREADS, MIN_BLOCKS)
+    transpose_thin_bulk_out(const float* __restrict__ in, float* __restrict__ out, int rows,
+                            int cols, int span) {
+  extern __shared__ float4 chunk4[];
+  float* win = reinterpret_cast<float*>(chunk4);  // [cols][TP] words
+  const int TP = span + 4;
+  const int first = blockIdx.x * span;
+  const int lo = max(first - 8, 0), hi = min(first + span, rows);  // the input rows staged
+  const float* src = in + size_t(lo) * cols;
+  const int count = (hi - lo) * cols;
+  const unsigned s0 = unsigned(reinterpret_cast<uintptr_t>(out) / sizeof(float) % 8);
+  const unsigned r8 = unsigned(rows % 8);
+  auto shift = [&](int c) { return int((s0 + unsigned(c) * r8) % 8); };  // s_c
+  // Element (o, c) of value x into output row c's window, if it falls there.
+  auto put = [&](int o, int c, float x) {
+    const unsigned j = unsigned(o - first + shift(c));
+    if (j < unsigned(span)) win[c * TP + j] = x;
+  };
+  int k0 = 0;
+  if (reinterpret_cast<uintptr_t>(src) % 16 == 0) {
+    ch06::Walk w(4 * threadIdx.x, 4 * THREADS, cols);
+#pragma unroll 4
+    for (int k = threadIdx.x; k < count / 4; k += THREADS, w.next()) {
+      const float4 v = ch06::load4_line(src + 4 * k);
+      const float x[4] = {v.x, v.y, v.z, v.w};
+#pragma unroll
+      for (int u = 0; u < 4; ++u) {
+        int o = lo + w.q, c = w.r + u;
+        while (c >= cols) c -= cols, ++o;  // once at most from 4 columns on
+        put(o, c, x[u]);
+      }
+    }
+    k0 = count / 4 * 4;
+  }
+  ch06::Walk w(k0 + threadIdx.x, THREADS, cols);
+  for (int k = k0 + threadIdx.x; k < count; k += THREADS, w.next())
+    put(lo + w.q, w.r, ch06::load1_line(src + k));
+  const bool edge = first < 8 || first + span > rows;  // a window clipped at 0 or rows
+#ifdef CH06_BULK_COPY
+  asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
+  __syncthreads();
+  if (!edge) {
+    // Window c starts on a sector: (out + c * rows + first - s_c) is, since first % 8 == 0.
+    for (int c = threadIdx.x; c < cols; c += THREADS)
+      asm volatile("cp.async.bulk.global.shared::cta.bulk_group [%0], [%1], %2;"
+                   :: "l"(out + size_t(c) * rows + (first - shift(c))),
+                      "r"(shared_address(win + c * TP)), "r"(unsigned(span) * 4u)
+                   : "memory");
+    asm volatile("cp.async.bulk.commit_group;" ::: "memory");
+    asm volatile("cp.async.bulk.wait_group.read 0;" ::: "memory");
+    return;
+  }
+#else
+  __syncthreads();
+#endif
+  (void)edge;
+  ch06::Walk v(threadIdx.x, THREADS, span);
+  for (int k = threadIdx.x; k < cols * span; k += THREADS, v.next()) {
+    const int c = v.q, o = first - shift(c) + v.r;
+    if (o >= 0 && o < rows) out[size_t(c) * rows + o] = win[c * TP + v.r];
+  }
+}
+
 // Tall matrices only (cols < rows), fewer than CHUNK / 32 columns; smem (span + 8) x cols.
 template <int THREADS, int CHUNK, int MIN_BLOCKS = 1, int U = 4>
 void launch_thin_bulk_tall(const float* in, float* out, int rows, int cols) {
@@ -217,6 +289,23 @@ void launch_thin_bulk_segs(const float* in, float* out, int rows, int cols) {
                                      " rows: its block indices would pass INT_MAX");
   const size_t smem = (size_t(span + 8) * cols + size_t(cols) * (span + 4)) * sizeof(float);
   tutorial::launch(transpose_thin_bulk_segs<THREADS, MIN_BLOCKS, U>,
+                   dim3(tutorial::ceil_div(rows + 7, span)), dim3(THREADS), smem, in, out, rows,
+                   cols, span);
+}
+
+// Tall matrices only (cols < rows), fewer than CHUNK / 32 columns; smem cols x (span + 4).
+template <int THREADS, int CHUNK, int MIN_BLOCKS = 1>
+void launch_thin_bulk_out(const float* in, float* out, int rows, int cols) {
+  if (cols >= rows || 32 * (cols | 1) > CHUNK)
+    throw tutorial::UnsupportedShape("transpose_thin_bulk_out: tall matrices of fewer than " +
+                                     std::to_string(CHUNK / 32) + " columns, got " +
+                                     std::to_string(rows) + "x" + std::to_string(cols));
+  const int span = ch06::thin_span(CHUNK, cols);
+  if (rows > INT_MAX - 2 * span)
+    throw tutorial::UnsupportedShape("transpose_thin_bulk_out: " + std::to_string(rows) +
+                                     " rows: its block indices would pass INT_MAX");
+  const size_t smem = size_t(cols) * (span + 4) * sizeof(float);
+  tutorial::launch(transpose_thin_bulk_out<THREADS, MIN_BLOCKS>,
                    dim3(tutorial::ceil_div(rows + 7, span)), dim3(THREADS), smem, in, out, rows,
                    cols, span);
 }
