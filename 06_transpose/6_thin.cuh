@@ -282,8 +282,8 @@ __device__ void write_cut_segments(float* out, int rows, const float* base, int 
 
 // Even cols (chunk pitch P, unturned): a warp stores 4 pieces of 32 consecutive o of one c, the
 // row, its shift and its chunk column the warp's, with no bounds to check in a block whose
-// windows all lie inside [0, rows): far fewer instructions than one float a lane, each with its
-// own row, shift and bounds (lab/LOG.md#cut-rows).
+// windows all lie inside [0, rows): fewer instructions than one float a lane, each with its own
+// row, shift and bounds (lab/LOG.md#cut-rows).
 template <int THREADS>
 __device__ void write_cut_rows(float* out, int rows, const float* base, int cols, int P, int lo,
                                int first, int span) {
@@ -293,6 +293,7 @@ __device__ void write_cut_rows(float* out, int rows, const float* base, int cols
   const bool inside = first >= 8 && first + span <= rows;  // no window clipped at 0 or rows
   const int groups = (span + 32 * U - 1) / (32 * U);       // groups of U pieces a window
   Walk v(threadIdx.x / 32, WARPS, groups);
+  // BEGIN QUOTE cut-rows
   for (int g = threadIdx.x / 32; g < cols * groups; g += WARPS, v.next()) {
     const int c = v.q, j = v.r * 32 * U;         // the group's first place in window c
     const int o0 = first - shift(c) + j + lane;  // the lane's output in piece 0
@@ -316,6 +317,7 @@ __device__ void write_cut_rows(float* out, int rows, const float* base, int cols
         if (in_window(u)) row[o0 + 32 * u] = x[u];
     }
   }
+  // END QUOTE cut-rows
 }
 
 // EVEN: cols is even (the launcher picks the instance). Two kernels, not a branch: together, the
