@@ -466,6 +466,17 @@ TEST_CASE("the lab's thin kernels at every shape and pointer offset", "[gpu]") {
                   UnsupportedShape);
   CHECK_THROWS_AS((ch06lab::launch_thin_cut_rows<256, 6144>(nullptr, nullptr, 8, 100)),
                   UnsupportedShape);
+  // The swizzled chunk (thin sides that are multiples of 8: g = 8, 16, 32), every output offset.
+  for (const int cols : {8, 16, 24, 32, 40, 48, 64, 96, 376})
+    for (const int rows : {cols + 1, 353, 2049, 5000, cols <= 16 ? 40009 : 7001})
+      for (int offset = 0; offset < 8 && rows > cols; offset += 3) {
+        check_at_offsets(ch06lab::launch_thin_cut_swz<512, 12288, 4>, rows, cols, offset % 4,
+                         offset);
+        if (32 * (cols | 1) <= 6144)
+          check_at_offsets(ch06lab::launch_thin_cut_swz<256, 6144, 8>, rows, cols, 0, 7 - offset);
+      }
+  CHECK_THROWS_AS((ch06lab::launch_thin_cut_swz<256, 6144>(nullptr, nullptr, 100, 12)),
+                  UnsupportedShape);
   CHECK_THROWS_AS((ch06lab::launch_thin_rows<256, 6144, 8>(nullptr, nullptr, 100, 8)),
                   UnsupportedShape);
   CHECK_THROWS_AS((ch06lab::launch_thin_sector<9, 256>(nullptr, nullptr, 100, 8)), UnsupportedShape);
