@@ -219,7 +219,7 @@ void launch_thin_sized(const float* in, float* out, int rows, int cols) {
 // [first, first + span) writes each output row from `first` on, so where s_c != 0 the first and
 // last sectors of a segment are written in part, twice (by two blocks), and its float4s start
 // late. transpose_thin_cut's block writes output row c over [first - s_c, first - s_c + span)
-// instead: every segment starts on a sector, every float4 fills half of one. For that it stages
+// instead: every segment starts on a sector, every float4 (odd cols) fills half of one. For that it stages
 // the 8 input rows before its chunk too, 8 / span more reads: 7 would do, but first is a
 // multiple of 32, so input row first - 8 starts on a 16-byte boundary at any cols (where `in`
 // does), and first - 7 only where cols is a multiple of 4: move_contiguous' float4 loads need it.
@@ -230,7 +230,8 @@ void launch_thin_sized(const float* in, float* out, int rows, int cols) {
 // (the float4 segments below). Even cols: the segments are stored a warp a row, 32 lanes reading
 // words P apart, gcd(P, 32)-way bank conflicts; a pad (P = cols + 1) removes them but costs the
 // loads their plain float4s (move_contiguous' padded path). Padded only where cols % 8 == 0, 8-way
-// conflicts or worse: at 2- and 4-way the unpadded chunk measured faster (lab/LOG.md#cut-rows).
+// conflicts or worse: at 2- and 4-way the unpadded chunk measured faster, but for one chunk size
+// at one shape (lab/LOG.md#cut-rows).
 __host__ __device__ inline int cut_pitch(int cols) { return cols % 8 == 0 ? cols + 1 : cols; }
 
 // count floats from `from` into the chunk as they lie, float4 where `from` is 16-byte aligned.

@@ -332,8 +332,8 @@ TEST_CASE("the thin kernel with its segments cut at sectors: every shape and poi
     const int span = ch06::thin_span(chunk, cols);
     return std::vector<int>{span - 7, span - 1, span, span + 1, 2 * span - 3, 2 * span + 5, 4099};
   };
-  // Even sides padded (16, 40) and not (2, 14, 18, 90: 2- and 4-way conflicts).
-  for (const int cols : {1, 2, 9, 14, 16, 18, 33, 40, 63, 90})
+  // Even sides padded (16, 40) and not (2, 14, 18, 90: 2-way conflicts; 12, 20: 4-way).
+  for (const int cols : {1, 2, 9, 12, 14, 16, 18, 20, 33, 40, 63, 90})
     for (int inOffset = 0; inOffset < 2; ++inOffset)
       for (int outOffset = 0; outOffset < 8; ++outOffset) {
         for (const int rows : cut_rows(12288, cols))

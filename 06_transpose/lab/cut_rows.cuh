@@ -61,13 +61,13 @@ __global__ void __launch_bounds__(THREADS, MIN_BLOCKS)
     const int c = v.q, j = v.r * 32 * U;  // the group's first offset in the window
     const int o0 = first - int((s0 + unsigned(c) * r8) % 8) + j;  // its output (input row)
     const float* from = base + (o0 - lo + lane) * P + c;
-    float* to = out + size_t(c) * rows + o0 + lane;
+    float* row = out + size_t(c) * rows;  // indexed by o: no pointer before `out` formed
     float x[U];
     if (!edge && j + 32 * U <= span) {  // whole pieces, inside the matrix
 #pragma unroll
       for (int u = 0; u < U; ++u) x[u] = from[32 * u * P];
 #pragma unroll
-      for (int u = 0; u < U; ++u) to[32 * u] = x[u];
+      for (int u = 0; u < U; ++u) row[o0 + lane + 32 * u] = x[u];
     } else {
       auto inside = [&](int u) {
         const int o = o0 + lane + 32 * u;
@@ -77,7 +77,7 @@ __global__ void __launch_bounds__(THREADS, MIN_BLOCKS)
       for (int u = 0; u < U; ++u) x[u] = inside(u) ? from[32 * u * P] : 0.0f;
 #pragma unroll
       for (int u = 0; u < U; ++u)
-        if (inside(u)) to[32 * u] = x[u];
+        if (inside(u)) row[o0 + lane + 32 * u] = x[u];
     }
   }
 }
