@@ -219,8 +219,8 @@ void launch_thin_sized(const float* in, float* out, int rows, int cols) {
 // [first, first + span) writes each output row from `first` on, so where s_c != 0 the first and
 // last sectors of a segment are written in part, twice (by two blocks), and its float4s start
 // late. transpose_thin_cut's block writes output row c over [first - s_c, first - s_c + span)
-// instead: every segment starts on a sector, every float4 (odd cols) fills half of one. For that it stages
-// the 8 input rows before its chunk too, 8 / span more reads: 7 would do, but first is a
+// instead: every segment starts on a sector, every float4 (odd cols) fills half of one. For
+// that it stages the 8 input rows before its chunk too, 8 / span more reads: 7 would do, but first is a
 // multiple of 32, so input row first - 8 starts on a 16-byte boundary at any cols (where `in`
 // does), and first - 7 only where cols is a multiple of 4: move_contiguous' float4 loads need it.
 // And the grid has at most a block more, where the last s_c outputs of a row need one
@@ -252,7 +252,8 @@ __device__ void load_range(const float* from, float* chunk, int count) {
 struct CutShift {
   unsigned s0, r8;
   __device__ CutShift(const float* out, int rows)
-      : s0(unsigned(reinterpret_cast<uintptr_t>(out) / sizeof(float) % 8)), r8(unsigned(rows % 8)) {}
+      : s0(unsigned(reinterpret_cast<uintptr_t>(out) / sizeof(float) % 8)),
+        r8(unsigned(rows % 8)) {}
   __device__ int operator()(int c) const { return int((s0 + unsigned(c) * r8) % 8); }
 };
 

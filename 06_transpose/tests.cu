@@ -468,7 +468,9 @@ TEST_CASE("the lab's thin kernels at every shape and pointer offset", "[gpu]") {
                   UnsupportedShape);
   // The swizzled chunk (thin sides that are multiples of 8: g = 8, 16, 32), every output offset.
   for (const int cols : {8, 16, 24, 32, 40, 48, 64, 96, 376})
-    for (const int rows : {cols + 1, 353, 2049, 5000, cols <= 16 ? 40009 : 7001})
+    for (const int rows : {cols + 1, 353, 2049, 5000, cols <= 16 ? 40009 : 7001,
+                           2 * ch06::thin_span(6144, cols) + 3,
+                           3 * ch06::thin_span(12288, cols) - 1})
       for (int offset = 0; offset < 8 && rows > cols; offset += 3) {
         check_at_offsets(ch06lab::launch_thin_cut_swz<512, 12288, 4>, rows, cols, offset % 4,
                          offset);

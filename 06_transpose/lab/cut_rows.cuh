@@ -3,14 +3,14 @@
 // Nsight Compute found step 6's cut kernel issuing several times the copy's instructions at tall
 // shapes (LOG.md#cut-rows). On its store side each float4 (odd cols) or float (even cols) of a
 // segment recomputed its row, its sector shift in 64 bits, its bounds and, at an odd thin side,
-// four turned chunk words (step 6 now stores an even side as below: write_cut_rows). Here a warp stores U pieces of 32 consecutive
-// floats of one output row: the row, its shift (32-bit) and the chunk column are the warp's,
-// and in a block whose windows lie inside [0, rows) (all but the first and the last) the pieces
-// need no bounds but the span's. The chunk is not turned (a warp reads words P apart): at an
-// odd thin side its input comes in as plain float4s; at an even one PAD chooses between P =
-// cols + 1 (conflict-free reads, move_contiguous' padded float4 path) and P = cols (plain
-// float4s in, gcd(cols, 32)-way conflicts out). transpose_thin_cut_swz: a thin side that is a
-// multiple of 8 without the pad, its columns swizzled.
+// four turned chunk words (step 6 now stores an even side as below: write_cut_rows). Here a warp
+// stores U pieces of 32 consecutive floats of one output row: the row, its shift (32-bit) and the
+// chunk column are the warp's, and in a block whose windows lie inside [0, rows) (all but the first
+// and the last) the pieces need no bounds but the span's. The chunk is not turned (a warp reads
+// words P apart): at an odd thin side its input comes in as plain float4s; at an even one PAD
+// chooses between P = cols + 1 (conflict-free reads, move_contiguous' padded float4 path) and P =
+// cols (plain float4s in, gcd(cols, 32)-way conflicts out). transpose_thin_cut_swz: a thin side
+// that is a multiple of 8 without the pad, its columns swizzled.
 #pragma once
 
 #include <climits>
@@ -43,7 +43,8 @@ __global__ void __launch_bounds__(THREADS, MIN_BLOCKS)
     if (reinterpret_cast<uintptr_t>(src) % 16 == 0) {
       float4* words = reinterpret_cast<float4*>(base);
 #pragma unroll 4
-      for (int k = threadIdx.x; k < count / 4; k += THREADS) words[k] = ch06::load4_line(src + 4 * k);
+      for (int k = threadIdx.x; k < count / 4; k += THREADS)
+        words[k] = ch06::load4_line(src + 4 * k);
       k0 = count / 4 * 4;
     }
     for (int k = k0 + threadIdx.x; k < count; k += THREADS) base[k] = ch06::load1_line(src + k);
