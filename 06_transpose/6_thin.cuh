@@ -199,6 +199,21 @@ __global__ void __launch_bounds__(THREADS, MIN_BLOCKS)
 // bytes, a warp's worth), which bounds the thin side it takes: below CHUNK / 32.
 inline int thin_span(int chunk, int thin) { return std::max(32, chunk / (thin | 1) / 32 * 32); }
 
+// A small matrix makes few chunks: 19 x 59566 is 187 chunks of 6,144 floats, where an H200 holds
+// 1,056 blocks of 256 threads at once. Most SMs then idle, and each busy one waits out its
+// loads' round trip with a block or two in flight (Little's law, every_shape.md part 4). The
+// filled launchers (FILL) shorten the span until the grid has a block for every slot the GPU
+// holds (`slots`, from the device: SMs x resident blocks an SM), never below `floor` nor above
+// the chunk's own span; where the grid already fills the GPU they launch what the others do
+// (small_matrices.md).
+// BEGIN QUOTE filled-span
+inline int filled_span(long long along, long long slots, int span_max, int floor) {
+  const long long per = (along + slots - 1) / std::max(1LL, slots);  // elements a slot
+  const int span = int(std::min<long long>(span_max, (per + 31) / 32 * 32));
+  return std::max(span, std::min(floor, span_max));
+}
+// END QUOTE filled-span
+
 template <int THREADS, int CHUNK, int MIN_BLOCKS = 1>
 void launch_thin_sized(const float* in, float* out, int rows, int cols) {
   const int thin = std::min(rows, cols), along = std::max(rows, cols);
@@ -360,20 +375,25 @@ ThinCutKernel thin_cut_kernel(int cols) {
 // rows can pass 48 KB at 12,288 floats (at most 61,280 bytes: 40 rows of 383 columns):
 // tutorial::launch asks for the larger shared memory (cudaFuncSetAttribute); sm_75 and every
 // later GPU grant a block 64 KB or more.
-template <int THREADS, int CHUNK, int MIN_BLOCKS = 1>
+// FILL: the span filled_span gives (at least 128: write_cut_rows' fast path stores 4 pieces of 32).
+template <int THREADS, int CHUNK, int MIN_BLOCKS = 1, bool FILL = false>
 void launch_thin_cut(const float* in, float* out, int rows, int cols) {
   if (cols >= rows || 32 * (cols | 1) > CHUNK)
     throw tutorial::UnsupportedShape("transpose_thin_cut: tall matrices of fewer than " +
                                      std::to_string(CHUNK / 32) + " columns, got " +
                                      std::to_string(rows) + "x" + std::to_string(cols));
-  const int span = thin_span(CHUNK, cols);
-  if (rows > INT_MAX - 2 * span)  // first = blockIdx.x * span, up to rows + span
+  const int span_max = thin_span(CHUNK, cols);
+  if (rows > INT_MAX - 2 * span_max)  // first = blockIdx.x * span, up to rows + span
     throw tutorial::UnsupportedShape("transpose_thin_cut: " + std::to_string(rows) +
                                      " rows: its block indices would pass INT_MAX");
-  const size_t smem = size_t(span + 8) * cut_pitch(cols) * sizeof(float);
-  tutorial::launch(thin_cut_kernel<THREADS, MIN_BLOCKS>(cols),
-                   dim3(tutorial::ceil_div(rows + 7, span)), dim3(THREADS), smem, in, out, rows,
-                   cols, span);
+  const ThinCutKernel kernel = thin_cut_kernel<THREADS, MIN_BLOCKS>(cols);
+  auto smem = [&](int span) { return size_t(span + 8) * cut_pitch(cols) * sizeof(float); };
+  const int span =
+      FILL ? filled_span(rows + 7LL, tutorial::resident_blocks(kernel, THREADS, smem(span_max)),
+                         span_max, 128)
+           : span_max;
+  tutorial::launch(kernel, dim3(tutorial::ceil_div(rows + 7, span)), dim3(THREADS), smem(span),
+                   in, out, rows, cols, span);
 }
 
 // Wide matrices with the chunk written by the copy engine (bulk_store.cuh). A wide chunk's
@@ -417,17 +437,22 @@ __global__ void __launch_bounds__(THREADS, MIN_BLOCKS)
 }
 
 // Wide matrices only (rows < cols), rows below CHUNK / 32 as launch_thin_sized.
-template <int THREADS, int CHUNK, int MIN_BLOCKS = 1, int U = 4>
+// FILL: the span filled_span gives (at least 32, a warp's 128 bytes a segment).
+template <int THREADS, int CHUNK, int MIN_BLOCKS = 1, int U = 4, bool FILL = false>
 void launch_thin_bulk(const float* in, float* out, int rows, int cols) {
   if (rows >= cols || 32 * (rows | 1) > CHUNK)
     throw tutorial::UnsupportedShape("transpose_thin_bulk: wide matrices of fewer than " +
                                      std::to_string(CHUNK / 32) + " rows, got " +
                                      std::to_string(rows) + "x" + std::to_string(cols));
   const int span_max = thin_span(CHUNK, rows);
-  const size_t smem = size_t(span_max) * rows * sizeof(float);
-  tutorial::launch(transpose_thin_bulk<THREADS, MIN_BLOCKS, U>,
-                   dim3(tutorial::ceil_div(cols, span_max)), dim3(THREADS), smem, in, out, rows,
-                   cols, span_max);
+  const auto kernel = transpose_thin_bulk<THREADS, MIN_BLOCKS, U>;
+  auto smem = [&](int span) { return size_t(span) * rows * sizeof(float); };
+  const int span =
+      FILL ? filled_span(cols, tutorial::resident_blocks(kernel, THREADS, smem(span_max)),
+                         span_max, 32)
+           : span_max;
+  tutorial::launch(kernel, dim3(tutorial::ceil_div(cols, span)), dim3(THREADS), smem(span), in,
+                   out, rows, cols, span);
 }
 
 // MIN_BLOCKS asks ptxas for 65,536 / (THREADS * MIN_BLOCKS) registers at most: 32 for 2,048

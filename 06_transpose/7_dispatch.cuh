@@ -13,7 +13,9 @@
 //     transpose_thin_bulk in two (wide ones), and transpose_thin_regs, holding 1, 2, 4 or 8
 //     rows or columns a thread, where a row or column fits in registers (step 6);
 //   - float4 shapes: transpose_vec4 in both block orders (step 4);
-//   - every shape: the sector-aligned tile in both orders (step 5) and the padded tile (step 3).
+//   - every shape: the sector-aligned tile in both orders (step 5) and the padded tile (step 3);
+//   - small matrices, whose grid is fewer blocks than the GPU holds at once: the cut and bulk
+//     chunks filled, 32 x 32 float4 tiles and 64-row sector-aligned tiles (small_matrices.md).
 // The estimate: a transpose moves 2 x rows x cols x 4 bytes, which take bytes / DRAM rate at
 // best; and a block must wait one DRAM round trip for its loads before it stores anything, so
 // a grid of `waves` full rounds of the GPU's resident blocks takes at least waves round trips.
@@ -50,11 +52,11 @@ namespace ch06 {
 // Candidates timed: those estimated within kWindow of the cheapest, at most kShortlist. The
 // estimate ties every kernel that moves the bytes in a wave or two (the window keeps them) and
 // puts one that needs many waves of near-empty blocks far behind (the window drops it); each
-// candidate timed costs a few rounds of the shape's first call. At most 9: a matrix of 16 rows
-// or columns or fewer has 9 thin candidates (4 in registers, 5 in chunks), which the estimate
-// ties.
+// candidate timed costs a few rounds of the shape's first call. At most 11: a small matrix of 16
+// rows or columns or fewer has 11 thin candidates (4 in registers, 5 in chunks, 2 filled), which
+// the estimate ties.
 constexpr double kWindow = 1.6;
-constexpr int kShortlist = 9;
+constexpr int kShortlist = 11;
 
 // One candidate: a launcher, and what the estimate needs of it.
 struct TransposePlan {
@@ -117,36 +119,55 @@ inline std::vector<TransposeCandidate> transpose_candidates(const float* in, con
               launch_thin_sized<256, 6144, 8>);
   thin_chunks(transpose_thin<512, 4>, 512, 12288, "thin 512/12288 x4",
               launch_thin_sized<512, 12288, 4>);
-  // transpose_thin_cut (tall only): ceil((rows + 7) / span) blocks, 8 more rows a chunk.
-  auto thin_cut = [&](auto kernel, int threads, int chunk, const char* name,
-                      tutorial::TransposeLauncher launch) {
-    if (cols >= rows || 32 * (cols | 1) > chunk || rows > INT_MAX - 2 * thin_span(chunk, cols))
-      return;
-    const int span = thin_span(chunk, cols);
-    const size_t smem = size_t(span + 8) * cut_pitch(cols) * sizeof(float);
-    add(launch, name, ceil_div(rows + 7, span), resident_blocks(kernel, threads, smem));
+  // transpose_thin_cut (tall only; 8 more rows a chunk) and transpose_thin_bulk (wide only), each
+  // also filled (its span shortened, filled_span) where its own grid is fewer blocks than the GPU
+  // holds at once.
+  const bool cut = cols < rows;
+  // BEGIN QUOTE filled-chunks
+  auto chunks = [&](auto kernel, int threads, int chunk, const char* name,
+                    tutorial::TransposeLauncher launch, const char* filledName,
+                    tutorial::TransposeLauncher filled) {
+    if (32 * (thin | 1) > chunk) return;
+    const int span = thin_span(chunk, thin);
+    if (cut && rows > INT_MAX - 2 * span) return;  // launch_thin_cut refuses it
+    const long long extent = cut ? rows + 7LL : cols;  // rows of the cut's grid, cols of bulk's
+    const size_t smem = size_t(cut ? span + 8 : span) * (cut ? cut_pitch(cols) : rows) * sizeof(float);
+    const long long slots = resident_blocks(kernel, threads, smem);
+    auto blocks = [&](int s) { return (extent + s - 1) / s; };
+    add(launch, name, blocks(span), slots);
+    if (blocks(span) < slots)
+      add(filled, filledName, blocks(filled_span(extent, slots, span, cut ? 128 : 32)), slots);
   };
-  thin_cut(thin_cut_kernel<512, 4>(cols), 512, 12288, "thin cut 512/12288 x4",
-           launch_thin_cut<512, 12288, 4>);
-  thin_cut(thin_cut_kernel<256, 8>(cols), 256, 6144, "thin cut 256/6144 x8",
-           launch_thin_cut<256, 6144, 8>);
-  // transpose_thin_bulk (wide only): chunks of span rows x span_max columns, no pad.
-  auto thin_bulk = [&](auto kernel, int threads, int chunk, const char* name,
-                       tutorial::TransposeLauncher launch) {
-    if (rows >= cols || 32 * (rows | 1) > chunk) return;
-    const int span = thin_span(chunk, rows);
-    const size_t smem = size_t(span) * rows * sizeof(float);
-    add(launch, name, ceil_div(cols, span), resident_blocks(kernel, threads, smem));
-  };
-  thin_bulk(transpose_thin_bulk<256, 8>, 256, 6144, "thin bulk 256/6144 x8",
-            launch_thin_bulk<256, 6144, 8>);
-  thin_bulk(transpose_thin_bulk<512, 4>, 512, 12288, "thin bulk 512/12288 x4",
-            launch_thin_bulk<512, 12288, 4>);
+  // END QUOTE filled-chunks
+  if (cut) {
+    chunks(thin_cut_kernel<512, 4>(cols), 512, 12288, "thin cut 512/12288 x4",
+           launch_thin_cut<512, 12288, 4>, "thin cut 512/12288 x4 filled",
+           launch_thin_cut<512, 12288, 4, true>);
+    chunks(thin_cut_kernel<256, 8>(cols), 256, 6144, "thin cut 256/6144 x8",
+           launch_thin_cut<256, 6144, 8>, "thin cut 256/6144 x8 filled",
+           launch_thin_cut<256, 6144, 8, true>);
+  } else if (rows < cols) {
+    chunks(transpose_thin_bulk<256, 8>, 256, 6144, "thin bulk 256/6144 x8",
+           launch_thin_bulk<256, 6144, 8>, "thin bulk 256/6144 x8 filled",
+           launch_thin_bulk<256, 6144, 8, 4, true>);
+    chunks(transpose_thin_bulk<512, 4>, 512, 12288, "thin bulk 512/12288 x4",
+           launch_thin_bulk<512, 12288, 4>, "thin bulk 512/12288 x4 filled",
+           launch_thin_bulk<512, 12288, 4, 4, true>);
+  }
+  // The tiles. Where a tile's grid is fewer blocks than the GPU holds at once, the same kernel
+  // with tiles half as tall (or a quarter the area) takes its place in the list too: more blocks
+  // in flight, as the filled chunks above.
   const long long tiles64 = (long long)ceil_div(rows, 64) * ceil_div(cols, 64);
   if (float4_aligned(in, out, rows, cols)) {
     const long long r = resident_blocks(transpose_vec4<64, 256, BlockOrder::OutputRows>, 256, 0, 8);
     add(launch_vec4<64, 256, BlockOrder::OutputRows>, "vec4 output rows", tiles64, r);
     add(launch_vec4<64, 256, BlockOrder::InputRows>, "vec4 input rows", tiles64, r);
+    if (tiles64 < r) {  // 32 x 32 tiles, 64 threads each
+      const long long tiles32 = (long long)ceil_div(rows, 32) * ceil_div(cols, 32);
+      const long long r32 = resident_blocks(transpose_vec4<32, 64, BlockOrder::OutputRows>, 64, 0, 32);
+      add(launch_vec4<32, 64, BlockOrder::OutputRows>, "vec4 32 output rows", tiles32, r32);
+      add(launch_vec4<32, 64, BlockOrder::InputRows>, "vec4 32 input rows", tiles32, r32);
+    }
   }
   const long long bands = ((long long)rows + 7 + 127) / 128 * ceil_div(cols, 32);
   const long long sectorResident =
@@ -155,6 +176,15 @@ inline std::vector<TransposeCandidate> transpose_candidates(const float* in, con
       bands, sectorResident);
   add(launch_sector_aligned<128, 32, 8, BlockOrder::InputRows>, "sector-aligned input rows",
       bands, sectorResident);
+  if (bands < sectorResident) {  // 64 x 32 tiles
+    const long long bands64 = ((long long)rows + 7 + 63) / 64 * ceil_div(cols, 32);
+    const long long r64 =
+        resident_blocks(transpose_sector_aligned<64, 32, 8, BlockOrder::InputRows>, 256, 0, 8);
+    add(launch_sector_aligned<64, 32, 8, BlockOrder::OutputRows>, "sector-aligned 64 output rows",
+        bands64, r64);
+    add(launch_sector_aligned<64, 32, 8, BlockOrder::InputRows>, "sector-aligned 64 input rows",
+        bands64, r64);
+  }
   if (ceil_div(rows, 64) <= tutorial::kMaxGridY)
     add(launch_padded<64, 4>, "padded 64", tiles64,
         resident_blocks(transpose_padded<64, 4>, 256, 0, 8));

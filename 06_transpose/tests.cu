@@ -10,11 +10,13 @@
 #include <numeric>
 #include <random>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "06_transpose/kernel_list.cuh"
 #include "06_transpose/lab/blocks256.cuh"
 #include "06_transpose/lab/cut_rows.cuh"
+#include "06_transpose/lab/fill.cuh"
 #include "06_transpose/lab/l2_hint.cuh"
 #include "06_transpose/lab/line_aligned.cuh"
 #include "06_transpose/lab/shifted.cuh"
@@ -332,8 +334,8 @@ TEST_CASE("the thin kernel with its segments cut at sectors: every shape and poi
     const int span = ch06::thin_span(chunk, cols);
     return std::vector<int>{span - 7, span - 1, span, span + 1, 2 * span - 3, 2 * span + 5, 4099};
   };
-  // Even sides padded (16, 40) and not (2, 14, 18, 90: 2-way conflicts; 12, 20: 4-way).
-  for (const int cols : {1, 2, 9, 12, 14, 16, 18, 20, 33, 40, 63, 90})
+  // Even sides padded (16, 32, 40, 64) and not (2, 14, 18, 90: 2-way conflicts; 12, 20: 4-way).
+  for (const int cols : {1, 2, 9, 12, 14, 16, 18, 20, 32, 33, 40, 63, 64, 90})
     for (int inOffset = 0; inOffset < 2; ++inOffset)
       for (int outOffset = 0; outOffset < 8; ++outOffset) {
         for (const int rows : cut_rows(12288, cols))
@@ -356,7 +358,15 @@ TEST_CASE("the thin kernel with its segments cut at sectors: every shape and poi
     for (const int rows : {cols + 1, 517, 1000})
       for (const int outOffset : {0, 3, 7})
         check_at_offsets(ch06::launch_thin_cut<512, 12288, 4>, rows, cols, 0, outOffset);
+  // Filled: the span shortened on small matrices (to 128 at the least), odd and even sides.
+  for (const int cols : {2, 9, 19, 40, 76})
+    for (const int rows : {cols + 1, 1000, 5957, 70001})
+      for (const int outOffset : {0, 5})
+        check_at_offsets(ch06::launch_thin_cut<256, 6144, 8, true>, rows, cols, outOffset % 2,
+                         outOffset);
   CHECK_THROWS_AS((ch06::launch_thin_cut<256, 8192>(nullptr, nullptr, 9, 9)), UnsupportedShape);
+  CHECK_THROWS_AS((ch06::launch_thin_cut<256, 6144, 8, true>(nullptr, nullptr, 9, 9)),
+                  UnsupportedShape);
 }
 
 TEST_CASE("the thin kernel whose chunk the copy engine writes: every shape and pointer offset",
@@ -382,7 +392,15 @@ TEST_CASE("the thin kernel whose chunk the copy engine writes: every shape and p
             check_at_offsets(ch06::launch_thin_bulk<512, 12288, 4, 2>, rows, cols, inOffset,
                              outOffset);
       }
+  // Filled: the span shortened on small matrices (to 32 at the least).
+  for (const int rows : {1, 6, 19, 40, 183})
+    for (const int cols : {rows + 1, 1000, 5957, 70001})
+      for (const int outOffset : {0, 1})
+        check_at_offsets(ch06::launch_thin_bulk<512, 12288, 4, 4, true>, rows, cols, 1 - outOffset,
+                         outOffset);
   CHECK_THROWS_AS((ch06::launch_thin_bulk<256, 6144>(nullptr, nullptr, 100, 9)), UnsupportedShape);
+  CHECK_THROWS_AS((ch06::launch_thin_bulk<256, 6144, 8, 4, true>(nullptr, nullptr, 100, 9)),
+                  UnsupportedShape);
   CHECK_THROWS_AS((ch06::launch_thin_bulk<256, 6144>(nullptr, nullptr, 192, 10000)),
                   UnsupportedShape);
 }
@@ -483,6 +501,38 @@ TEST_CASE("the lab's thin kernels at every shape and pointer offset", "[gpu]") {
                   UnsupportedShape);
   CHECK_THROWS_AS((ch06lab::launch_thin_sector<9, 256>(nullptr, nullptr, 100, 8)), UnsupportedShape);
   CHECK_THROWS_AS((ch06lab::launch_thin_sector<9, 256>(nullptr, nullptr, 9, 9)), UnsupportedShape);
+}
+
+TEST_CASE("the lab's chunk kernels at short spans (a grid that fills the GPU)", "[gpu]") {
+  REQUIRE_GPU();
+  // Every span a multiple of 32: the kernels at 32 to 160, thin sides odd and even, the last
+  // chunk short, pointers off 16 bytes and off sectors.
+  for (const int thin : {1, 2, 3, 8, 9, 14, 33, 40})
+    for (const int along : {thin + 1, 97, 353, 2049})
+      for (int offset = 0; offset < 8; offset += 3) {
+        if (along <= thin) continue;
+        for (const TransposeLauncher launch :
+             {ch06lab::thin_span_test<32>, ch06lab::thin_span_test<96>,
+              ch06lab::thin_span_test<160>}) {
+          check_at_offsets(launch, along, thin, offset % 4, 7 - offset);
+          check_at_offsets(launch, thin, along, 3 - offset % 4, offset);
+        }
+        for (const TransposeLauncher launch :
+             {ch06lab::thin_bulk_span_test<32>, ch06lab::thin_bulk_span_test<64>,
+              ch06lab::thin_bulk_span_test<160>})
+          check_at_offsets(launch, thin, along, offset % 4, offset);
+        for (const TransposeLauncher launch :
+             {ch06lab::thin_cut_span_test<32>, ch06lab::thin_cut_span_test<64>,
+              ch06lab::thin_cut_span_test<128>, ch06lab::thin_cut_span_test<160>})
+          check_at_offsets(launch, along, thin, offset % 4, offset);
+      }
+  // The fill launchers themselves, at shapes small enough that they shorten the span.
+  for (const auto& [rows, cols] : std::initializer_list<std::pair<int, int>>{
+           {19, 5957}, {5957, 19}, {6, 44953}, {44953, 6}, {40, 3001}, {3001, 40}}) {
+    check_at_offsets(ch06lab::launch_thin_fill<256, 6144, 8>, rows, cols, 1, 3);
+    if (rows < cols) check_at_offsets(ch06lab::launch_thin_bulk_fill<256, 6144, 8>, rows, cols, 0, 0);
+    if (rows > cols) check_at_offsets(ch06lab::launch_thin_cut_fill<512, 12288, 4>, rows, cols, 2, 5);
+  }
 }
 
 TEST_CASE("the lab's tiles at every shape and pointer offset", "[gpu]") {
@@ -679,10 +729,21 @@ TEST_CASE("the dispatcher's candidates: every kernel that can run the shape, ran
   // No float4 where a row length or a pointer is off 16 bytes.
   CHECK_FALSE(has(candidates(1025, 1023), "vec4 output rows"));
   CHECK_FALSE(has(candidates(1024, 1024, 1), "vec4 output rows"));
+  // Small matrices (fewer tiles or chunks than the GPU holds blocks at once) add the smaller
+  // tiles and the filled chunks; large ones do not.
+  const long long slots = tutorial::resident_blocks(
+      ch06::transpose_vec4<64, 256, ch06::BlockOrder::OutputRows>, 256, 0, 8);
+  CHECK(has(candidates(256, 256), "vec4 32 output rows") == (16 < slots));
+  CHECK(has(candidates(257, 255), "sector-aligned 64 input rows") == (3 * 8 < slots));
+  CHECK(has(candidates(19, 5957), "thin bulk 256/6144 x8 filled") == (19 < slots));
+  CHECK(has(candidates(5957, 19), "thin cut 512/12288 x4 filled") == (10 < slots / 2));
+  for (const char* name : {"vec4 32 input rows", "sector-aligned 64 output rows"})
+    CHECK_FALSE(has(candidates(8192, 8192), name));
+  CHECK_FALSE(has(candidates(8000000, 19), "thin cut 256/6144 x8 filled"));
   // Every candidate runs its shape correctly, at the pointers it was listed for (the dispatcher
   // may pick any of them): aligned, and one or two floats off.
   for (const Shape& s : std::vector<Shape>{{33, 65}, {1000, 1}, {100, 36}, {64, 64}, {3, 4097},
-                                           {300, 260}})
+                                           {300, 260}, {19, 5957}, {5957, 19}, {260, 300}})
     for (int offset : {0, 1, 2})
       for (const ch06::TransposeCandidate& c : candidates(s.rows, s.cols, offset)) {
         CAPTURE(c.name);

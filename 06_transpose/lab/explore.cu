@@ -8,6 +8,7 @@
 #include "06_transpose/kernel_list.cuh"
 #include "06_transpose/lab/blocks256.cuh"
 #include "06_transpose/lab/cut_rows.cuh"
+#include "06_transpose/lab/fill.cuh"
 #include "06_transpose/lab/l2_hint.cuh"
 #include "06_transpose/lab/line_aligned.cuh"
 #include "06_transpose/lab/shifted.cuh"
@@ -157,6 +158,21 @@ int main(int argc, char** argv) {
       {"bulkW256x6kB8u2", ch06::launch_thin_bulk<256, 6144, 8, 2>},
       {"bulkW512x12kB4", ch06::launch_thin_bulk<512, 12288, 4>},
       {"bulkW512x12kB4u2", ch06::launch_thin_bulk<512, 12288, 4, 2>},
+      {"fillThin256x6kB8", launch_thin_fill<256, 6144, 8>},
+      {"fillThin512x12kB4", launch_thin_fill<512, 12288, 4>},
+      {"fillBulk256x6kB8", launch_thin_bulk_fill<256, 6144, 8>},
+      {"fillBulk512x12kB4", launch_thin_bulk_fill<512, 12288, 4>},
+      {"fillCut256x6kB8", launch_thin_cut_fill<256, 6144, 8>},
+      {"fillCut512x12kB4", launch_thin_cut_fill<512, 12288, 4>},
+      {"fillCutF128x512x12kB4", launch_thin_cut_fill<512, 12288, 4, 128>},
+      {"stepFillCut256", ch06::launch_thin_cut<256, 6144, 8, true>},
+      {"stepFillCut512", ch06::launch_thin_cut<512, 12288, 4, true>},
+      {"stepFillBulk256", ch06::launch_thin_bulk<256, 6144, 8, 4, true>},
+      {"stepFillBulk512", ch06::launch_thin_bulk<512, 12288, 4, 4, true>},
+      {"regsx1", ch06::launch_thin_regs_items<1>},
+      {"regsx8", ch06::launch_thin_regs_items<8>},
+      {"vec4t32Out", ch06::launch_vec4<32, 64, ch06::BlockOrder::OutputRows>},
+      {"vec4t32In", ch06::launch_vec4<32, 64, ch06::BlockOrder::InputRows>},
   };
   std::vector<std::string> names = tutorial::names_of(copies);
   for (const std::string& name : tutorial::names_of(kernels)) names.push_back(name);
