@@ -147,6 +147,9 @@ int main(int argc, char** argv) {
       {"cutR512x12kB4np", launch_thin_cut_rows<512, 12288, 4, 4, false>},
       {"cutR256x6kB8", launch_thin_cut_rows<256, 6144, 8>},
       {"cutR256x6kB8np", launch_thin_cut_rows<256, 6144, 8, 4, false>},
+      {"cutR256x6kB8u2", launch_thin_cut_rows<256, 6144, 8, 2>},
+      {"cutR256x6kB8u1", launch_thin_cut_rows<256, 6144, 8, 1>},
+      {"cutR512x12kB4u1", launch_thin_cut_rows<512, 12288, 4, 1>},
       {"cutRpad512x12kB4", launch_thin_cut_rows<512, 12288, 4, 4, true>},  // a unique prefix
       {"cutRpad256x6kB8", launch_thin_cut_rows<256, 6144, 8, 4, true>},
       {"cutS512x12kB4", launch_thin_cut_swz<512, 12288, 4>},
