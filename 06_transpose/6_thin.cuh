@@ -199,12 +199,12 @@ __global__ void __launch_bounds__(THREADS, MIN_BLOCKS)
 // bytes, a warp's worth), which bounds the thin side it takes: below CHUNK / 32.
 inline int thin_span(int chunk, int thin) { return std::max(32, chunk / (thin | 1) / 32 * 32); }
 
-// A small matrix makes few chunks: 19 x 59566 is 187 chunks of 6,144 floats, where an H200 holds
-// 1,056 blocks of 256 threads at once. Most SMs then idle, and each busy one waits out its
-// loads' round trip with a block or two in flight (Little's law, every_shape.md part 4). The
-// filled launchers (FILL) shorten the span until the grid has a block for every slot the GPU
-// holds (`slots`, from the device: SMs x resident blocks an SM), never below `floor` nor above
-// the chunk's own span; where the grid already fills the GPU they launch what the others do
+// A small matrix makes few chunks: 19 x 59566 is 187 chunks of 6,144 floats, where a GPU of 132
+// SMs holds 1,056 blocks of 256 threads at once. Each SM then runs one or two of its eight, and
+// each such block waits out its loads' round trip, then its stores', with little beside it
+// (Little's law, every_shape.md part 4). The filled launchers (FILL) shorten the span, a multiple
+// of 32, until the grid has at most a block for every slot the GPU holds (`slots`, from the
+// device: SMs x resident blocks an SM), between min(floor, span_max) and the chunk's own span
 // (small_matrices.md).
 // BEGIN QUOTE filled-span
 inline int filled_span(long long along, long long slots, int span_max, int floor) {
@@ -248,6 +248,11 @@ void launch_thin_sized(const float* in, float* out, int rows, int cols) {
 // conflicts or worse: at 2- and 4-way the unpadded chunk measured faster, but for one chunk size
 // at one shape (lab/LOG.md#cut-rows).
 __host__ __device__ inline int cut_pitch(int cols) { return cols % 8 == 0 ? cols + 1 : cols; }
+
+// The shortest span a filled cut takes (launch_thin_cut<..., FILL>): at an even thin side 128,
+// since write_cut_rows stores groups of 4 pieces of 32 and a window shorter than a group never
+// takes its unchecked path (a speed floor, not a correctness one); at an odd side 32.
+inline int cut_fill_floor(int cols) { return cols % 2 == 0 ? 128 : 32; }
 
 // count floats from `from` into the chunk as they lie, float4 where `from` is 16-byte aligned.
 template <int THREADS>
@@ -375,7 +380,7 @@ ThinCutKernel thin_cut_kernel(int cols) {
 // rows can pass 48 KB at 12,288 floats (at most 61,280 bytes: 40 rows of 383 columns):
 // tutorial::launch asks for the larger shared memory (cudaFuncSetAttribute); sm_75 and every
 // later GPU grant a block 64 KB or more.
-// FILL: the span filled_span gives (at least 128: write_cut_rows' fast path stores 4 pieces of 32).
+// FILL: the span filled_span gives, floored by cut_fill_floor.
 template <int THREADS, int CHUNK, int MIN_BLOCKS = 1, bool FILL = false>
 void launch_thin_cut(const float* in, float* out, int rows, int cols) {
   if (cols >= rows || 32 * (cols | 1) > CHUNK)
@@ -390,7 +395,7 @@ void launch_thin_cut(const float* in, float* out, int rows, int cols) {
   auto smem = [&](int span) { return size_t(span + 8) * cut_pitch(cols) * sizeof(float); };
   const int span =
       FILL ? filled_span(rows + 7LL, tutorial::resident_blocks(kernel, THREADS, smem(span_max)),
-                         span_max, 128)
+                         span_max, cut_fill_floor(cols))
            : span_max;
   tutorial::launch(kernel, dim3(tutorial::ceil_div(rows + 7, span)), dim3(THREADS), smem(span),
                    in, out, rows, cols, span);

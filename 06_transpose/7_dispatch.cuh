@@ -52,11 +52,12 @@ namespace ch06 {
 // Candidates timed: those estimated within kWindow of the cheapest, at most kShortlist. The
 // estimate ties every kernel that moves the bytes in a wave or two (the window keeps them) and
 // puts one that needs many waves of near-empty blocks far behind (the window drops it); each
-// candidate timed costs a few rounds of the shape's first call. At most 11: a small matrix of 16
-// rows or columns or fewer has 11 thin candidates (4 in registers, 5 in chunks, 2 filled), which
-// the estimate ties.
+// candidate timed costs a few rounds of the shape's first call. At most 20, every candidate a
+// shape can have: a small matrix of 16 rows or columns or fewer, float4-aligned, has 4 kernels in
+// registers, 3 in chunks, 2 cut or bulk and 2 of them filled, and 9 tiles, which the estimate can
+// all tie (a wave or less each); such shapes take microseconds a call, so timing all costs little.
 constexpr double kWindow = 1.6;
-constexpr int kShortlist = 11;
+constexpr int kShortlist = 20;
 
 // One candidate: a launcher, and what the estimate needs of it.
 struct TransposePlan {
@@ -120,8 +121,8 @@ inline std::vector<TransposeCandidate> transpose_candidates(const float* in, con
   thin_chunks(transpose_thin<512, 4>, 512, 12288, "thin 512/12288 x4",
               launch_thin_sized<512, 12288, 4>);
   // transpose_thin_cut (tall only; 8 more rows a chunk) and transpose_thin_bulk (wide only), each
-  // also filled (its span shortened, filled_span) where its own grid is fewer blocks than the GPU
-  // holds at once.
+  // also filled where its own grid is fewer blocks than the GPU holds at once and filled_span
+  // shortens its span.
   const bool cut = cols < rows;
   // BEGIN QUOTE filled-chunks
   auto chunks = [&](auto kernel, int threads, int chunk, const char* name,
@@ -135,8 +136,8 @@ inline std::vector<TransposeCandidate> transpose_candidates(const float* in, con
     const long long slots = resident_blocks(kernel, threads, smem);
     auto blocks = [&](int s) { return (extent + s - 1) / s; };
     add(launch, name, blocks(span), slots);
-    if (blocks(span) < slots)
-      add(filled, filledName, blocks(filled_span(extent, slots, span, cut ? 128 : 32)), slots);
+    const int shorter = filled_span(extent, slots, span, cut ? cut_fill_floor(cols) : 32);
+    if (blocks(span) < slots && shorter < span) add(filled, filledName, blocks(shorter), slots);
   };
   // END QUOTE filled-chunks
   if (cut) {
@@ -155,8 +156,8 @@ inline std::vector<TransposeCandidate> transpose_candidates(const float* in, con
            launch_thin_bulk<512, 12288, 4, 4, true>);
   }
   // The tiles. Where a tile's grid is fewer blocks than the GPU holds at once, the same kernel
-  // with tiles half as tall (or a quarter the area) takes its place in the list too: more blocks
-  // in flight, as the filled chunks above.
+  // with tiles half as tall (or a quarter the area) joins the list: more blocks in flight, as the
+  // filled chunks above.
   const long long tiles64 = (long long)ceil_div(rows, 64) * ceil_div(cols, 64);
   if (float4_aligned(in, out, rows, cols)) {
     const long long r = resident_blocks(transpose_vec4<64, 256, BlockOrder::OutputRows>, 256, 0, 8);

@@ -358,12 +358,16 @@ TEST_CASE("the thin kernel with its segments cut at sectors: every shape and poi
     for (const int rows : {cols + 1, 517, 1000})
       for (const int outOffset : {0, 3, 7})
         check_at_offsets(ch06::launch_thin_cut<512, 12288, 4>, rows, cols, 0, outOffset);
-  // Filled: the span shortened on small matrices (to 128 at the least), odd and even sides.
-  for (const int cols : {2, 9, 19, 40, 76})
+  // Filled (the span shortened where the grid is under a wave; on the CPU backend's one SM at
+  // the smaller row counts), odd and even sides, both sizes.
+  for (const int cols : {2, 9, 12, 19, 20, 40})
     for (const int rows : {cols + 1, 1000, 5957, 70001})
-      for (const int outOffset : {0, 5})
+      for (const int outOffset : {0, 5}) {
         check_at_offsets(ch06::launch_thin_cut<256, 6144, 8, true>, rows, cols, outOffset % 2,
                          outOffset);
+        check_at_offsets(ch06::launch_thin_cut<512, 12288, 4, true>, rows, cols, 1 - outOffset % 2,
+                         7 - outOffset);
+      }
   CHECK_THROWS_AS((ch06::launch_thin_cut<256, 8192>(nullptr, nullptr, 9, 9)), UnsupportedShape);
   CHECK_THROWS_AS((ch06::launch_thin_cut<256, 6144, 8, true>(nullptr, nullptr, 9, 9)),
                   UnsupportedShape);
@@ -392,12 +396,15 @@ TEST_CASE("the thin kernel whose chunk the copy engine writes: every shape and p
             check_at_offsets(ch06::launch_thin_bulk<512, 12288, 4, 2>, rows, cols, inOffset,
                              outOffset);
       }
-  // Filled: the span shortened on small matrices (to 32 at the least).
-  for (const int rows : {1, 6, 19, 40, 183})
+  // Filled (the span shortened where the grid is under a wave), both sizes.
+  for (const int rows : {1, 6, 19, 40, 64})
     for (const int cols : {rows + 1, 1000, 5957, 70001})
-      for (const int outOffset : {0, 1})
+      for (const int outOffset : {0, 1}) {
         check_at_offsets(ch06::launch_thin_bulk<512, 12288, 4, 4, true>, rows, cols, 1 - outOffset,
                          outOffset);
+        check_at_offsets(ch06::launch_thin_bulk<256, 6144, 8, 4, true>, rows, cols, outOffset,
+                         3 * outOffset);
+      }
   CHECK_THROWS_AS((ch06::launch_thin_bulk<256, 6144>(nullptr, nullptr, 100, 9)), UnsupportedShape);
   CHECK_THROWS_AS((ch06::launch_thin_bulk<256, 6144, 8, 4, true>(nullptr, nullptr, 100, 9)),
                   UnsupportedShape);
@@ -708,6 +715,35 @@ bool has(const std::vector<ch06::TransposeCandidate>& list, const std::string& n
 }
 }  // namespace
 
+TEST_CASE("filled_span: a multiple of 32 between the floor and the chunk's span, at most a "
+          "block a slot") {
+  // The lesson's arithmetic (small_matrices.md), on a GPU of 132 SMs: 1,056 slots of 256 threads,
+  // 528 of 512.
+  CHECK(ch06::filled_span(59566, 1056, 320, 32) == 64);    // 19 x 59566, bulk 256
+  CHECK(ch06::filled_span(70008, 528, 512, 32) == 160);    // 70001 x 23, cut 512 (odd: floor 32)
+  CHECK(ch06::filled_span(196192, 1056, 320, 128) == 192);  // 196185 x 18, cut 256
+  CHECK(ch06::filled_span(28423, 1056, 64, 128) == 64);    // 28416 x 76: the chunk's own span
+  CHECK(ch06::filled_span(120007, 1056, 128, 32) == 128);  // 40 x 120007: already a wave
+  CHECK(ch06::cut_fill_floor(18) == 128);
+  CHECK(ch06::cut_fill_floor(19) == 32);
+  std::mt19937 rng(7);
+  for (int i = 0; i < 2000; ++i) {
+    const long long along = 1 + rng() % 50000000;
+    const long long slots = 1 + rng() % 5000;
+    const int span_max = 32 * int(1 + rng() % 400);
+    const int floor = (rng() % 2) ? 32 : 128;
+    CAPTURE(along, slots, span_max, floor);
+    const int span = ch06::filled_span(along, slots, span_max, floor);
+    CHECK(span % 32 == 0);
+    CHECK(span <= span_max);
+    CHECK(span >= std::min(floor, span_max));
+    // No more blocks than slots, unless the floor or the chunk's own span forbids it.
+    if (span > std::min(floor, span_max) && span < span_max) CHECK((along + span - 1) / span <= slots);
+    // Never fewer blocks than the chunk's own span gives.
+    CHECK((along + span - 1) / span >= (along + span_max - 1) / span_max);
+  }
+}
+
 TEST_CASE("the dispatcher's candidates: every kernel that can run the shape, ranked by the "
           "estimate", "[gpu]") {
   REQUIRE_GPU();
@@ -730,7 +766,16 @@ TEST_CASE("the dispatcher's candidates: every kernel that can run the shape, ran
   CHECK_FALSE(has(candidates(1025, 1023), "vec4 output rows"));
   CHECK_FALSE(has(candidates(1024, 1024, 1), "vec4 output rows"));
   // Small matrices (fewer tiles or chunks than the GPU holds blocks at once) add the smaller
-  // tiles and the filled chunks; large ones do not.
+  // tiles and the filled chunks; large ones do not. Under a wave on any GPU, even one SM:
+  for (const char* name : {"vec4 32 output rows", "vec4 32 input rows"})
+    CHECK(has(candidates(64, 64), name));
+  for (const char* name : {"sector-aligned 64 output rows", "sector-aligned 64 input rows"})
+    CHECK(has(candidates(100, 36), name));
+  for (const char* name : {"thin bulk 256/6144 x8 filled", "thin bulk 512/12288 x4 filled"})
+    CHECK(has(candidates(3, 4097), name));
+  for (const char* name : {"thin cut 256/6144 x8 filled", "thin cut 512/12288 x4 filled"})
+    CHECK(has(candidates(4097, 3), name));
+  // And where the device decides:
   const long long slots = tutorial::resident_blocks(
       ch06::transpose_vec4<64, 256, ch06::BlockOrder::OutputRows>, 256, 0, 8);
   CHECK(has(candidates(256, 256), "vec4 32 output rows") == (16 < slots));

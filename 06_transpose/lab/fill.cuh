@@ -3,9 +3,10 @@
 //
 // A chunk kernel's grid is along / span blocks. Where that is fewer than the blocks the GPU holds
 // at once (SMs x resident blocks an SM), part of the GPU idles and each block's loads wait their
-// round trip with few others in flight. Here the span shrinks (a multiple of 32, at least FLOOR,
-// at most the chunk's own span) until the grid has a block for every resident slot. Where the
-// grid already fills a wave the span is the step's own: these launch exactly what step 6 does.
+// round trip with few others in flight. Here the span shrinks (a multiple of 32, at least
+// min(FLOOR, the chunk's own span), at most the chunk's own span) until the grid has at most a
+// block for every resident slot. Where the grid already fills a wave the grid is no larger than
+// step 6's.
 #pragma once
 
 #include <algorithm>

@@ -31,7 +31,7 @@ REPO = Path(__file__).resolve().parents[2]
 EXPECTED = Path(__file__).resolve().parent / "arch_expected.txt"
 SPILL = re.compile(r"Registers are spilled to local memory in function '([^']+)', "
                    r"(\d+) bytes spill stores")
-MIN_BLOCKS = re.compile(r"Value of threads per SM for entry (\S+) is out of range")
+MIN_BLOCKS = re.compile(r"Value of (?:threads per SM|minnctapersm) for entry (\S+) is out of range")
 FLAGS = ["-std=c++17", "--expt-relaxed-constexpr", "-O3", "-lineinfo", "-Xptxas=--warn-on-spills",
          "-Xcompiler=-Wall,-Wextra", f"-I{REPO}"]
 

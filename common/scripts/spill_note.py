@@ -28,7 +28,7 @@ from pathlib import Path
 EXPECTED = Path(__file__).resolve().parent / "arch_expected.txt"
 SPILL = re.compile(r"Registers are spilled to local memory in function '([^']+)', "
                    r"(\d+) bytes spill stores")
-MIN_BLOCKS = re.compile(r"Value of threads per SM for entry (\S+) is out of range")
+MIN_BLOCKS = re.compile(r"Value of (?:threads per SM|minnctapersm) for entry (\S+) is out of range")
 WARNING = re.compile(r"\bwarning\b", re.IGNORECASE)
 ARCH = re.compile(r"\bsm_(\d+)")
 ARCH_FLAGS = ("-arch", "--gpu-architecture", "-gencode", "--generate-code", "-code", "--gpu-code")
