@@ -122,7 +122,7 @@ inline std::vector<TransposeCandidate> transpose_candidates(const float* in, con
               launch_thin_sized<512, 12288, 4>);
   // transpose_thin_cut (tall only; 8 more rows a chunk) and transpose_thin_bulk (wide only), each
   // also filled where its own grid is fewer blocks than the GPU holds at once and filled_span
-  // shortens its span.
+  // gives it more blocks.
   const bool cut = cols < rows;
   // BEGIN QUOTE filled-chunks
   auto chunks = [&](auto kernel, int threads, int chunk, const char* name,
@@ -132,12 +132,14 @@ inline std::vector<TransposeCandidate> transpose_candidates(const float* in, con
     const int span = thin_span(chunk, thin);
     if (cut && rows > INT_MAX - 2 * span) return;  // launch_thin_cut refuses it
     const long long extent = cut ? rows + 7LL : cols;  // rows of the cut's grid, cols of bulk's
-    const size_t smem = size_t(cut ? span + 8 : span) * (cut ? cut_pitch(cols) : rows) * sizeof(float);
+    const int pitch = cut ? cut_pitch(cols) : rows;  // words a chunk row
+    const size_t smem = size_t(cut ? span + 8 : span) * pitch * sizeof(float);
     const long long slots = resident_blocks(kernel, threads, smem);
     auto blocks = [&](int s) { return (extent + s - 1) / s; };
     add(launch, name, blocks(span), slots);
     const int shorter = filled_span(extent, slots, span, cut ? cut_fill_floor(cols) : 32);
-    if (blocks(span) < slots && shorter < span) add(filled, filledName, blocks(shorter), slots);
+    if (blocks(span) < slots && blocks(shorter) > blocks(span))
+      add(filled, filledName, blocks(shorter), slots);
   };
   // END QUOTE filled-chunks
   if (cut) {

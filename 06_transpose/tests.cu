@@ -723,7 +723,7 @@ TEST_CASE("filled_span: a multiple of 32 between the floor and the chunk's span,
   CHECK(ch06::filled_span(70008, 528, 512, 32) == 160);    // 70001 x 23, cut 512 (odd: floor 32)
   CHECK(ch06::filled_span(196192, 1056, 320, 128) == 192);  // 196185 x 18, cut 256
   CHECK(ch06::filled_span(28423, 1056, 64, 128) == 64);    // 28416 x 76: the chunk's own span
-  CHECK(ch06::filled_span(120007, 1056, 128, 32) == 128);  // 40 x 120007: already a wave
+  CHECK(ch06::filled_span(120007, 1056, 128, 32) == 128);  // 40 x 120007: per 114 rounds up to 128
   CHECK(ch06::cut_fill_floor(18) == 128);
   CHECK(ch06::cut_fill_floor(19) == 32);
   std::mt19937 rng(7);
@@ -737,10 +737,8 @@ TEST_CASE("filled_span: a multiple of 32 between the floor and the chunk's span,
     CHECK(span % 32 == 0);
     CHECK(span <= span_max);
     CHECK(span >= std::min(floor, span_max));
-    // No more blocks than slots, unless the floor or the chunk's own span forbids it.
-    if (span > std::min(floor, span_max) && span < span_max) CHECK((along + span - 1) / span <= slots);
-    // Never fewer blocks than the chunk's own span gives.
-    CHECK((along + span - 1) / span >= (along + span_max - 1) / span_max);
+    // No more blocks than slots wherever the chunk's own span allows it.
+    if ((along + slots - 1) / slots <= span_max) CHECK((along + span - 1) / span <= slots);
   }
 }
 
@@ -775,6 +773,14 @@ TEST_CASE("the dispatcher's candidates: every kernel that can run the shape, ran
     CHECK(has(candidates(3, 4097), name));
   for (const char* name : {"thin cut 256/6144 x8 filled", "thin cut 512/12288 x4 filled"})
     CHECK(has(candidates(4097, 3), name));
+  // No filled candidate where it would launch no more blocks: the chunk's own span at or under
+  // the floor (76 columns, 100 rows), or a single block either way (100 x 36).
+  CHECK_FALSE(has(candidates(300, 76), "thin cut 256/6144 x8 filled"));
+  CHECK_FALSE(has(candidates(100, 200), "thin bulk 256/6144 x8 filled"));
+  CHECK_FALSE(has(candidates(100, 36), "thin cut 256/6144 x8 filled"));
+  CHECK_FALSE(has(candidates(100, 36), "thin cut 512/12288 x4 filled"));
+  // The cap times every candidate a shape can have (16 x 4096 has the most kinds: 20 on an H200).
+  CHECK(candidates(16, 4096).size() <= size_t(ch06::kShortlist));
   // And where the device decides:
   const long long slots = tutorial::resident_blocks(
       ch06::transpose_vec4<64, 256, ch06::BlockOrder::OutputRows>, 256, 0, 8);
