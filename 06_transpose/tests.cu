@@ -25,7 +25,6 @@
 #include "06_transpose/lab/thin_sector.cuh"
 #include "06_transpose/lab/thin_rows.cuh"
 #include "06_transpose/lab/thin_sided.cuh"
-#include "06_transpose/lab/tile_bulk.cuh"
 #include "common/catch_compat.hpp"
 #include "common/device_buffer.hpp"
 #include "common/host_matrix.hpp"
@@ -564,16 +563,6 @@ TEST_CASE("the lab's tiles at every shape and pointer offset", "[gpu]") {
                                              {1, 301}, {301, 1}, {4, 129}, {133, 4}})
       for (int inOffset = 0; inOffset < 4; ++inOffset)
         for (int outOffset = 0; outOffset < 4; ++outOffset)
-          check_at_offsets(launch, s.rows, s.cols, inOffset, outOffset);
-  // Step 5's tile with its segments by the copy engine (sm_90 on): bands whose segments lie
-  // inside the matrix (rows of 256 and more) take the engine's path, the first and last the
-  // threads'.
-  for (const TransposeLauncher launch :
-       {ch06lab::launch_tile_bulk<>, ch06lab::launch_tile_bulk<128, 32, 8, ch06::BlockOrder::InputRows>})
-    for (const Shape& s : std::vector<Shape>{{1, 1}, {5, 7}, {131, 33}, {257, 65}, {700, 129},
-                                             {1031, 67}, {2049, 31}, {64, 1000}})
-      for (int inOffset = 0; inOffset < 2; ++inOffset)
-        for (int outOffset = 0; outOffset < 8; ++outOffset)
           check_at_offsets(launch, s.rows, s.cols, inOffset, outOffset);
   // The float4 copies take float4 shapes at 16-byte offsets only (4 floats), and refuse a grid
   // past 65,535 tiles along y before launching anything.

@@ -17,7 +17,6 @@
 #include "06_transpose/lab/thin_sector.cuh"
 #include "06_transpose/lab/thin_rows.cuh"
 #include "06_transpose/lab/thin_sided.cuh"
-#include "06_transpose/lab/tile_bulk.cuh"
 #include "06_transpose/lab/warp_regs.cuh"
 #include "06_transpose/lab/warps.cuh"
 #include "common/chapter_main.hpp"
@@ -169,8 +168,6 @@ int main(int argc, char** argv) {
       {"fillCut256x6kB8", launch_thin_cut_fill<256, 6144, 8>},
       {"fillCut512x12kB4", launch_thin_cut_fill<512, 12288, 4>},
       {"fillCutF128x512x12kB4", launch_thin_cut_fill<512, 12288, 4, 128>},
-      {"tbulkOut", launch_tile_bulk<128, 32, 8, ch06::BlockOrder::OutputRows>},
-      {"tbulkIn", launch_tile_bulk<128, 32, 8, ch06::BlockOrder::InputRows>},
       {"stepFillCut256", ch06::launch_thin_cut<256, 6144, 8, true>},
       {"stepFillCut512", ch06::launch_thin_cut<512, 12288, 4, true>},
       {"stepFillBulk256", ch06::launch_thin_bulk<256, 6144, 8, 4, true>},
