@@ -172,22 +172,20 @@ inline std::vector<TransposeCandidate> transpose_candidates(const float* in, con
       add(launch_vec4<32, 64, BlockOrder::InputRows>, "vec4 32 input rows", tiles32, r32);
     }
   }
-  const long long bands = ((long long)rows + 7 + 127) / 128 * ceil_div(cols, 32);
-  const long long sectorResident =
-      resident_blocks(transpose_sector_aligned<128, 32, 8, BlockOrder::InputRows>, 256, 0, 8);
-  add(launch_sector_aligned<128, 32, 8, BlockOrder::OutputRows>, "sector-aligned output rows",
-      bands, sectorResident);
-  add(launch_sector_aligned<128, 32, 8, BlockOrder::InputRows>, "sector-aligned input rows",
-      bands, sectorResident);
-  if (bands < sectorResident) {  // 64 x 32 tiles
-    const long long bands64 = ((long long)rows + 7 + 63) / 64 * ceil_div(cols, 32);
-    const long long r64 =
-        resident_blocks(transpose_sector_aligned<64, 32, 8, BlockOrder::InputRows>, 256, 0, 8);
-    add(launch_sector_aligned<64, 32, 8, BlockOrder::OutputRows>, "sector-aligned 64 output rows",
-        bands64, r64);
-    add(launch_sector_aligned<64, 32, 8, BlockOrder::InputRows>, "sector-aligned 64 input rows",
-        bands64, r64);
-  }
+  // Step 5's tile TR rows tall, both orders: (rows + 7) / TR bands of each column block.
+  auto sector_tiles = [&](auto tileRows, const char* outName, const char* inName) {
+    constexpr int TR = decltype(tileRows)::value;
+    const long long bands = ((long long)rows + 7 + TR - 1) / TR * ceil_div(cols, 32);
+    const long long r =
+        resident_blocks(transpose_sector_aligned<TR, 32, 8, BlockOrder::InputRows>, 256, 0, 8);
+    add(launch_sector_aligned<TR, 32, 8, BlockOrder::OutputRows>, outName, bands, r);
+    add(launch_sector_aligned<TR, 32, 8, BlockOrder::InputRows>, inName, bands, r);
+    return bands < r;  // under one wave
+  };
+  if (sector_tiles(std::integral_constant<int, 128>{}, "sector-aligned output rows",
+                   "sector-aligned input rows"))
+    sector_tiles(std::integral_constant<int, 64>{}, "sector-aligned 64 output rows",
+                 "sector-aligned 64 input rows");
   if (ceil_div(rows, 64) <= tutorial::kMaxGridY)
     add(launch_padded<64, 4>, "padded 64", tiles64,
         resident_blocks(transpose_padded<64, 4>, 256, 0, 8));
