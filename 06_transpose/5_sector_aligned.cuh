@@ -15,8 +15,10 @@
 // 128 x 32 tile empty.
 #pragma once
 
+#include <climits>
 #include <cstddef>
 #include <cstdint>
+#include <string>
 
 #include "06_transpose/4_vec4.cuh"  // BlockOrder
 #include "06_transpose/float4.cuh"   // load1_line
@@ -124,11 +126,15 @@ __global__ void transpose_sector_aligned_bands(const float* __restrict__ in,
 
 // The grid's rows cover rows + 7 output columns: the last segments move back by up to 7.
 // At most max_grid_y blocks along y (the hardware's 65,535; a test passes less to exercise the
-// kernel's loop over bands): any number of rows fits.
+// kernel's loop over bands): any number of rows fits, but for the last TILE_ROWS + 7 below
+// INT_MAX, whose bands would start past it (band · TILE_ROWS is an int).
 template <int TILE_ROWS, int TILE_COLS, int BLOCK_ROWS,
           BlockOrder ORDER = BlockOrder::InputRows>
 void launch_sector_aligned_capped(const float* in, float* out, int rows, int cols,
                                   int max_grid_y) {
+  if (rows > INT_MAX - 2 * TILE_ROWS)
+    throw tutorial::UnsupportedShape("transpose_sector_aligned: " + std::to_string(rows) +
+                                     " rows: its bands would start past INT_MAX");
   const int bands = int((static_cast<long long>(rows) + 7 + TILE_ROWS - 1) / TILE_ROWS);
   const int colBlocks = tutorial::ceil_div(cols, TILE_COLS);
   const dim3 block(TILE_COLS, BLOCK_ROWS);

@@ -175,6 +175,7 @@ inline std::vector<TransposeCandidate> transpose_candidates(const float* in, con
   // Step 5's tile TR rows tall, both orders: (rows + 7) / TR bands of each column block.
   auto sector_tiles = [&](auto tileRows, const char* outName, const char* inName) {
     constexpr int TR = decltype(tileRows)::value;
+    if (rows > INT_MAX - 2 * TR) return false;  // launch_sector_aligned refuses it
     const long long bands = ((long long)rows + 7 + TR - 1) / TR * ceil_div(cols, 32);
     const long long r =
         resident_blocks(transpose_sector_aligned<TR, 32, 8, BlockOrder::InputRows>, 256, 0, 8);

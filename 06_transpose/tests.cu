@@ -3,6 +3,7 @@
 // random data with a poisoned output; the copy kernel does what it says. (The coalescing
 // arithmetic and the demo and memory-system kernels are chapter 01's: 01_naive/tests.cu.)
 #include <algorithm>
+#include <climits>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
@@ -763,6 +764,12 @@ TEST_CASE("the dispatcher's candidates: every kernel that can run the shape, ran
   // No float4 where a row length or a pointer is off 16 bytes.
   CHECK_FALSE(has(candidates(1025, 1023), "vec4 output rows"));
   CHECK_FALSE(has(candidates(1024, 1024, 1), "vec4 output rows"));
+  // Rows within 2 tiles of INT_MAX: step 5's bands would start past it (a column, misaligned).
+  CHECK_FALSE(has(candidates(INT_MAX - 100, 1, 1), "sector-aligned input rows"));
+  CHECK_THROWS_AS((ch06::launch_sector_aligned<128, 32, 8>(nullptr, nullptr, INT_MAX - 100, 1)),
+                  UnsupportedShape);
+  CHECK_THROWS_AS((ch06::launch_sector_aligned<64, 32, 8>(nullptr, nullptr, INT_MAX - 100, 1)),
+                  UnsupportedShape);
   // Small matrices (fewer tiles or chunks than the GPU holds blocks at once) add the smaller
   // tiles and the filled chunks; large ones do not. Under a wave on any GPU, even one SM:
   for (const char* name : {"vec4 32 output rows", "vec4 32 input rows"})
