@@ -167,7 +167,8 @@ inline std::vector<TransposeCandidate> transpose_candidates(const float* in, con
     add(launch_vec4<64, 256, BlockOrder::InputRows>, "vec4 input rows", tiles64, r);
     if (tiles64 < r) {  // 32 x 32 tiles, 64 threads each
       const long long tiles32 = (long long)ceil_div(rows, 32) * ceil_div(cols, 32);
-      const long long r32 = resident_blocks(transpose_vec4<32, 64, BlockOrder::OutputRows>, 64, 0, 32);
+      const long long r32 =
+          resident_blocks(transpose_vec4<32, 64, BlockOrder::OutputRows>, 64, 0, 32);
       add(launch_vec4<32, 64, BlockOrder::OutputRows>, "vec4 32 output rows", tiles32, r32);
       add(launch_vec4<32, 64, BlockOrder::InputRows>, "vec4 32 input rows", tiles32, r32);
     }

@@ -538,8 +538,10 @@ TEST_CASE("the lab's chunk kernels at short spans (a grid that fills the GPU)", 
   for (const auto& [rows, cols] : std::initializer_list<std::pair<int, int>>{
            {19, 5957}, {5957, 19}, {6, 44953}, {44953, 6}, {40, 3001}, {3001, 40}}) {
     check_at_offsets(ch06lab::launch_thin_fill<256, 6144, 8>, rows, cols, 1, 3);
-    if (rows < cols) check_at_offsets(ch06lab::launch_thin_bulk_fill<256, 6144, 8>, rows, cols, 0, 0);
-    if (rows > cols) check_at_offsets(ch06lab::launch_thin_cut_fill<512, 12288, 4>, rows, cols, 2, 5);
+    if (rows < cols)
+      check_at_offsets(ch06::launch_thin_bulk<256, 6144, 8, 4, true>, rows, cols, 0, 0);
+    if (rows > cols)
+      check_at_offsets(ch06lab::launch_thin_cut_fill<512, 12288, 4>, rows, cols, 2, 5);
   }
 }
 

@@ -5,8 +5,9 @@
 // at once (SMs x resident blocks an SM), part of the GPU idles and each block's loads wait their
 // round trip with few others in flight. Here the span shrinks (a multiple of 32, at least
 // min(FLOOR, the chunk's own span), at most the chunk's own span) until the grid has at most a
-// block for every resident slot. Where the grid already fills a wave the grid is no larger than
-// step 6's.
+// block for every resident slot (ch06::filled_span). Where the grid already fills a wave the grid
+// is no larger than step 6's. The filled bulk kernel became step 6's (launch_thin_bulk's FILL);
+// the cut here takes any floor, where step 6's takes cut_fill_floor.
 #pragma once
 
 #include <algorithm>
@@ -19,12 +20,6 @@
 #include "common/launch.cuh"
 
 namespace ch06lab {
-
-// The span that gives `along` elements a block for each of `slots` resident blocks (step 6's
-// filled_span, which came out of these).
-inline int fill_span(int along, long long slots, int span_max, int floor) {
-  return ch06::filled_span(along, slots, span_max, floor);
-}
 
 // The three kernels at a given span (a multiple of 32, at most the chunk's own).
 template <int THREADS, int MIN_BLOCKS>
@@ -57,18 +52,8 @@ void launch_thin_fill(const float* in, float* out, int rows, int cols) {
   const long long slots = tutorial::resident_blocks(
       ch06::transpose_thin<THREADS, MIN_BLOCKS>, THREADS,
       size_t(span_max) * (thin | 1) * sizeof(float));
-  thin_at<THREADS, MIN_BLOCKS>(in, out, rows, cols, fill_span(along, slots, span_max, FLOOR));
-}
-
-template <int THREADS, int CHUNK, int MIN_BLOCKS, int FLOOR = 32>
-void launch_thin_bulk_fill(const float* in, float* out, int rows, int cols) {
-  if (rows >= cols || 32 * (rows | 1) > CHUNK)
-    throw tutorial::UnsupportedShape("transpose_thin_bulk (fill): wide and thin only");
-  const int span_max = ch06::thin_span(CHUNK, rows);
-  const long long slots = tutorial::resident_blocks(
-      ch06::transpose_thin_bulk<THREADS, MIN_BLOCKS>, THREADS,
-      size_t(span_max) * rows * sizeof(float));
-  thin_bulk_at<THREADS, MIN_BLOCKS>(in, out, rows, cols, fill_span(cols, slots, span_max, FLOOR));
+  thin_at<THREADS, MIN_BLOCKS>(in, out, rows, cols,
+                               ch06::filled_span(along, slots, span_max, FLOOR));
 }
 
 template <int THREADS, int CHUNK, int MIN_BLOCKS, int FLOOR = 32>
@@ -82,7 +67,7 @@ void launch_thin_cut_fill(const float* in, float* out, int rows, int cols) {
       ch06::thin_cut_kernel<THREADS, MIN_BLOCKS>(cols), THREADS,
       size_t(span_max + 8) * ch06::cut_pitch(cols) * sizeof(float));
   thin_cut_at<THREADS, MIN_BLOCKS>(in, out, rows, cols,
-                                   fill_span(rows + 7, slots, span_max, FLOOR));
+                                   ch06::filled_span(rows + 7, slots, span_max, FLOOR));
 }
 
 // Fixed spans, for the tests (every span a multiple of 32 must be right).
