@@ -63,6 +63,30 @@ class CopiesOfThePlainProduct(unittest.TestCase):
                                     f"the plain product")
 
 
+class CopiesGradedOnFixedCalls(unittest.TestCase):
+    """selftest_copies grades a copy without the host calls whose arguments the seed draws, so
+    that its score of 0 holds under every seed; a test left with no call is named."""
+
+    def test_random_host_calls_go_and_the_rest_stay(self):
+        from gradelib.selftest_copies import fixed_calls_only
+        from gradelib.spec import Exercise, Manifest, Test
+        fixed = {"call": "f", "args": [1, 2], "expect": 3}
+        grid = {"call": "f", "grid": [[1, 2], [1, 2]], "expect": "reference"}
+        drawn = {"call": "f", "random": [[1, 9], [1, 9]], "count": 2, "expect": "reference"}
+        shape = {"gemm": "g", "random": {"m": [1, 9], "n": [1, 9], "k": [1, 9]}}
+        a = Test("x", "a", 1, calls=[fixed, drawn, grid])
+        b = Test("x", "b", 1, calls=[drawn, drawn])
+        c = Test("x", "c", 1, calls=[shape, drawn])
+        other = Test("y", "d", 1, calls=[drawn])
+        manifest = Manifest("m.json", [Exercise("x", "01", "host", "d", ["f.hpp"], tests=[a, b, c]),
+                                       Exercise("y", "01", "host", "d", ["f.hpp"], tests=[other])],
+                            {})
+        self.assertEqual(fixed_calls_only(manifest, {"x"}), ["x: b"])
+        self.assertEqual(a.calls, [fixed, grid])
+        self.assertEqual(c.calls, [shape])
+        self.assertEqual(other.calls, [drawn])  # not among the copies' exercises
+
+
 class SpecOps(unittest.TestCase):
     def setUp(self):
         self.root = tempfile.mkdtemp()
