@@ -8,43 +8,25 @@ submission (one build of every exercise, without a GPU on the CPU backend); each
 and score no more than its stub does (0) on the graded tests. The table it prints is the one
 INSTRUCTORS.md quotes.
 
-The host calls drawn at random ("call" with "random") are left out of this grading: a test
-passes only if every call passes, so a copy that fails a test on its fixed calls alone fails
-it under every run seed. Graded with the random calls in, the copy's score would depend on
-the seed (a square block drawn twice once made 01c's copy score 1). A test whose host calls
-are all random must therefore carry a fixed call that tells the copy from the answer; one
-that has none fails here by name.
+The host calls drawn at random ("call" with "random") are left out of this grading
+(spec.drop_drawn_calls): a test passes only if every call passes, so a copy that fails a test
+on its fixed calls alone fails it under every run seed. Graded with the random calls in, the
+copy's score would depend on the seed (a square block drawn twice once made 01c's copy score
+1). A host test must therefore carry a fixed call that tells the copy from the answer; one
+with none fails here by name. Kernel calls stay, drawn shapes included: a kernel copy fails
+them because it computes another product (A B where the exercise asks A^T B or A B^T) at every
+shape the tests draw (tests/test_exercise_design.py, CopiesOfThePlainProduct).
 """
 
 import os
 import sys
 
 from .bundle import Layout
+from .spec import drop_drawn_calls
 from .selftest_e2e import ROOT, SELFTEST, session_for
 
 sys.path.insert(0, SELFTEST)
 import copies as C  # noqa: E402
-
-
-def is_random_call(call):
-    """A host call whose arguments the run's seed draws."""
-    return "call" in call and "random" in call
-
-
-def fixed_calls_only(manifest, names):
-    """Drops the random host calls of `names`' tests in place; returns the tests left with no
-    call (their copy's score would be decided by the seed)."""
-    empty = []
-    for exercise in manifest.exercises:
-        if exercise.name not in names:
-            continue
-        for test in exercise.tests:
-            if test.race is not None:
-                continue
-            test.calls = [c for c in test.calls if not is_random_call(c)]
-            if not test.calls:
-                empty.append(test.qualified)
-    return empty
 
 
 def run(checks, args):
@@ -55,9 +37,9 @@ def run(checks, args):
     hidden = os.path.join(layout.hidden, "tests.json")
     s = session_for(args, os.path.join(ROOT, "exercises", "manifest.json"),
                     exercises=sorted(made), hidden=hidden if os.path.isfile(hidden) else None)
-    empty = fixed_calls_only(s.manifest, set(made))
-    checks.check(not empty, "copies: every graded test has a fixed call (a copy's score does "
-                 "not depend on the run seed)", "; ".join(empty[:6]))
+    empty = drop_drawn_calls(s.manifest, set(made))
+    checks.check(not empty, "copies: every graded test keeps a call besides the drawn host "
+                 "calls (a fixed call, or a kernel call)", "; ".join(empty[:6]))
     files = s.stub_files()
     for exercise, (file, text) in made.items():
         files[f"exercises/{exercise}/{file}"] = text.encode()

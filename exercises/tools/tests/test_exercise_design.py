@@ -63,13 +63,13 @@ class CopiesOfThePlainProduct(unittest.TestCase):
                                     f"the plain product")
 
 
-class CopiesGradedOnFixedCalls(unittest.TestCase):
-    """selftest_copies grades a copy without the host calls whose arguments the seed draws, so
-    that its score of 0 holds under every seed; a test left with no call is named."""
+class SubmissionsGradedOnFixedCalls(unittest.TestCase):
+    """The self-test grades a copy of the chapters' code and an answer table without the host
+    calls whose arguments the seed draws (spec.drop_drawn_calls), so that their score of 0
+    holds under every seed; a test left with no call is dropped and named."""
 
-    def test_random_host_calls_go_and_the_rest_stay(self):
-        from gradelib.selftest_copies import fixed_calls_only
-        from gradelib.spec import Exercise, Manifest, Test
+    def test_drawn_host_calls_go_and_the_rest_stay(self):
+        from gradelib.spec import Exercise, Manifest, Test, drop_drawn_calls
         fixed = {"call": "f", "args": [1, 2], "expect": 3}
         grid = {"call": "f", "grid": [[1, 2], [1, 2]], "expect": "reference"}
         drawn = {"call": "f", "random": [[1, 9], [1, 9]], "count": 2, "expect": "reference"}
@@ -77,14 +77,27 @@ class CopiesGradedOnFixedCalls(unittest.TestCase):
         a = Test("x", "a", 1, calls=[fixed, drawn, grid])
         b = Test("x", "b", 1, calls=[drawn, drawn])
         c = Test("x", "c", 1, calls=[shape, drawn])
+        race = Test("x", "r", 1, calls=[], race={"gemm": "g", "shape": [64, 64, 64]})
         other = Test("y", "d", 1, calls=[drawn])
-        manifest = Manifest("m.json", [Exercise("x", "01", "host", "d", ["f.hpp"], tests=[a, b, c]),
-                                       Exercise("y", "01", "host", "d", ["f.hpp"], tests=[other])],
-                            {})
-        self.assertEqual(fixed_calls_only(manifest, {"x"}), ["x: b"])
+        x = Exercise("x", "01", "host", "d", ["f.hpp"], tests=[a, b, c, race])
+        y = Exercise("y", "01", "host", "d", ["f.hpp"], tests=[other])
+        self.assertEqual(drop_drawn_calls(Manifest("m.json", [x, y], {}), {"x"}), ["x: b"])
+        self.assertEqual(x.tests, [a, c, race])  # b dropped; the race kept as it was
         self.assertEqual(a.calls, [fixed, grid])
         self.assertEqual(c.calls, [shape])
-        self.assertEqual(other.calls, [drawn])  # not among the copies' exercises
+        self.assertEqual(other.calls, [drawn])  # not among the names
+
+    def test_every_host_test_keeps_a_fixed_call(self):
+        """What the self-test's copies and tables parts need of the tests themselves, checked
+        here in a second: every test of a host exercise (and every host-call test of a kernel
+        exercise) has a call that is not drawn. The hidden tests too, where they are unsealed."""
+        hidden = os.path.join(ROOT, "exercises", "instructor", "hidden", "tests.json")
+        manifest = load_manifest(os.path.join(ROOT, "exercises", "manifest.json"), ROOT,
+                                 hidden if os.path.isfile(hidden) else None)
+        bare = [t.qualified for e in manifest.exercises for t in e.tests
+                if t.race is None and t.calls and
+                all("call" in c and "random" in c for c in t.calls)]
+        self.assertEqual(bare, [])
 
 
 class SpecOps(unittest.TestCase):
