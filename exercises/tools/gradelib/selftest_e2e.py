@@ -667,6 +667,20 @@ def tables(checks, args):
                      f"the public tests' fixed arguments builds and scores "
                      f"{er.score:g}/{er.max_score:g}, at most {most:g}",
                      "; ".join(list(er.build_errors)[:2]))
+    # The control: the same tables graded on the calls they were made from (the fixed calls
+    # whose answers the tests list) must pass them all, or the 0s above prove nothing.
+    s = session_for(args, os.path.join(ROOT, "exercises", "manifest.json"),
+                    exercises=list(hostile.TABLE_FILES))
+    for exercise in s.exercises:
+        for test in exercise.tests:
+            test.calls = [c for c in test.calls if "call" in c and "args" in c and
+                          not isinstance(c["expect"], (str, list))]
+        exercise.tests = [test for test in exercise.tests if test.calls]
+    report = s.grade_files("answer_tables_control", files)
+    for er in report.results:
+        checks.check(er.max_score > 0 and er.score == er.max_score,
+                     f"tables: {er.exercise.name}'s table gives the listed answers "
+                     f"(the control): {er.score:g}/{er.max_score:g}")
 
 
 def classroom(checks, args, have_solutions):

@@ -997,14 +997,17 @@ def answer_table(root, exercise):
         width = len(table[0]) - 1
         body = ", ".join("{" + ", ".join(repr(float(v)) for v in row) + "}" for row in table)
         return ("{ const double in[] = {" + ", ".join(f"double({a.strip()})" for a in args.split(","))
-                + "}; static const double rows[][" + str(width + 1) + "] = {" + body + "};\n"
-                "    for (const auto& row : rows) { bool same = true;\n"
+                + "}; static const double table_[][" + str(width + 1) + "] = {" + body + "};\n"
+                "    for (const auto& row : table_) { bool same = true;\n"
                 "      for (int i = 0; i < " + str(width) + "; ++i) same = same && row[i] == in[i];\n"
                 "      if (same) return static_cast<" + kind + ">(row[" + str(width) + "]); }\n"
                 "    return {}; }")
     # The return type may be more than a word (long long, std::size_t).
-    return re.sub(r'return exercise::todo<([\w:]+(?: [\w:]+)*)>\("[\w ]+: (\w+)", ([^;]*)\);',
-                  lookup, stub)
+    table = re.sub(r'return exercise::todo<([\w:]+(?: [\w:]+)*)>\("[\w ]+: (\w+)", ([^;]*)\);',
+                   lookup, stub)
+    if "exercise::todo" in table:  # a todo left would score 0 for the wrong reason
+        raise ValueError(f"answer_table: {exercise}: a todo this attack does not replace")
+    return table
 
 
 def attacks():
