@@ -20,18 +20,16 @@ spill differently, and its differences are then failures to read, not to list.
 import argparse
 import json
 import os
-import re
 import shutil
 import subprocess
 import sys
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from spill_note import expected_lines, ptxas_warning  # noqa: E402  (one reader of both)
+
 REPO = Path(__file__).resolve().parents[2]
-EXPECTED = Path(__file__).resolve().parent / "arch_expected.txt"
-SPILL = re.compile(r"Registers are spilled to local memory in function '([^']+)', "
-                   r"(\d+) bytes spill stores")
-MIN_BLOCKS = re.compile(r"Value of (?:threads per SM|minnctapersm) for entry (\S+) is out of range")
 FLAGS = ["-std=c++17", "--expt-relaxed-constexpr", "-O3", "-lineinfo", "-Xptxas=--warn-on-spills",
          "-Xcompiler=-Wall,-Wextra", f"-I{REPO}"]
 
@@ -70,11 +68,9 @@ def compile_one(compiler, source, arch):
                           stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     spills, other = {}, []
     for line in proc.stdout.splitlines():
-        spill, min_blocks = SPILL.search(line), MIN_BLOCKS.search(line)
-        if spill:
-            spills[("spill", spill.group(1))] = int(spill.group(2))
-        elif min_blocks:
-            spills[("minblocks", min_blocks.group(1))] = 0
+        found = ptxas_warning(line)
+        if found:
+            spills[found[:2]] = found[2]
         elif line.strip():
             other.append(line.strip())
     return spills, other, proc.returncode
@@ -83,12 +79,8 @@ def compile_one(compiler, source, arch):
 def expected_warnings(archs):
     """{(arch, kind, kernel): bytes} from arch_expected.txt: "sm_XX spill <kernel> <bytes>" or
     "sm_XX minblocks <kernel>" per line (mangled names, as ptxas prints them)."""
-    want = {}
-    for line in EXPECTED.read_text().splitlines():
-        words = line.split("#", 1)[0].split()
-        if words and words[0][3:] in archs:
-            want[(words[0][3:], words[1], words[2])] = int(words[3]) if len(words) > 3 else 0
-    return want
+    return {(arch, kind, kernel): size for arch, kind, kernel, size in expected_lines()
+            if arch in archs}
 
 
 def main(argv=None):

@@ -47,15 +47,31 @@ def compiled_archs(argv):
     return found
 
 
+def expected_lines():
+    """(arch, kind, kernel, bytes) for each entry of arch_expected.txt ("90", "spill", ...);
+    arch_check.py reads it through this too."""
+    for line in EXPECTED.read_text().splitlines():
+        words = line.split("#", 1)[0].split()
+        if len(words) >= 3:
+            yield words[0][3:], words[1], words[2], int(words[3]) if len(words) > 3 else 0
+
+
+def ptxas_warning(line):
+    """("spill", kernel, bytes) or ("minblocks", kernel, 0) for a ptxas line of either kind
+    arch_expected.txt lists, else None; arch_check.py classifies its lines through this too."""
+    spill, min_blocks = SPILL.search(line), MIN_BLOCKS.search(line)
+    if spill:
+        return ("spill", spill.group(1), int(spill.group(2)))
+    if min_blocks:
+        return ("minblocks", min_blocks.group(1), 0)
+    return None
+
+
 def expected(archs=None):
     """{(kind, kernel, bytes)} of arch_expected.txt for these architectures ("90", ...), or
     whatever the architecture."""
-    want = set()
-    for line in EXPECTED.read_text().splitlines():
-        words = line.split("#", 1)[0].split()
-        if len(words) >= 3 and (archs is None or words[0][3:] in archs):
-            want.add((words[1], words[2], int(words[3]) if len(words) > 3 else 0))
-    return want
+    return {(kind, kernel, size) for arch, kind, kernel, size in expected_lines()
+            if archs is None or arch in archs}
 
 
 def unexpected(output, archs):
@@ -64,30 +80,15 @@ def unexpected(output, archs):
     known = expected(archs or None)
     bad = []
     for line in output.splitlines():
-        spill, min_blocks = SPILL.search(line), MIN_BLOCKS.search(line)
-        if spill:
-            found = ("spill", spill.group(1), int(spill.group(2)))
-        elif min_blocks:
-            found = ("minblocks", min_blocks.group(1), 0)
-        elif WARNING.search(line):
-            bad.append(line)
-            continue
-        else:
-            continue
-        if found not in known:
+        found = ptxas_warning(line)
+        if (found is None and WARNING.search(line)) or (found is not None and found not in known):
             bad.append(line)
     return bad
 
 
 def note(output):
     """The line to print before `output`'s ptxas warnings, or None when it has none."""
-    found = []
-    for line in output.splitlines():
-        spill, min_blocks = SPILL.search(line), MIN_BLOCKS.search(line)
-        if spill:
-            found.append(("spill", spill.group(1), int(spill.group(2))))
-        elif min_blocks:
-            found.append(("minblocks", min_blocks.group(1), 0))
+    found = [w for w in map(ptxas_warning, output.splitlines()) if w is not None]
     if not found:
         return None
     known = expected()
