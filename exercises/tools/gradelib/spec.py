@@ -334,6 +334,11 @@ class Call:
     note: str = ""    # e.g. shrunk for the CPU backend
 
 
+def is_drawn_host_call(call):
+    """A host call whose arguments the run's seed draws."""
+    return "call" in call and "random" in call
+
+
 def drop_drawn_calls(manifest, names):
     """The self-test's view of `names`' tests for submissions that must score 0 under every
     run seed (a copy of the chapters' code, an answer table): the host calls whose arguments
@@ -347,7 +352,7 @@ def drop_drawn_calls(manifest, names):
         kept = []
         for test in exercise.tests:
             if test.race is None:
-                test.calls = [c for c in test.calls if not ("call" in c and "random" in c)]
+                test.calls = [c for c in test.calls if not is_drawn_host_call(c)]
                 if not test.calls:
                     emptied.append(test.qualified)
                     continue

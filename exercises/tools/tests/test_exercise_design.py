@@ -39,6 +39,7 @@ class CopiesOfThePlainProduct(unittest.TestCase):
             if e.get("op") in ("atb", "abt"):
                 path = os.path.join(ROOT, e.get("dir", "exercises/" + e["name"]), "tests.json")
                 files.append((e["op"], e["name"], json.load(open(path))["tests"]))
+        from gradelib.spec import is_drawn_host_call
         hidden = os.path.join(ROOT, "exercises", "instructor", "hidden", "tests.json")
         if os.path.isfile(hidden):
             ops = {e["name"]: e.get("op") for e in manifest["exercises"]}
@@ -91,12 +92,13 @@ class SubmissionsGradedOnFixedCalls(unittest.TestCase):
         """What the self-test's copies and tables parts need of the tests themselves, checked
         here in a second: every test of a host exercise (and every host-call test of a kernel
         exercise) has a call that is not drawn. The hidden tests too, where they are unsealed."""
+        from gradelib.spec import is_drawn_host_call
         hidden = os.path.join(ROOT, "exercises", "instructor", "hidden", "tests.json")
         manifest = load_manifest(os.path.join(ROOT, "exercises", "manifest.json"), ROOT,
                                  hidden if os.path.isfile(hidden) else None)
         bare = [t.qualified for e in manifest.exercises for t in e.tests
                 if t.race is None and t.calls and
-                all("call" in c and "random" in c for c in t.calls)]
+                all(is_drawn_host_call(c) for c in t.calls)]
         self.assertEqual(bare, [])
 
 
