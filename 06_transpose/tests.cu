@@ -26,12 +26,16 @@
 #include "06_transpose/lab/thin_sector.cuh"
 #include "06_transpose/lab/thin_rows.cuh"
 #include "06_transpose/lab/thin_sided.cuh"
+#include "06_transpose/lab/thin_stream.cuh"
 #include "common/catch_compat.hpp"
 #include "common/device_buffer.hpp"
 #include "common/host_matrix.hpp"
 #include "common/launch_record.hpp"
 #include "common/memory_access.hpp"
 #include "common/transpose.hpp"
+#ifndef TUTORIAL_CPU_BACKEND
+#include "06_transpose/lab/warps.cuh"  // warp-synchronous: GPU only
+#endif
 #ifdef TUTORIAL_CPU_BACKEND
 #include "common/cpu_backend/size_cap.hpp"
 #endif
@@ -509,6 +513,32 @@ TEST_CASE("the lab's thin kernels at every shape and pointer offset", "[gpu]") {
                   UnsupportedShape);
   CHECK_THROWS_AS((ch06lab::launch_thin_sector<9, 256>(nullptr, nullptr, 100, 8)), UnsupportedShape);
   CHECK_THROWS_AS((ch06lab::launch_thin_sector<9, 256>(nullptr, nullptr, 9, 9)), UnsupportedShape);
+  // A block that streams G chunks through two buffers (step 6's turned chunk at odd thin sides),
+  // and on the GPU a warp a chunk: tall and wide, odd and even sides, a block's last chunks short
+  // or absent, pointers off 16 bytes.
+  for (const int thin : {1, 2, 9, 16, 33, 40, 79, 137})
+    for (const int along : {thin + 1, 353, 5003})
+      for (int offset = 0; offset < 4; offset += 3) {
+        if (thin <= 127) {
+          check_at_offsets(ch06lab::launch_thin_stream<256, 4096, 4>, along, thin, offset,
+                           3 - offset);
+          check_at_offsets(ch06lab::launch_thin_stream<256, 4096, 4>, thin, along, 3 - offset,
+                           offset);
+        }
+        check_at_offsets(ch06lab::launch_thin_stream<512, 8192, 8>, thin, along, offset, offset);
+        check_at_offsets(ch06lab::launch_thin_stream<256, 8192, 16>, along, thin, offset, 0);
+#ifndef TUTORIAL_CPU_BACKEND
+        check_at_offsets(ch06lab::launch_thin_warps<4, 1, 8>, along, thin, offset, 3 - offset);
+        if (thin <= 79)  // 4 warps x 128 elements x (thin | 1) words fit the SM's shared memory
+          check_at_offsets(ch06lab::launch_thin_warps<4, 4, 8>, thin, along, 3 - offset, offset);
+#endif
+      }
+  CHECK_THROWS_AS((ch06lab::launch_thin_stream<256, 4096, 4>(nullptr, nullptr, 1000, 129)),
+                  UnsupportedShape);
+#ifndef TUTORIAL_CPU_BACKEND
+  CHECK_THROWS_AS((ch06lab::launch_thin_warps<4, 1, 8>(nullptr, nullptr, 1000, 256)),
+                  UnsupportedShape);
+#endif
 }
 
 TEST_CASE("the lab's chunk kernels at short spans (a grid that fills the GPU)", "[gpu]") {

@@ -17,6 +17,7 @@
 #include "06_transpose/lab/thin_sector.cuh"
 #include "06_transpose/lab/thin_rows.cuh"
 #include "06_transpose/lab/thin_sided.cuh"
+#include "06_transpose/lab/thin_stream.cuh"
 #include "06_transpose/lab/warp_regs.cuh"
 #include "06_transpose/lab/warps.cuh"
 #include "common/chapter_main.hpp"
