@@ -34,7 +34,8 @@
 #include "common/memory_access.hpp"
 #include "common/transpose.hpp"
 #ifndef TUTORIAL_CPU_BACKEND
-#include "06_transpose/lab/warps.cuh"  // warp-synchronous: GPU only
+#include "06_transpose/lab/warp_regs.cuh"  // warp-synchronous: GPU only
+#include "06_transpose/lab/warps.cuh"
 #endif
 #ifdef TUTORIAL_CPU_BACKEND
 #include "common/cpu_backend/size_cap.hpp"
@@ -537,6 +538,21 @@ TEST_CASE("the lab's thin kernels at every shape and pointer offset", "[gpu]") {
                   UnsupportedShape);
 #ifndef TUTORIAL_CPU_BACKEND
   CHECK_THROWS_AS((ch06lab::launch_thin_warps<4, 1, 8>(nullptr, nullptr, 1000, 256)),
+                  UnsupportedShape);
+  // Every load of a row or column in flight (warp_regs.cuh): step 6's register kernel at 32 and
+  // 64, and a warp that turns its piece in shared memory of its own; tall and wide, a last warp
+  // partly empty, pointers off 16 bytes.
+  for (const int thin : {1, 2, 17, 32, 33, 63, 64})
+    for (const int along : {thin + 1, 353, 5003})
+      for (int offset = 0; offset < 4; offset += 3) {
+        if (thin <= 32) {
+          check_at_offsets(ch06lab::launch_thin_regs_wide<32>, along, thin, offset, 3 - offset);
+          check_at_offsets(ch06lab::launch_thin_warp_regs<32, 4>, thin, along, offset, offset);
+        }
+        check_at_offsets(ch06lab::launch_thin_regs_wide<64>, thin, along, 3 - offset, offset);
+        check_at_offsets(ch06lab::launch_thin_warp_regs<64, 8>, along, thin, offset, 0);
+      }
+  CHECK_THROWS_AS((ch06lab::launch_thin_warp_regs<32, 4>(nullptr, nullptr, 1000, 33)),
                   UnsupportedShape);
 #endif
 }
