@@ -20,6 +20,7 @@
 #include "06_transpose/lab/fill.cuh"
 #include "06_transpose/lab/l2_hint.cuh"
 #include "06_transpose/lab/line_aligned.cuh"
+#include "06_transpose/lab/long_reads.cuh"
 #include "06_transpose/lab/shifted.cuh"
 #include "06_transpose/lab/staged.cuh"
 #include "06_transpose/lab/thin_bulk.cuh"
@@ -607,7 +608,11 @@ TEST_CASE("the lab's tiles at every shape and pointer offset", "[gpu]") {
         ch06lab::launch_sector_hint<256>,
         ch06lab::launch_sector_hint<128, ch06::BlockOrder::InputRows>,
         ch06::launch_sector_aligned<64, 32, 8>,
-        ch06::launch_sector_aligned<32, 32, 8, ch06::BlockOrder::OutputRows>})
+        ch06::launch_sector_aligned<32, 32, 8, ch06::BlockOrder::OutputRows>,
+        ch06lab::launch_long_reads<128, 256>,
+        ch06lab::launch_long_reads<128, 256, ch06::BlockOrder::InputRows>,
+        ch06lab::launch_long_reads<64, 256>,
+        ch06lab::launch_long_reads<256, 256, ch06::BlockOrder::InputRows>})
     for (const Shape& s : std::vector<Shape>{{1, 1}, {2, 3}, {5, 7}, {131, 33}, {130, 97}, {257, 65},
                                              {1, 301}, {301, 1}, {4, 129}, {133, 4}})
       for (int inOffset = 0; inOffset < 4; ++inOffset)

@@ -11,6 +11,7 @@
 #include "06_transpose/lab/fill.cuh"
 #include "06_transpose/lab/l2_hint.cuh"
 #include "06_transpose/lab/line_aligned.cuh"
+#include "06_transpose/lab/long_reads.cuh"
 #include "06_transpose/lab/shifted.cuh"
 #include "06_transpose/lab/staged.cuh"
 #include "06_transpose/lab/thin_bulk.cuh"
@@ -170,6 +171,12 @@ int main(int argc, char** argv) {
       {"fillCut256x6kB8", launch_thin_cut_fill<256, 6144, 8>},
       {"fillCut512x12kB4", launch_thin_cut_fill<512, 12288, 4>},
       {"fillCutF128x512x12kB4", launch_thin_cut_fill<512, 12288, 4, 128>},
+      {"long128Out", launch_long_reads<128, 256>},
+      {"long128In", launch_long_reads<128, 256, ch06::BlockOrder::InputRows>},
+      {"long64Out", launch_long_reads<64, 256>},
+      {"long64In", launch_long_reads<64, 256, ch06::BlockOrder::InputRows>},
+      {"long256Out", launch_long_reads<256, 256>},
+      {"long256In", launch_long_reads<256, 256, ch06::BlockOrder::InputRows>},
       {"stepFillCut256", ch06::launch_thin_cut<256, 6144, 8, true>},
       {"stepFillCut512", ch06::launch_thin_cut<512, 12288, 4, true>},
       {"stepFillBulk256", ch06::launch_thin_bulk<256, 6144, 8, 4, true>},
