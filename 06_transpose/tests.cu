@@ -294,7 +294,12 @@ TEST_CASE("the lab's candidates equal the CPU transpose for every shape", "[gpu]
       {"vec4 hint 256", ch06lab::launch_vec4_hint<256>},
       {"vec4 hint 128 input rows", ch06lab::launch_vec4_hint<128, ch06::BlockOrder::InputRows>},
       {"sector hint 256", ch06lab::launch_sector_hint<256>},
-      {"sector hint 64 input rows", ch06lab::launch_sector_hint<64, ch06::BlockOrder::InputRows>}};
+      {"sector hint 64 input rows", ch06lab::launch_sector_hint<64, ch06::BlockOrder::InputRows>},
+      {"sector, L1 no_allocate",
+       ch06lab::launch_sector_hint<128, ch06::BlockOrder::OutputRows,
+                                   ch06lab::L1Policy::NoAllocate>},
+      {"sector, L2 only",
+       ch06lab::launch_sector_hint<128, ch06::BlockOrder::InputRows, ch06lab::L1Policy::L2Only>}};
   for (const TransposeKernel& kernel : lab)
     for (const Shape& s : kShapes) {
       CAPTURE(kernel.name, s.rows, s.cols);
@@ -607,6 +612,9 @@ TEST_CASE("the lab's tiles at every shape and pointer offset", "[gpu]") {
         ch06lab::launch_blocks256<true, false, ch06::BlockOrder::OutputRows>,
         ch06lab::launch_sector_hint<256>,
         ch06lab::launch_sector_hint<128, ch06::BlockOrder::InputRows>,
+        ch06lab::launch_sector_hint<128, ch06::BlockOrder::OutputRows,
+                                    ch06lab::L1Policy::NoAllocate>,
+        ch06lab::launch_sector_hint<128, ch06::BlockOrder::InputRows, ch06lab::L1Policy::L2Only>,
         ch06::launch_sector_aligned<64, 32, 8>,
         ch06::launch_sector_aligned<32, 32, 8, ch06::BlockOrder::OutputRows>,
         ch06lab::launch_long_reads<128, 256>,

@@ -50,6 +50,27 @@ __device__ __forceinline__ float4 load4_hint(const float* p) {
   return ch06::load4(p);
 }
 
+// What a scalar load with the 128-byte hint asks of the L1 (lab/LOG.md#l1-share): Cached, the
+// read-only path as step 5 loads (the line is allocated in the L1); NoAllocate, the same path
+// told not to keep the line (`.L1::no_allocate`); L2Only, the L2 alone (`ld.global.cg`).
+enum class L1Policy { Cached, NoAllocate, L2Only };
+
+template <L1Policy P>
+__device__ __forceinline__ float load1_l1(const float* p) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+  float v;
+  if constexpr (P == L1Policy::Cached)
+    asm("ld.global.nc.L2::128B.f32 %0, [%1];" : "=f"(v) : "l"(p));
+  else if constexpr (P == L1Policy::NoAllocate)
+    asm("ld.global.nc.L1::no_allocate.L2::128B.f32 %0, [%1];" : "=f"(v) : "l"(p));
+  else
+    asm("ld.global.cg.L2::128B.f32 %0, [%1];" : "=f"(v) : "l"(p));
+  return v;
+#else
+  return *p;
+#endif
+}
+
 template <int HINT>
 __device__ __forceinline__ float load1_hint(const float* p) {
   static_assert(HINT == 0 || HINT == 64 || HINT == 128 || HINT == 256, "HINT: 0, 64, 128, 256");
@@ -109,7 +130,7 @@ __global__ void __launch_bounds__(256, 8)
 }
 
 // Step 5's sector-aligned tile (128 x 32, 32 x 8 threads), its loads hinted.
-template <int HINT, ch06::BlockOrder ORDER>
+template <int HINT, ch06::BlockOrder ORDER, L1Policy P = L1Policy::Cached>
 __global__ void transpose_sector_hint(const float* __restrict__ in, float* __restrict__ out,
                                       int rows, int cols) {
   constexpr int TILE_ROWS = 128, TILE_COLS = 32, BLOCK_ROWS = 8, SHIFT = 7;
@@ -125,7 +146,9 @@ __global__ void transpose_sector_hint(const float* __restrict__ in, float* __res
     const int j = threadIdx.y + i * BLOCK_ROWS;
     const int row = firstRow + j;
     if (j < ROWS && row >= 0 && row < rows && col < cols)
-      tile[j][threadIdx.x] = load1_hint<HINT>(in + size_t(row) * cols + col);
+      tile[j][threadIdx.x] = P == L1Policy::Cached
+                                 ? load1_hint<HINT>(in + size_t(row) * cols + col)
+                                 : load1_l1<P>(in + size_t(row) * cols + col);
   }
   __syncthreads();
 #pragma unroll
@@ -166,13 +189,16 @@ void launch_vec4_hint(const float* in, float* out, int rows, int cols) {
   tutorial::launch(transpose_vec4_hint<HINT, ORDER>, grid, dim3(256), 0, in, out, rows, cols);
 }
 
-template <int HINT, ch06::BlockOrder ORDER = ch06::BlockOrder::OutputRows>
+template <int HINT, ch06::BlockOrder ORDER = ch06::BlockOrder::OutputRows,
+          L1Policy P = L1Policy::Cached>
 void launch_sector_hint(const float* in, float* out, int rows, int cols) {
+  static_assert(P == L1Policy::Cached || HINT == 128, "the L1 policies load with the 128-byte hint");
   const int bands = int((static_cast<long long>(rows) + 7 + 128 - 1) / 128);
   const dim3 grid = hint_grid(tutorial::ceil_div(cols, 32), bands,
                               ORDER == ch06::BlockOrder::InputRows, "transpose_sector_hint", rows,
                               cols);
-  tutorial::launch(transpose_sector_hint<HINT, ORDER>, grid, dim3(32, 8), 0, in, out, rows, cols);
+  tutorial::launch(transpose_sector_hint<HINT, ORDER, P>, grid, dim3(32, 8), 0, in, out, rows,
+                   cols);
 }
 
 }  // namespace ch06lab
