@@ -5,6 +5,8 @@
 // (`cmake --build build --target 06_transpose_explore`).
 #include <vector>
 
+#include <cublas_v2.h>
+
 #include "06_transpose/kernel_list.cuh"
 #include "06_transpose/lab/blocks256.cuh"
 #include "06_transpose/lab/cut_rows.cuh"
@@ -22,6 +24,27 @@
 #include "06_transpose/lab/warp_regs.cuh"
 #include "06_transpose/lab/warps.cuh"
 #include "common/chapter_main.hpp"
+#include "common/cuda_check.hpp"
+
+namespace {
+
+// cuBLAS's out-of-place transpose, cublasSgeam: C = 1 * A^T + 0 * C. Row-major in (rows x cols)
+// is column-major cols x rows (ld cols); row-major out (cols x rows) is column-major rows x cols
+// (ld rows). B is C itself (op N, ldb = ldc), the in-place form cuBLAS documents, so no third
+// buffer; with beta = 0 its values do not matter. One handle, on the default stream the timer
+// records on.
+void launch_cublas_geam(const float* in, float* out, int rows, int cols) {
+  static cublasHandle_t handle = [] {
+    cublasHandle_t h = nullptr;
+    CUBLAS_CHECK(cublasCreate(&h));
+    return h;
+  }();
+  const float one = 1.0f, zero = 0.0f;
+  CUBLAS_CHECK(cublasSgeam(handle, CUBLAS_OP_T, CUBLAS_OP_N, rows, cols, &one, in, cols, &zero,
+                           out, rows, out, rows));
+}
+
+}  // namespace
 
 int main(int argc, char** argv) {
   using namespace ch06lab;
@@ -31,6 +54,7 @@ int main(int argc, char** argv) {
   const std::vector<tutorial::TransposeKernel> copies = {ch06::copy_kernel()};
   const std::vector<tutorial::TransposeKernel> kernels = {
       {"dispatch", ch06::dispatch_transpose},
+      {"cublasGeam", launch_cublas_geam},
       {"padded64", ch06::launch_padded<64, 4>},
       {"sector", ch06::launch_sector_aligned<128, 32, 8>},
       {"sectorOut", ch06::launch_sector_aligned<128, 32, 8, ch06::BlockOrder::OutputRows>},
@@ -88,6 +112,11 @@ int main(int argc, char** argv) {
       {"line16Out", launch_line_aligned<128, 32, 8, 16, ch06::BlockOrder::OutputRows>},
       {"sh128x64", launch_shifted<128, 64, 256, ch06::BlockOrder::InputRows, 4>},
       {"sh128x64Out", launch_shifted<128, 64, 256, ch06::BlockOrder::OutputRows, 4>},
+      {"sh32x128Out", launch_shifted<32, 128, 256, ch06::BlockOrder::OutputRows, 6>},
+      {"sh32x128In", launch_shifted<32, 128, 256, ch06::BlockOrder::InputRows, 6>},
+      {"sh64x128Out", launch_shifted<64, 128, 256, ch06::BlockOrder::OutputRows, 4>},
+      {"sh64x64Out", launch_shifted<64, 64, 256, ch06::BlockOrder::OutputRows, 6>},
+      {"sh32x256Out", launch_shifted<32, 256, 256, ch06::BlockOrder::OutputRows, 4>},
       {"secW64", ch06::launch_sector_aligned<128, 64, 8>},
       {"secW64Out", ch06::launch_sector_aligned<128, 64, 8, ch06::BlockOrder::OutputRows>},
       {"secW64t4", ch06::launch_sector_aligned<128, 64, 4>},
