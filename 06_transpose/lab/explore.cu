@@ -14,6 +14,7 @@
 #include "06_transpose/lab/l2_hint.cuh"
 #include "06_transpose/lab/line_aligned.cuh"
 #include "06_transpose/lab/long_reads.cuh"
+#include "06_transpose/lab/pattern_copy.cuh"
 #include "06_transpose/lab/shifted.cuh"
 #include "06_transpose/lab/staged.cuh"
 #include "06_transpose/lab/thin_bulk.cuh"
@@ -55,6 +56,10 @@ int main(int argc, char** argv) {
   const std::vector<tutorial::TransposeKernel> kernels = {
       {"dispatch", ch06::dispatch_transpose},
       {"cublasGeam", launch_cublas_geam},
+      // Diagnostics, not transposes (reported WRONG; only their times count): pattern_copy.cuh.
+      {"patRead", launch_pattern_copy<128, 32, 256, PatternSide::Read>},
+      {"patWrite", launch_pattern_copy<128, 32, 256, PatternSide::Write>},
+      {"patBoth", launch_pattern_copy<128, 32, 256, PatternSide::Both>},
       {"padded64", ch06::launch_padded<64, 4>},
       {"sector", ch06::launch_sector_aligned<128, 32, 8>},
       {"sectorOut", ch06::launch_sector_aligned<128, 32, 8, ch06::BlockOrder::OutputRows>},

@@ -1,8 +1,12 @@
 // The harness's GPU tests: references agree, the occupancy calculator agrees with the CUDA
 // runtime, the copy ceiling is sane, and the launch point/buffers fail with clear errors.
+#include <iostream>
+#include <sstream>
 #include <string>
+#include <vector>
 
 #include "common/catch_compat.hpp"
+#include "common/chapter_main.hpp"
 #include "common/cuda_check.hpp"
 #include "common/device_buffer.hpp"
 #include "common/device_info.hpp"
@@ -83,7 +87,75 @@ __global__ void register_hungry_kernel(const float* in, float* out) {
   out[threadIdx.x] = sum;
 }
 
+// A transpose the way a library call makes one (cuBLAS's cublasSgeam): no launch through
+// tutorial::launch. At one row the transpose is a copy of the input.
+void library_one_row_transpose(const float* in, float* out, int rows, int cols) {
+  CUDA_CHECK(cudaMemcpy(out, in, size_t(rows) * cols * sizeof(float), cudaMemcpyDeviceToDevice));
+}
+
+// One CSV line's fields ("..." may hold commas; a doubled quote inside one is dropped).
+std::vector<std::string> csv_fields(const std::string& line) {
+  std::vector<std::string> fields(1);
+  bool quoted = false;
+  for (char c : line) {
+    if (c == '"') quoted = !quoted;
+    else if (c == ',' && !quoted) fields.emplace_back();
+    else fields.back() += c;
+  }
+  return fields;
+}
+
+size_t column(const std::vector<std::string>& header, const std::string& name) {
+  for (size_t i = 0; i < header.size(); ++i)
+    if (header[i] == name) return i;
+  FAIL("no column " << name);
+  return 0;
+}
+
 }  // namespace
+
+TEST_CASE("a launcher that launches nothing of ours reports no other kernel's occupancy",
+          "[gpu][report]") {
+  REQUIRE_GPU();
+  DeviceBuffer<float> out(64);
+  // A kernel of ours first, so that the launch record holds a launch the library row must not
+  // borrow (it did: the row showed that kernel's occupancy, and in a fresh process it failed).
+  tutorial::launch(smem_kernel<64>, dim3(2), dim3(32), 0, out.data());
+  device_synchronize();
+  CliOptions o;
+  o.problem = Problem::Transpose;
+  o.m = 1;
+  o.n = 1000;
+  o.iters = 2;
+  o.format = OutputFormat::Csv;
+  std::ostringstream captured;
+  std::streambuf* const stdout_buffer = std::cout.rdbuf(captured.rdbuf());
+  int rc = -1;
+  try {
+    rc = run_transpose_chapter("test", {}, {{"library", library_one_row_transpose}}, o,
+                               query_device(0));
+  } catch (...) {
+    std::cout.rdbuf(stdout_buffer);
+    throw;
+  }
+  std::cout.rdbuf(stdout_buffer);
+  CHECK(rc == 0);
+  std::istringstream lines(captured.str());
+  std::string line;
+  std::vector<std::string> header, row;
+  while (std::getline(lines, line)) {
+    const std::vector<std::string> fields = csv_fields(line);
+    if (header.empty()) header = fields;
+    else if (fields.size() == header.size() && fields[column(header, "kernel")] == "library")
+      row = fields;
+  }
+  INFO(captured.str());
+  REQUIRE(!row.empty());
+  CHECK(row[column(header, "status")] == "ok");
+  // No kernel of ours ran: no occupancy and no limiter, not smem_kernel's.
+  CHECK(row[column(header, "occupancy")] == "-");
+  CHECK(row[column(header, "limiter")].empty());
+}
 
 TEST_CASE("cuBLAS SGEMM (row-major) matches the CPU reference", "[gpu][reference]") {
   REQUIRE_GPU();

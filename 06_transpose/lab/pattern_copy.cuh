@@ -1,0 +1,68 @@
+// Chapter 06, lab: one side of a transpose at a time (a diagnostic, not a transpose).
+//
+// Step 5's tile reads TR input rows × TC columns (a TC-float piece of each row, a matrix pitch
+// apart) and writes TC output rows × TR columns. These kernels copy the same bytes with one side
+// in the tile's order and the other in a plain stream, so that a profile can tell which side's
+// addresses hold a transpose below the copy kernel:
+//   - SIDE = Read:  in[(R0 + j) * cols + C0 + c] → out[block's span + j * TC + c]
+//   - SIDE = Write: in[block's span + c * TR + j] → out[(C0 + c) * rows + R0 + j]
+//   - SIDE = Both:  each side in the tile's order, a thread's i-th load stored as its i-th store
+//     (the tile's addresses on both sides without shared memory or a barrier)
+// The block's span is its TR × TC floats, the blocks in launch order. Only whole tiles are moved
+// (the last partial band and column block are not), and the output is no transpose: the
+// harness's check reports these rows WRONG, and only their times mean anything. Every load of a
+// thread is issued before its first store, as in step 5; the blocks run in step 5's output order
+// (consecutive blocks take consecutive bands of one column block).
+#pragma once
+
+#include <cstddef>
+#include <string>
+
+#include "common/launch.cuh"
+
+namespace ch06lab {
+
+enum class PatternSide { Read, Write, Both };
+
+template <int TR, int TC, int THREADS, PatternSide SIDE>
+__global__ void __launch_bounds__(THREADS)
+    pattern_copy(const float* __restrict__ in, float* __restrict__ out, int rows, int cols) {
+  static_assert((TR * TC) % THREADS == 0 && THREADS % 32 == 0, "whole items a thread");
+  constexpr int ITEMS = TR * TC / THREADS;
+  const int band = blockIdx.x, colBlock = blockIdx.y;
+  const size_t span = ((size_t)colBlock * gridDim.x + band) * (TR * TC);
+  const size_t R0 = (size_t)band * TR, C0 = (size_t)colBlock * TC;
+  float v[ITEMS];
+#pragma unroll
+  for (int i = 0; i < ITEMS; ++i) {
+    const int item = threadIdx.x + i * THREADS;
+    if (SIDE != PatternSide::Write) {  // a warp reads TC consecutive floats of one input row
+      const int j = item / TC, c = item % TC;
+      v[i] = in[(R0 + j) * cols + C0 + c];
+    } else {  // a warp reads consecutive floats of the block's span
+      v[i] = in[span + item];
+    }
+  }
+#pragma unroll
+  for (int i = 0; i < ITEMS; ++i) {
+    const int item = threadIdx.x + i * THREADS;
+    if (SIDE == PatternSide::Read) {
+      out[span + item] = v[i];
+    } else {  // a warp writes TR consecutive floats of one output row (Write and Both)
+      const int c = item / TR, j = item % TR;
+      out[(C0 + c) * rows + R0 + j] = v[i];
+    }
+  }
+}
+
+template <int TR, int TC, int THREADS, PatternSide SIDE>
+void launch_pattern_copy(const float* in, float* out, int rows, int cols) {
+  const int bands = rows / TR, colBlocks = cols / TC;
+  if (bands < 1 || colBlocks < 1 || colBlocks > tutorial::kMaxGridY)
+    throw tutorial::UnsupportedShape("pattern_copy: " + std::to_string(rows) + "x" +
+                                     std::to_string(cols) + " has no whole tile or too many");
+  tutorial::launch(pattern_copy<TR, TC, THREADS, SIDE>, dim3(bands, colBlocks), dim3(THREADS), 0,
+                   in, out, rows, cols);
+}
+
+}  // namespace ch06lab
