@@ -11,10 +11,14 @@
 // The block's span is its TR × TC floats, the blocks in launch order. Only whole tiles are moved
 // (the last partial band and column block are not), and the output is no transpose: the
 // harness's check reports these rows WRONG, and only their times mean anything. Every load of a
-// thread is issued before its first store, as in step 5; the blocks run in step 5's output order
-// (consecutive blocks take consecutive bands of one column block).
+// thread is issued before its first store, as in step 5. Block order: groups of GROUP bands;
+// within a group consecutive blocks take consecutive bands, then the next column block.
+// GROUP = all bands is step 5's output order, GROUP = 1 the input's order (consecutive blocks
+// take consecutive column blocks of one band); between them the blocks running at once cover a
+// patch about GROUP bands tall.
 #pragma once
 
+#include <climits>
 #include <cstddef>
 #include <string>
 
@@ -26,11 +30,17 @@ enum class PatternSide { Read, Write, Both };
 
 template <int TR, int TC, int THREADS, PatternSide SIDE>
 __global__ void __launch_bounds__(THREADS)
-    pattern_copy(const float* __restrict__ in, float* __restrict__ out, int rows, int cols) {
+    pattern_copy(const float* __restrict__ in, float* __restrict__ out, int rows, int cols,
+                 int bands, int group) {
   static_assert((TR * TC) % THREADS == 0 && THREADS % 32 == 0, "whole items a thread");
   constexpr int ITEMS = TR * TC / THREADS;
-  const int band = blockIdx.x, colBlock = blockIdx.y;
-  const size_t span = ((size_t)colBlock * gridDim.x + band) * (TR * TC);
+  const int colBlocks = cols / TC;
+  const long long b = blockIdx.x;
+  const long long first = b / ((long long)group * colBlocks) * group;  // the group's first band
+  const int tall = bands - first < group ? int(bands - first) : group;  // its bands
+  const long long r = b - first * colBlocks;
+  const int band = int(first + r % tall), colBlock = int(r / tall);
+  const size_t span = (size_t)b * (TR * TC);
   const size_t R0 = (size_t)band * TR, C0 = (size_t)colBlock * TC;
   float v[ITEMS];
 #pragma unroll
@@ -55,14 +65,16 @@ __global__ void __launch_bounds__(THREADS)
   }
 }
 
-template <int TR, int TC, int THREADS, PatternSide SIDE>
+// GROUP 0: every band in one group (step 5's output order).
+template <int TR, int TC, int THREADS, PatternSide SIDE, int GROUP = 0>
 void launch_pattern_copy(const float* in, float* out, int rows, int cols) {
   const int bands = rows / TR, colBlocks = cols / TC;
-  if (bands < 1 || colBlocks < 1 || colBlocks > tutorial::kMaxGridY)
+  if (bands < 1 || colBlocks < 1 || (long long)bands * colBlocks > INT_MAX)
     throw tutorial::UnsupportedShape("pattern_copy: " + std::to_string(rows) + "x" +
                                      std::to_string(cols) + " has no whole tile or too many");
-  tutorial::launch(pattern_copy<TR, TC, THREADS, SIDE>, dim3(bands, colBlocks), dim3(THREADS), 0,
-                   in, out, rows, cols);
+  const int group = GROUP == 0 || GROUP > bands ? bands : GROUP;
+  tutorial::launch(pattern_copy<TR, TC, THREADS, SIDE>, dim3(bands * colBlocks), dim3(THREADS),
+                   0, in, out, rows, cols, bands, group);
 }
 
 }  // namespace ch06lab
