@@ -61,9 +61,9 @@ ReportRow check_kernel(const std::string& row_chapter, const std::string& name,
   row.chapter = row_chapter;
   row.kernel = name;
   row.status = check();
-  // A library call (cuBLAS) launches nothing through launch(): no kernel of ours to report on,
-  // and the record's last launch would be another row's.
-  if (launch_count() > before) {
+  // A library call (cuBLAS) keeps no launch of its own through launch(): no kernel of ours to
+  // report on (the record's latest would be another row's, or empty in a fresh process).
+  if (launch_kept_since(before)) {
     const Occupancy occ = occupancy_of_first_launch_since(before, device);
     row.occupancy = occ.occupancy;
     row.limiter = to_string(occ.limiter);

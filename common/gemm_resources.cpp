@@ -27,6 +27,11 @@ std::vector<GemmResources> gemm_resources(const DeviceInfo& device,
       out.push_back(r);
       continue;
     }
+    if (!launch_kept_since(before)) {  // a library call: no kernel of ours to report on
+      r.does_not_fit = "launched no kernel through tutorial::launch";
+      out.push_back(r);
+      continue;
+    }
     const LaunchRecord& l = first_launch_since(before);  // the main kernel, not a reduction
     r.resources = kernel_resources(l.kernel, l.threads_per_block(), l.dynamic_smem);
     r.occupancy = compute_occupancy(r.resources, device.sm);

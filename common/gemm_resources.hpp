@@ -21,7 +21,7 @@ struct GemmResources {
   KernelResources resources;  // threads, registers per thread, static + dynamic shared memory
   Occupancy occupancy;        // tutorial::compute_occupancy on this device's limits
   int runtime_blocks_per_sm = 0;  // cudaOccupancyMaxActiveBlocksPerMultiprocessor, for comparison
-  std::string does_not_fit;       // why this GPU cannot run it (KernelDoesNotFit); else empty
+  std::string does_not_fit;  // why it has no row: KernelDoesNotFit, or no launch of ours; else empty
 };
 
 // Launches each kernel once at M = N = K = 64 (16-byte aligned, so the fast variant) and

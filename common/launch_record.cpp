@@ -41,6 +41,7 @@ const LaunchRecord& first_launch_since(long count) {
     if (number > count) return record;
   return g_last_launch;
 }
+bool launch_kept_since(long count) { return !g_recent.empty() && g_recent.back().first > count; }
 void record_launch(const LaunchRecord& record) {
   const long number = ++g_launches;
   if (g_not_recorded > 0) return;

@@ -20,11 +20,15 @@ struct LaunchRecord {
 
 // The configuration of the most recent launch made through launch() on this host thread.
 const LaunchRecord& last_launch();
-// The first launch on this host thread after launch_count() was `count`: a launcher's main
+// The first launch kept on this host thread after launch_count() was `count`: a launcher's main
 // kernel, where it makes several (split-K's sum_slices and stream-K's fixup come after it).
-// The most recent launch if there was none since, or if that one is no longer kept (the last
-// 16 are).
+// Only the last 16 are kept: after more, the oldest kept since. With none kept since, the
+// most recent launch kept (another launcher's, or an empty record): ask launch_kept_since first
+// where a launcher may launch nothing of its own (a library call such as cuBLAS).
 const LaunchRecord& first_launch_since(long count);
+// Whether this host thread kept a launch after launch_count() was `count` (launches inside a
+// LaunchesNotRecorded, and other threads' launches, are counted but not kept here).
+bool launch_kept_since(long count);
 void record_launch(const LaunchRecord& record);
 // While one lives on this host thread, launches count in launch_count() but are not kept for
 // last_launch() and first_launch_since(): the trial runs a launcher makes before its real launch

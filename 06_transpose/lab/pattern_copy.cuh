@@ -8,6 +8,9 @@
 //   - SIDE = Write: in[block's span + c * TR + j] → out[(C0 + c) * rows + R0 + j]
 //   - SIDE = Both:  each side in the tile's order, a thread's i-th load stored as its i-th store
 //     (the tile's addresses on both sides without shared memory or a barrier)
+// A warp moves 32 consecutive floats of one row on the tile's side (a block TC of each input row
+// on the read side, TR of each output row on the write side). Step 5's 7 extra rows and its
+// sector shift are not reproduced: this is the plain TR × TC tile's addresses.
 // The block's span is its TR × TC floats, the blocks in launch order. Only whole tiles are moved
 // (the last partial band and column block are not), and the output is no transpose: the
 // harness's check reports these rows WRONG, and only their times mean anything. Every load of a
@@ -46,7 +49,7 @@ __global__ void __launch_bounds__(THREADS)
 #pragma unroll
   for (int i = 0; i < ITEMS; ++i) {
     const int item = threadIdx.x + i * THREADS;
-    if (SIDE != PatternSide::Write) {  // a warp reads TC consecutive floats of one input row
+    if (SIDE != PatternSide::Write) {  // the tile's reads: TC floats of each of TR input rows
       const int j = item / TC, c = item % TC;
       v[i] = in[(R0 + j) * cols + C0 + c];
     } else {  // a warp reads consecutive floats of the block's span
@@ -58,7 +61,7 @@ __global__ void __launch_bounds__(THREADS)
     const int item = threadIdx.x + i * THREADS;
     if (SIDE == PatternSide::Read) {
       out[span + item] = v[i];
-    } else {  // a warp writes TR consecutive floats of one output row (Write and Both)
+    } else {  // the tile's writes: TR floats of each of TC output rows (Write and Both)
       const int c = item / TR, j = item % TR;
       out[(C0 + c) * rows + R0 + j] = v[i];
     }
