@@ -11,6 +11,7 @@
 #include <numeric>
 #include <random>
 #include <string>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -650,6 +651,49 @@ TEST_CASE("the lab's pattern copies move each float of the whole tiles once", "[
   CHECK_THROWS_AS((ch06lab::launch_pattern_copy<128, 32, 256, PatternSide::Read>(nullptr, nullptr,
                                                                                  127, 1000)),
                   UnsupportedShape);
+}
+
+TEST_CASE("the lab's supertile pattern writes each output float of the whole supertiles once",
+          "[gpu]") {
+  REQUIRE_GPU();
+  // Not a transpose (lab/pattern_copy.cuh): the S x S supertiles' floats, read a band of H rows
+  // a block, land once each in the output's whole supertiles; nothing else is written.
+  const std::initializer_list<std::tuple<const char*, TransposeLauncher, int>> launchers = {
+      {"128, output order", ch06lab::launch_pattern_super<128, 16, 256, 8, false>, 128},
+      {"128, input order", ch06lab::launch_pattern_super<128, 16, 256, 8, true>, 128},
+      {"256, input order", ch06lab::launch_pattern_super<256, 32, 256, 16, true>, 256}};
+  for (const auto& [rows, cols] :
+       std::initializer_list<std::pair<int, int>>{{128, 128}, {300, 520}, {513, 129}, {700, 900}})
+    for (const auto& [name, launch, s] : launchers) {
+      INFO(name << " at " << rows << "x" << cols);
+      if (rows < s || cols < s) {  // no whole supertile: refused
+        CHECK_THROWS_AS(launch(nullptr, nullptr, rows, cols), UnsupportedShape);
+        continue;
+      }
+      std::vector<float> in(size_t(rows) * cols);
+      std::iota(in.begin(), in.end(), 1.0f);  // distinct, exact below 2^24
+      DeviceBuffer<float> dIn(in), dOut(in.size());
+      dOut.poison();
+      launch(dIn.data(), dOut.data(), rows, cols);
+      device_synchronize();
+      const int down = rows / s * s, across = cols / s * s;
+      std::vector<float> want, got;
+      for (int r = 0; r < down; ++r)
+        for (int c = 0; c < across; ++c) want.push_back(in[size_t(r) * cols + c]);
+      const std::vector<float> out = dOut.download();  // cols x rows
+      size_t outside = 0;
+      for (int r = 0; r < cols; ++r)
+        for (int c = 0; c < rows; ++c) {
+          const float v = out[size_t(r) * rows + c];
+          if (r < across && c < down)
+            got.push_back(v);
+          else if (!std::isnan(v))
+            ++outside;
+        }
+      CHECK(outside == 0);
+      std::sort(got.begin(), got.end());
+      CHECK(got == want);
+    }
 }
 
 TEST_CASE("the lab's tiles at every shape and pointer offset", "[gpu]") {

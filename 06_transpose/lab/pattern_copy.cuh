@@ -81,3 +81,53 @@ void launch_pattern_copy(const float* in, float* out, int rows, int cols) {
 }
 
 }  // namespace ch06lab
+
+namespace ch06lab {
+
+// Both sides in the order of an S × S supertile shared by S / H blocks (the addresses a cluster
+// of S / H blocks would touch if it transposed an S × S tile through distributed shared memory):
+// block k of a supertile at input rows SR0, columns SC0 reads input rows SR0 + k H .. + H - 1,
+// columns SC0 .. SC0 + S - 1 (S floats a row), and writes output rows SC0 + k H .. + H - 1,
+// columns SR0 .. SR0 + S - 1 (S floats a row). The S / H blocks of a supertile are consecutive in
+// launch order; supertiles follow each other down a column of supertiles (INPUT_ORDER false, the
+// output's order) or along a row of them (true). Each output float of the whole supertiles is
+// written once, but not with its transposed input: a diagnostic, reported WRONG like the others.
+// A thread moves ITEMS floats at a time (loads, then stores), H * S / (THREADS * ITEMS) times.
+template <int S, int H, int THREADS, int ITEMS, bool INPUT_ORDER>
+__global__ void __launch_bounds__(THREADS)
+    pattern_super(const float* __restrict__ in, float* __restrict__ out, int rows, int cols) {
+  static_assert(S % H == 0 && (H * S) % (THREADS * ITEMS) == 0, "whole passes");
+  constexpr int PASSES = H * S / (THREADS * ITEMS), PER = S / H;
+  const long long t = blockIdx.x / PER;
+  const int k = blockIdx.x % PER;
+  const int down = rows / S, across = cols / S;
+  const long long sr = INPUT_ORDER ? t / across : t % down;
+  const long long sc = INPUT_ORDER ? t % across : t / down;
+  const size_t inRow0 = size_t(sr) * S + size_t(k) * H, inCol0 = size_t(sc) * S;
+  const size_t outRow0 = size_t(sc) * S + size_t(k) * H, outCol0 = size_t(sr) * S;
+  for (int p = 0; p < PASSES; ++p) {
+    float v[ITEMS];
+#pragma unroll
+    for (int i = 0; i < ITEMS; ++i) {
+      const int item = (p * ITEMS + i) * THREADS + threadIdx.x;
+      v[i] = in[(inRow0 + item / S) * cols + inCol0 + item % S];
+    }
+#pragma unroll
+    for (int i = 0; i < ITEMS; ++i) {
+      const int item = (p * ITEMS + i) * THREADS + threadIdx.x;
+      out[(outRow0 + item / S) * rows + outCol0 + item % S] = v[i];
+    }
+  }
+}
+
+template <int S, int H, int THREADS, int ITEMS, bool INPUT_ORDER>
+void launch_pattern_super(const float* in, float* out, int rows, int cols) {
+  const long long blocks = (long long)(rows / S) * (cols / S) * (S / H);
+  if (blocks < 1 || blocks > INT_MAX)
+    throw tutorial::UnsupportedShape("pattern_super: " + std::to_string(rows) + "x" +
+                                     std::to_string(cols) + " has no whole supertile or too many");
+  tutorial::launch(pattern_super<S, H, THREADS, ITEMS, INPUT_ORDER>, dim3(unsigned(blocks)),
+                   dim3(THREADS), 0, in, out, rows, cols);
+}
+
+}  // namespace ch06lab
