@@ -26,6 +26,7 @@
 #include "06_transpose/lab/shifted.cuh"
 #include "06_transpose/lab/staged.cuh"
 #include "06_transpose/lab/thin_bulk.cuh"
+#include "06_transpose/lab/thin_deep.cuh"
 #include "06_transpose/lab/thin_sector.cuh"
 #include "06_transpose/lab/thin_rows.cuh"
 #include "06_transpose/lab/thin_sided.cuh"
@@ -462,6 +463,11 @@ TEST_CASE("the lab's thin kernels at every shape and pointer offset", "[gpu]") {
         check_at_offsets(ch06lab::launch_thin_rows<512, 12288, 4>, thin, along, offset, offset);
         // U = 8 without the register cap (under it ptxas spills on sm_90).
         check_at_offsets(ch06lab::launch_thin_rows<512, 12288, 1, 8>, thin, along, offset, 0);
+        // K rows' pieces a warp in flight (thin_deep.cuh), K * WARPS not dividing the items.
+        check_at_offsets(ch06lab::launch_thin_bulk_deep<256, 6144, 8, 4, 4>, thin, along, offset,
+                         3 - offset);
+        check_at_offsets(ch06lab::launch_thin_bulk_deep<512, 12288, 4, 4, 2>, thin, along, 0,
+                         offset);
       }
   // The chunk's contiguous side by the copy engine: tall (cut at sectors) and wide, odd and even
   // thin sides, ranges not in whole 16 bytes, pointers off 16 bytes (the threads' path).

@@ -18,6 +18,7 @@
 #include "06_transpose/lab/shifted.cuh"
 #include "06_transpose/lab/staged.cuh"
 #include "06_transpose/lab/thin_bulk.cuh"
+#include "06_transpose/lab/thin_deep.cuh"
 #include "06_transpose/lab/thin_sector.cuh"
 #include "06_transpose/lab/thin_rows.cuh"
 #include "06_transpose/lab/thin_sided.cuh"
@@ -74,6 +75,11 @@ int main(int argc, char** argv) {
       {"patWide96", launch_pattern_copy<96, 128, 256, PatternSide::Read, 1>},
       {"patWide128", launch_pattern_copy<128, 64, 256, PatternSide::Read, 1>},
       {"patTall47", launch_pattern_copy<256, 47, 256, PatternSide::Write, 1>},
+      {"deep256K2", launch_thin_bulk_deep<256, 6144, 8, 4, 2>},
+      {"deep256K4", launch_thin_bulk_deep<256, 6144, 8, 4, 4>},
+      {"deep256x4K4", launch_thin_bulk_deep<256, 6144, 4, 4, 4>},
+      {"deep512K2", launch_thin_bulk_deep<512, 12288, 4, 4, 2>},
+      {"deep512K4", launch_thin_bulk_deep<512, 12288, 4, 4, 4>},
       {"patSup128", launch_pattern_super<128, 16, 256, 8, false>},
       {"patSup128In", launch_pattern_super<128, 16, 256, 8, true>},
       {"patSup256", launch_pattern_super<256, 32, 256, 16, false>},
