@@ -469,6 +469,22 @@ TEST_CASE("the lab's thin kernels at every shape and pointer offset", "[gpu]") {
         check_at_offsets(ch06lab::launch_thin_bulk_deep<512, 12288, 4, 4, 2>, thin, along, 0,
                          offset);
       }
+  // The deep kernels at the even thin sides run 93 timed (every instance), spans ending inside a
+  // group of pieces.
+  for (const int thin : {32, 64, 96, 128})
+    for (const int along : {thin + 1, 2049, 5000})
+      for (int offset = 0; offset < 4; offset += 3) {
+        check_at_offsets(ch06lab::launch_thin_bulk_deep<256, 6144, 8, 4, 2>, thin, along, offset,
+                         3 - offset);
+        check_at_offsets(ch06lab::launch_thin_bulk_deep<256, 6144, 8, 4, 4>, thin, along, 0,
+                         offset);
+        check_at_offsets(ch06lab::launch_thin_bulk_deep<256, 6144, 4, 4, 4>, thin, along, offset,
+                         0);
+        check_at_offsets(ch06lab::launch_thin_bulk_deep<512, 12288, 4, 4, 2>, thin, along,
+                         offset, offset);
+        check_at_offsets(ch06lab::launch_thin_bulk_deep<512, 12288, 4, 4, 4>, thin, along, 3,
+                         offset);
+      }
   // The chunk's contiguous side by the copy engine: tall (cut at sectors) and wide, odd and even
   // thin sides, ranges not in whole 16 bytes, pointers off 16 bytes (the threads' path).
   for (const int thin : {1, 2, 3, 9, 16, 33, 40, 63})
@@ -667,9 +683,12 @@ TEST_CASE("the lab's supertile pattern writes each output float of the whole sup
   const std::initializer_list<std::tuple<const char*, TransposeLauncher, int>> launchers = {
       {"128, output order", ch06lab::launch_pattern_super<128, 16, 256, 8, false>, 128},
       {"128, input order", ch06lab::launch_pattern_super<128, 16, 256, 8, true>, 128},
-      {"256, input order", ch06lab::launch_pattern_super<256, 32, 256, 16, true>, 256}};
-  for (const auto& [rows, cols] :
-       std::initializer_list<std::pair<int, int>>{{128, 128}, {300, 520}, {513, 129}, {700, 900}})
+      {"256, input order", ch06lab::launch_pattern_super<256, 32, 256, 16, true>, 256},
+      {"256, output order", ch06lab::launch_pattern_super<256, 32, 256, 16, false>, 256},
+      {"512, output order", ch06lab::launch_pattern_super<512, 64, 256, 16, false>, 512},
+      {"512, input order", ch06lab::launch_pattern_super<512, 64, 256, 16, true>, 512}};
+  for (const auto& [rows, cols] : std::initializer_list<std::pair<int, int>>{
+           {128, 128}, {300, 520}, {513, 129}, {700, 900}, {1030, 1540}})
     for (const auto& [name, launch, s] : launchers) {
       INFO(name << " at " << rows << "x" << cols);
       if (rows < s || cols < s) {  // no whole supertile: refused
