@@ -69,6 +69,7 @@ int main(int argc, char** argv) {
       {"patBothG4", launch_pattern_copy<128, 32, 256, PatternSide::Both, 4>},
       {"patBothG16", launch_pattern_copy<128, 32, 256, PatternSide::Both, 16>},
       {"patBothG64", launch_pattern_copy<128, 32, 256, PatternSide::Both, 64>},
+      {"patBoth256In", launch_pattern_copy<256, 32, 256, PatternSide::Both, 1>},
       {"patWide32", launch_pattern_copy<32, 256, 256, PatternSide::Read, 1>},
       {"patWide48", launch_pattern_copy<48, 256, 256, PatternSide::Read, 1>},
       {"patWide64", launch_pattern_copy<64, 128, 256, PatternSide::Read, 1>},
