@@ -36,12 +36,12 @@ __global__ void __launch_bounds__(THREADS, MIN_BLOCKS)
 #pragma unroll
       for (int k = 0; k < K; ++k) {
         const int g = g0 + k * WARPS;
-        if (g >= items) continue;
-        const int c = g / groups, i0 = (g % groups) * 32 * U + lane;
-        const float* src = in + size_t(c) * cols + first + i0;  // (formed only inside the matrix)
+        const int gc = g < items ? g : items - 1;  // a pointer inside the matrix, unused past it
+        const int c = gc / groups, i0 = (gc % groups) * 32 * U + lane;
+        const float* src = in + size_t(c) * cols + first + i0;
 #pragma unroll
         for (int u = 0; u < U; ++u)
-          if (i0 + 32 * u < span) x[k][u] = ch06::load1_line(src + 32 * u);
+          if (g < items && i0 + 32 * u < span) x[k][u] = ch06::load1_line(src + 32 * u);
       }
 #pragma unroll
       for (int k = 0; k < K; ++k) {
