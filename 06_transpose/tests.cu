@@ -621,6 +621,25 @@ TEST_CASE("the lab's chunk kernels at short spans (a grid that fills the GPU)", 
   }
 }
 
+namespace {
+// 1, 2, 3, ...: every float distinct and exact (below 2^24), so a sorted output shows which
+// floats landed, whatever addresses the kernel wrote them to.
+std::vector<float> distinct_floats(int rows, int cols) {
+  std::vector<float> in(size_t(rows) * cols);
+  std::iota(in.begin(), in.end(), 1.0f);
+  return in;
+}
+// The launcher run on `in` into a poisoned output (NaN where nothing was written).
+std::vector<float> run_poisoned(TransposeLauncher launch, const std::vector<float>& in, int rows,
+                                int cols) {
+  DeviceBuffer<float> dIn(in), dOut(in.size());
+  dOut.poison();
+  launch(dIn.data(), dOut.data(), rows, cols);
+  device_synchronize();
+  return dOut.download();
+}
+}  // namespace
+
 TEST_CASE("the lab's pattern copies move each float of the whole tiles once", "[gpu]") {
   REQUIRE_GPU();
   using ch06lab::PatternSide;
@@ -645,12 +664,8 @@ TEST_CASE("the lab's pattern copies move each float of the whole tiles once", "[
         CHECK_THROWS_AS(launch(nullptr, nullptr, rows, cols), UnsupportedShape);
         continue;
       }
-      std::vector<float> in(size_t(rows) * cols);
-      std::iota(in.begin(), in.end(), 1.0f);  // distinct, exact below 2^24
-      DeviceBuffer<float> dIn(in), dOut(in.size());
-      dOut.poison();
-      launch(dIn.data(), dOut.data(), rows, cols);
-      device_synchronize();
+      const std::vector<float> in = distinct_floats(rows, cols);
+      const std::vector<float> out = run_poisoned(launch, in, rows, cols);
       // The tile's side reads the whole tiles; the stream side (write) reads the first floats.
       std::vector<float> want;
       const bool streamRead = std::string(name) == "write";
@@ -661,7 +676,7 @@ TEST_CASE("the lab's pattern copies move each float of the whole tiles once", "[
         for (int r = 0; r < rows / tr * tr; ++r)
           for (int c = 0; c < cols / tc * tc; ++c) want.push_back(in[size_t(r) * cols + c]);
       std::vector<float> got;
-      for (float v : dOut.download())
+      for (float v : out)
         if (!std::isnan(v)) got.push_back(v);
       std::sort(got.begin(), got.end());
       CHECK(got.size() == want.size());
@@ -695,17 +710,12 @@ TEST_CASE("the lab's supertile pattern writes each output float of the whole sup
         CHECK_THROWS_AS(launch(nullptr, nullptr, rows, cols), UnsupportedShape);
         continue;
       }
-      std::vector<float> in(size_t(rows) * cols);
-      std::iota(in.begin(), in.end(), 1.0f);  // distinct, exact below 2^24
-      DeviceBuffer<float> dIn(in), dOut(in.size());
-      dOut.poison();
-      launch(dIn.data(), dOut.data(), rows, cols);
-      device_synchronize();
+      const std::vector<float> in = distinct_floats(rows, cols);
+      const std::vector<float> out = run_poisoned(launch, in, rows, cols);  // cols x rows
       const int down = rows / s * s, across = cols / s * s;
       std::vector<float> want, got;
       for (int r = 0; r < down; ++r)
         for (int c = 0; c < across; ++c) want.push_back(in[size_t(r) * cols + c]);
-      const std::vector<float> out = dOut.download();  // cols x rows
       size_t outside = 0;
       for (int r = 0; r < cols; ++r)
         for (int c = 0; c < rows; ++c) {
