@@ -441,23 +441,38 @@ __global__ void __launch_bounds__(THREADS, MIN_BLOCKS)
   // END QUOTE bulk-kernel
 }
 
+// A warp's U pieces should fit the span: where it is 32 or 64 columns (rows 64 to 95 at 6,144
+// floats a chunk, 128 to 191 at 12,288), U = 4 turns one to three of a warp's four loads off,
+// and it measured slower than the U that fits (lab/LOG.md#bulk-fit). So U = span / 32, at most
+// U_MAX (a span is a multiple of 32).
+using ThinBulkKernel = void (*)(const float*, float*, int, int, int);
+template <int THREADS, int MIN_BLOCKS, int U_MAX>
+ThinBulkKernel thin_bulk_kernel(int span) {
+  if constexpr (U_MAX > 1)
+    if (32 * U_MAX > span) return thin_bulk_kernel<THREADS, MIN_BLOCKS, U_MAX - 1>(span);
+  return transpose_thin_bulk<THREADS, MIN_BLOCKS, U_MAX>;
+}
+
 // Wide matrices only (rows < cols), rows below CHUNK / 32 as launch_thin_sized.
 // FILL: the span filled_span gives (at least 32, a warp's 128 bytes a segment).
-template <int THREADS, int CHUNK, int MIN_BLOCKS = 1, int U = 4, bool FILL = false>
+template <int THREADS, int CHUNK, int MIN_BLOCKS = 1, int U_MAX = 4, bool FILL = false>
 void launch_thin_bulk(const float* in, float* out, int rows, int cols) {
   if (rows >= cols || 32 * (rows | 1) > CHUNK)
     throw tutorial::UnsupportedShape("transpose_thin_bulk: wide matrices of fewer than " +
                                      std::to_string(CHUNK / 32) + " rows, got " +
                                      std::to_string(rows) + "x" + std::to_string(cols));
   const int span_max = thin_span(CHUNK, rows);
-  const auto kernel = transpose_thin_bulk<THREADS, MIN_BLOCKS, U>;
   auto smem = [&](int span) { return size_t(span) * rows * sizeof(float); };
+  // The filled span from U_MAX's kernel: every U has the same shared memory and register cap.
   const int span =
-      FILL ? filled_span(cols, tutorial::resident_blocks(kernel, THREADS, smem(span_max)),
+      FILL ? filled_span(cols,
+                         tutorial::resident_blocks(transpose_thin_bulk<THREADS, MIN_BLOCKS, U_MAX>,
+                                                   THREADS, smem(span_max)),
                          span_max, 32)
            : span_max;
-  tutorial::launch(kernel, dim3(tutorial::ceil_div(cols, span)), dim3(THREADS), smem(span), in,
-                   out, rows, cols, span);
+  tutorial::launch(thin_bulk_kernel<THREADS, MIN_BLOCKS, U_MAX>(span),
+                   dim3(tutorial::ceil_div(cols, span)), dim3(THREADS), smem(span), in, out, rows,
+                   cols, span);
 }
 
 // MIN_BLOCKS asks ptxas for 65,536 / (THREADS * MIN_BLOCKS) registers at most: 32 for 2,048

@@ -388,18 +388,32 @@ TEST_CASE("the thin kernel with its segments cut at sectors: every shape and poi
                   UnsupportedShape);
 }
 
+TEST_CASE("the bulk kernel's U pieces a warp fit its span", "[bulk]") {
+  // U = span / 32, at most U_MAX: no warp has a load turned off for want of columns.
+  using ch06::thin_bulk_kernel, ch06::transpose_thin_bulk;
+  CHECK(thin_bulk_kernel<256, 8, 4>(32) == transpose_thin_bulk<256, 8, 1>);
+  CHECK(thin_bulk_kernel<256, 8, 4>(64) == transpose_thin_bulk<256, 8, 2>);
+  CHECK(thin_bulk_kernel<256, 8, 4>(96) == transpose_thin_bulk<256, 8, 3>);
+  CHECK(thin_bulk_kernel<256, 8, 4>(128) == transpose_thin_bulk<256, 8, 4>);
+  CHECK(thin_bulk_kernel<512, 4, 4>(6144) == transpose_thin_bulk<512, 4, 4>);
+  CHECK(thin_bulk_kernel<512, 4, 2>(96) == transpose_thin_bulk<512, 4, 2>);
+  CHECK(thin_bulk_kernel<512, 4, 2>(32) == transpose_thin_bulk<512, 4, 1>);
+}
+
 TEST_CASE("the thin kernel whose chunk the copy engine writes: every shape and pointer offset",
           "[gpu]") {
   REQUIRE_GPU();
   // Odd and even row counts; columns within a few of one and two spans (a last chunk whose
   // range is not whole 16 bytes), and far past them; both output alignments (the engine's path
   // and the threads'), inputs off 16 bytes. The engine's path runs only on sm_90 and later: on
-  // an older GPU, and on the CPU backend, this tests the threads' path alone.
+  // an older GPU, and on the CPU backend, this tests the threads' path alone. The even rows take
+  // every U the span fits (thin_bulk_kernel): at 6,144 floats 48 rows U = 3, 76 U = 2, 100 to
+  // 180 U = 1; at 12,288 40 to 76 U = 4, 100 U = 3, 130 and 180 U = 2; U_MAX = 2 caps the rest.
   auto bulk_cols = [](int chunk, int rows) {
     const int span = ch06::thin_span(chunk, rows);
     return std::vector<int>{span - 3, span, span + 1, 2 * span + 3, 4099};
   };
-  for (const int rows : {1, 2, 3, 8, 9, 16, 33, 40, 63, 76, 191})
+  for (const int rows : {1, 2, 3, 8, 9, 16, 33, 40, 48, 63, 76, 100, 130, 180, 191})
     for (int inOffset = 0; inOffset < 2; ++inOffset)
       for (int outOffset = 0; outOffset < 4; ++outOffset) {
         for (const int cols : bulk_cols(6144, rows))
@@ -407,9 +421,12 @@ TEST_CASE("the thin kernel whose chunk the copy engine writes: every shape and p
             check_at_offsets(ch06::launch_thin_bulk<256, 6144, 8>, rows, cols, inOffset,
                              outOffset);
         for (const int cols : bulk_cols(12288, rows))
-          if (cols > rows)
-            check_at_offsets(ch06::launch_thin_bulk<512, 12288, 4, 2>, rows, cols, inOffset,
+          if (cols > rows) {
+            check_at_offsets(ch06::launch_thin_bulk<512, 12288, 4>, rows, cols, inOffset,
                              outOffset);
+            check_at_offsets(ch06::launch_thin_bulk<512, 12288, 4, 2>, rows, cols, 1 - inOffset,
+                             3 - outOffset);
+          }
       }
   // Filled (the span shortened where the grid is under a wave), both sizes.
   for (const int rows : {1, 6, 19, 40, 64})
