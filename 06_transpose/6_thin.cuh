@@ -441,10 +441,10 @@ __global__ void __launch_bounds__(THREADS, MIN_BLOCKS)
   // END QUOTE bulk-kernel
 }
 
-// A warp's U pieces should fit the span: where it is 32 or 64 columns (rows 64 to 95 at 6,144
-// floats a chunk, 128 to 191 at 12,288), U = 4 turns one to three of a warp's four loads off,
-// and it measured slower than the U that fits (lab/LOG.md#bulk-fit). So U = span / 32, at most
-// U_MAX (a span is a multiple of 32).
+// A warp's U pieces should fit the span: where it is under 128 columns (48 rows or more at
+// 6,144 floats a chunk, 96 or more at 12,288), U = 4 turns one to three of a warp's four loads
+// off, and it measured slower than the U that fits (lab/LOG.md#bulk-fit). So U = span / 32, at
+// most U_MAX (a span is a multiple of 32).
 using ThinBulkKernel = void (*)(const float*, float*, int, int, int);
 template <int THREADS, int MIN_BLOCKS, int U_MAX>
 ThinBulkKernel thin_bulk_kernel(int span) {

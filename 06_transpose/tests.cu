@@ -409,9 +409,10 @@ TEST_CASE("the thin kernel whose chunk the copy engine writes: every shape and p
   // an older GPU, and on the CPU backend, this tests the threads' path alone. The even rows take
   // every U the span fits (thin_bulk_kernel): at 6,144 floats 48 rows U = 3, 76 U = 2, 100 to
   // 180 U = 1; at 12,288 40 to 76 U = 4, 100 U = 3, 130 and 180 U = 2; U_MAX = 2 caps the rest.
-  auto bulk_cols = [](int chunk, int rows) {
+  auto bulk_cols = [](int chunk, int rows) {  // the first whole spans past `rows` columns
     const int span = ch06::thin_span(chunk, rows);
-    return std::vector<int>{span - 3, span, span + 1, 2 * span + 3, 4099};
+    const int base = span * std::max(1, (rows + 4 + span - 1) / span);
+    return std::vector<int>{base - 3, base, base + 1, base + span + 3, 4099};
   };
   for (const int rows : {1, 2, 3, 8, 9, 16, 33, 40, 48, 63, 76, 100, 130, 180, 191})
     for (int inOffset = 0; inOffset < 2; ++inOffset)
@@ -427,7 +428,22 @@ TEST_CASE("the thin kernel whose chunk the copy engine writes: every shape and p
             check_at_offsets(ch06::launch_thin_bulk<512, 12288, 4, 2>, rows, cols, 1 - inOffset,
                              3 - outOffset);
           }
+        // The lab's U fixed whatever the span (lab/thin_bulk.cuh), every instance explore times.
+        const int cols = bulk_cols(6144, rows)[0];
+        if (rows % 2 == 0 && cols > rows) {
+          check_at_offsets(ch06lab::launch_thin_bulk_fixed<256, 6144, 8, 3>, rows, cols, inOffset,
+                           outOffset);
+          check_at_offsets(ch06lab::launch_thin_bulk_fixed<256, 6144, 8, 4>, rows, cols + 5,
+                           inOffset, 3 - outOffset);
+          check_at_offsets(ch06lab::launch_thin_bulk_fixed<512, 12288, 4, 3>, rows, cols + 1,
+                           1 - inOffset, outOffset);
+          check_at_offsets(ch06lab::launch_thin_bulk_fixed<512, 12288, 4, 4>, rows, cols + 2,
+                           1 - inOffset, 3 - outOffset);
+        }
       }
+  // The launcher runs the kernel whose U fits the span (76 rows: 64 columns at 6,144 floats).
+  check_at_offsets(ch06::launch_thin_bulk<256, 6144, 8>, 76, 4099, 0, 0);
+  CHECK(last_launch().kernel == reinterpret_cast<const void*>(ch06::transpose_thin_bulk<256, 8, 2>));
   // Filled (the span shortened where the grid is under a wave), both sizes.
   for (const int rows : {1, 6, 19, 40, 64})
     for (const int cols : {rows + 1, 1000, 5957, 70001})

@@ -227,6 +227,10 @@ int main(int argc, char** argv) {
       {"bulkW256x6kB8u2", ch06::launch_thin_bulk<256, 6144, 8, 2>},
       {"bulkW512x12kB4", ch06::launch_thin_bulk<512, 12288, 4>},
       {"bulkW512x12kB4u2", ch06::launch_thin_bulk<512, 12288, 4, 2>},
+      {"bulkU256x6kB8u3", launch_thin_bulk_fixed<256, 6144, 8, 3>},
+      {"bulkU256x6kB8u4", launch_thin_bulk_fixed<256, 6144, 8, 4>},
+      {"bulkU512x12kB4u3", launch_thin_bulk_fixed<512, 12288, 4, 3>},
+      {"bulkU512x12kB4u4", launch_thin_bulk_fixed<512, 12288, 4, 4>},
       {"fillThin256x6kB8", launch_thin_fill<256, 6144, 8>},
       {"fillThin512x12kB4", launch_thin_fill<512, 12288, 4>},
       // (The lab's filled bulk launchers became step 6's FILL ones: the same launch.)

@@ -310,4 +310,18 @@ void launch_thin_bulk_out(const float* in, float* out, int rows, int cols) {
                    cols, span);
 }
 
+// Step 6's transpose_thin_bulk with U fixed, whatever the span (step 6's launcher fits U to the
+// span: thin_bulk_kernel): the U = 3 against U = 4 comparison at a span of 96 (LOG.md#bulk-fit).
+template <int THREADS, int CHUNK, int MIN_BLOCKS, int U>
+void launch_thin_bulk_fixed(const float* in, float* out, int rows, int cols) {
+  if (rows >= cols || 32 * (rows | 1) > CHUNK)
+    throw tutorial::UnsupportedShape("transpose_thin_bulk (U fixed): wide matrices of fewer than " +
+                                     std::to_string(CHUNK / 32) + " rows, got " +
+                                     std::to_string(rows) + "x" + std::to_string(cols));
+  const int span = ch06::thin_span(CHUNK, rows);
+  tutorial::launch(ch06::transpose_thin_bulk<THREADS, MIN_BLOCKS, U>,
+                   dim3(tutorial::ceil_div(cols, span)), dim3(THREADS),
+                   size_t(span) * rows * sizeof(float), in, out, rows, cols, span);
+}
+
 }  // namespace ch06lab
