@@ -441,10 +441,9 @@ __global__ void __launch_bounds__(THREADS, MIN_BLOCKS)
   // END QUOTE bulk-kernel
 }
 
-// A warp's U pieces should fit the span: where it is under 128 columns (48 rows or more at
-// 6,144 floats a chunk, 96 or more at 12,288), U = 4 turns one to three of a warp's four loads
-// off, and it measured slower than the U that fits (lab/LOG.md#bulk-fit). So U = span / 32, at
-// most U_MAX (a span is a multiple of 32).
+// A warp's U pieces should fit the span (a multiple of 32): under 128 columns, U = 4 turns one to
+// three of a warp's four loads off and ptxas schedules fewer live loads at once, far slower at
+// spans of 32 and 64 (lab/LOG.md#bulk-fit). So U = span / 32, at most U_MAX.
 using ThinBulkKernel = void (*)(const float*, float*, int, int, int);
 template <int THREADS, int MIN_BLOCKS, int U_MAX>
 ThinBulkKernel thin_bulk_kernel(int span) {
@@ -463,7 +462,8 @@ void launch_thin_bulk(const float* in, float* out, int rows, int cols) {
                                      std::to_string(rows) + "x" + std::to_string(cols));
   const int span_max = thin_span(CHUNK, rows);
   auto smem = [&](int span) { return size_t(span) * rows * sizeof(float); };
-  // The filled span from U_MAX's kernel: every U has the same shared memory and register cap.
+  // The filled span from U_MAX's kernel: every U has the same shared memory, and under the
+  // launchers' register caps the same 32 registers (lab/LOG.md#bulk-fit).
   const int span =
       FILL ? filled_span(cols,
                          tutorial::resident_blocks(transpose_thin_bulk<THREADS, MIN_BLOCKS, U_MAX>,
