@@ -17,10 +17,13 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <exception>
+#include <fcntl.h>
 #include <fstream>
 #include <iostream>
 #include <string>
+#include <unistd.h>
 #include <vector>
 
 #if defined(__linux__) && defined(__x86_64__)
@@ -175,6 +178,54 @@ void write_text(const std::string& path, const std::string& line) {
   out << exercise::protocol::one_line(line) << "\n";
 }
 
+// ---------------------------------------------------------------------------------------
+// What the student's code could learn from this process's memory. A call's seed gives its
+// inputs, and the inputs the answer, which host code could then smuggle into a kernel (an
+// argument by value, a host address in disguise). So no seed is in memory when the student's
+// code runs: the request is read a line at a time (no buffer holds later calls), the seed is
+// taken out of the line's text before it is parsed, the inputs' host copies are wiped once
+// uploaded, and the stack below the call is wiped before it.
+// ---------------------------------------------------------------------------------------
+
+// Bytes zeroed so that the compiler cannot drop the stores as dead.
+void wipe(void* data, size_t bytes) {
+  volatile unsigned char* p = static_cast<volatile unsigned char*>(data);
+  for (size_t i = 0; i < bytes; ++i) p[i] = 0;
+}
+
+// The stack below the caller's frame, where the inputs were computed, zeroed.
+__attribute__((noinline)) void wipe_stack_below() {
+  unsigned char below[64 * 1024];
+  wipe(below, sizeof below);
+  asm volatile("" : : "r"(below) : "memory");
+}
+
+// One line of the request (without its newline) into `line`, whose capacity is reserved so
+// that no reallocation leaves a copy behind; false at the end. A byte a read: no buffer of
+// this process holds the lines after it.
+bool read_line(int fd, std::string& line) {
+  line.clear();
+  char c;
+  ssize_t got;
+  while ((got = read(fd, &c, 1)) == 1 && c != '\n') line.push_back(c);
+  return got == 1 || !line.empty();
+}
+
+// The value of the line's "seed=" option, its digits in the text then overwritten with '0'
+// (the parsed call sees seed 0). 1 where the line has none, as Call::seed() says.
+uint64_t take_seed(std::string& line) {
+  uint64_t seed = 1;
+  for (size_t at = line.find("seed="); at != std::string::npos; at = line.find("seed=", at + 1)) {
+    if (at > 0 && line[at - 1] != ' ') continue;  // another option's name ending in "seed"
+    seed = 0;
+    for (size_t i = at + 5; i < line.size() && line[i] >= '0' && line[i] <= '9'; ++i) {
+      seed = seed * 10 + uint64_t(line[i] - '0');
+      line[i] = '0';
+    }
+  }
+  return seed;
+}
+
 #if defined(EXERCISE_RUNNER_MODEL)
 namespace analyze = tutorial::analyze;
 
@@ -236,16 +287,26 @@ std::string model_figures(const analyze::MemoryStats& total, const std::vector<b
 // Inputs from the seed, the output (inside its guard band) poisoned, one call, the whole
 // buffer back. Returns the kernel launches the call made. A model call (the model's runner
 // only) counts the call's memory requests and writes their figures into *model.
-long run_matrix(const Call& call, const Entry& entry, std::vector<float>& buffer,
+// An operand's values on the device; their host copy wiped.
+__attribute__((noinline)) tutorial::DeviceBuffer<float> upload_operand(const uint64_t& seed,
+                                                                        int operand, size_t n) {
+  std::vector<float> host = exercise::inputs::operand_values(seed, operand, n);
+  tutorial::DeviceBuffer<float> device(host);
+  wipe(host.data(), host.size() * sizeof(float));
+  return device;
+}
+
+long run_matrix(const Call& call, uint64_t& seed, const Entry& entry, std::vector<float>& buffer,
                 [[maybe_unused]] std::string* model = nullptr) {
   const bool gemm = call.is_gemm();
   const int d0 = call.dim(0), d1 = call.dim(1), d2 = call.dim(2);
   if (d0 < 1 || d1 < 1 || (gemm && d2 < 1)) throw std::invalid_argument("bad sizes");
   const size_t in0 = gemm ? size_t(d0) * d2 : size_t(d0) * d1;  // A (M x K), or the input
   const size_t in1 = gemm ? size_t(d2) * d1 : 0;                 // B (K x N)
-  tutorial::DeviceBuffer<float> first(exercise::inputs::operand_values(call.seed(), 0, in0));
-  tutorial::DeviceBuffer<float> second(
-      exercise::inputs::operand_values(call.seed(), 1, std::max<size_t>(in1, 1)));
+  tutorial::DeviceBuffer<float> first = upload_operand(seed, 0, in0);
+  tutorial::DeviceBuffer<float> second = upload_operand(seed, 1, std::max<size_t>(in1, 1));
+  wipe(&seed, sizeof seed);
+  wipe_stack_below();
   tutorial::DeviceBuffer<float> out(call.buffer_elements());
   out.poison();  // every byte 0xFF: an element nobody writes reads as NaN
   float* at = out.data() + (call.guard() ? exercise::protocol::kGuardBefore : 0);
@@ -290,7 +351,8 @@ std::string format_numbers(const std::vector<double>& values) {
 }
 
 // Runs one call; returns the result line (and writes i.bin / i.sums where there are any).
-std::string run_call(const Call& call, [[maybe_unused]] const std::string& prefix) {
+std::string run_call(const Call& call, [[maybe_unused]] uint64_t& seed,
+                     [[maybe_unused]] const std::string& prefix) {
   const Entry* entry = find_entry(call.entry);
   if (!entry) return "error no entry named " + call.entry + " in this exercise";
   if (call.kind == "call") {
@@ -307,7 +369,7 @@ std::string run_call(const Call& call, [[maybe_unused]] const std::string& prefi
   }
   if (call.kind == "gemm" || call.kind == "transpose") {
     std::vector<float> buffer;
-    const long launches = run_matrix(call, *entry, buffer);
+    const long launches = run_matrix(call, seed, *entry, buffer);
     write_file(prefix + ".bin", buffer.data(), buffer.size() * sizeof(float));
     return "ok launches=" + std::to_string(launches);
   }
@@ -315,7 +377,7 @@ std::string run_call(const Call& call, [[maybe_unused]] const std::string& prefi
   if (call.is_model()) {
     std::vector<float> buffer;
     std::string figures;
-    const long launches = run_matrix(call, *entry, buffer, &figures);
+    const long launches = run_matrix(call, seed, *entry, buffer, &figures);
     write_file(prefix + ".bin", buffer.data(), buffer.size() * sizeof(float));
     return "ok launches=" + std::to_string(launches) + figures;
   }
@@ -326,11 +388,11 @@ std::string run_call(const Call& call, [[maybe_unused]] const std::string& prefi
     if (call.kind == "time_gemm") {
       if (!entry->gemm) return "error " + call.entry + " is not a GEMM launcher";
       t = exercise::timing::time_gemm(entry->gemm, call.dim(0), call.dim(1), call.dim(2),
-                                      call.seed(), call.reps());
+                                      seed, call.reps());
     } else {
       if (!entry->transpose) return "error " + call.entry + " is not a transpose";
       t = exercise::timing::time_transpose(entry->transpose, call.dim(0), call.dim(1),
-                                           call.seed(), call.reps());
+                                           seed, call.reps());
     }
     write_file(prefix + ".bin", t.output.data(), t.output.size() * sizeof(float));
     write_file(prefix + ".sums", t.sums.data(), t.sums.size() * sizeof(double));
@@ -349,8 +411,8 @@ int main(int argc, char** argv) {
     std::cerr << "usage: " << argv[0] << " <request.txt> <results folder>\n";
     return 2;
   }
-  std::ifstream request(argv[1]);
-  if (!request) {
+  const int request = open(argv[1], O_RDONLY | O_CLOEXEC);
+  if (request < 0) {
     std::cerr << "cannot read " << argv[1] << "\n";
     return 2;
   }
@@ -366,15 +428,17 @@ int main(int argc, char** argv) {
   // file each cost the runner, the grader and the checker three file creations a call.
   std::ofstream lines(results + "/results.txt", std::ios::app);
   std::string line;
+  line.reserve(1 << 20);
   int index = 0;
-  while (std::getline(request, line)) {
+  while (read_line(request, line)) {
+    uint64_t seed = take_seed(line);
     Call call;
     if (!exercise::protocol::parse_line(line, call)) continue;
     const int number = index++;
     const std::string prefix = results + "/" + std::to_string(number);
     std::string result;
     try {
-      result = run_call(call, prefix);
+      result = run_call(call, seed, prefix);
 #if !defined(EXERCISE_RUNNER_HOST)
     } catch (const tutorial::UnsupportedShape& e) {
       result = std::string("refused ") + e.what();

@@ -587,7 +587,8 @@ def student_object_problems(target, kind, folder, binary, files, kit, roots):
         lines = O.preprocessed_problems(path, roots)
         if lines:
             out += section(f"what {label} compiled, after the preprocessor, holds what a kernel "
-                           f"exercise may not (asm, syscall, a name that tells the builds apart)",
+                           f"exercise may not (asm, syscall, a name that tells the builds apart, code "
+                           f"run before or after main)",
                            lines)
     return out
 
