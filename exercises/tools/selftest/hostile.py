@@ -1506,6 +1506,62 @@ STASH_ANSWER = """  {
 """
 
 
+# 03a: the call's seed read from the runner's own memory (the request's text near the entry
+# table), the inputs regenerated with the public hash, C computed on the host and handed to a
+# kernel in arguments by value: no host pointer, no device memory read by host code.
+SEED_SCAN_HELPERS = """#include <cstdint>
+#include <cstdlib>
+#include <cstring>
+#include <vector>
+namespace hostile {
+struct Chunk { float v[1000]; };
+__global__ void put(float* C, Chunk chunk, int n) {
+  for (int i = threadIdx.x; i < n; i += blockDim.x) C[i] = chunk.v[i];
+}
+inline uint64_t mix(uint64_t x) {
+  x += 0x9E3779B97F4A7C15ull;
+  x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ull;
+  x = (x ^ (x >> 27)) * 0x94D049BB133111EBull;
+  return x ^ (x >> 31);
+}
+inline uint64_t hsh(uint64_t s, uint64_t i) { return mix(mix(s) ^ i); }
+inline std::vector<float> operand(uint64_t seed, int which, size_t n) {
+  std::vector<float> v(n);
+  const uint64_t s = hsh(seed, 0x0BE4A4D0ull + uint64_t(which));
+  for (size_t i = 0; i < n; ++i)
+    v[i] = float(int32_t(uint32_t(hsh(s, i) >> 40)) - (1 << 23)) * (1.0f / float(1 << 23));
+  return v;
+}
+inline uint64_t find_seed(const std::string& needle) {
+  const char* here = reinterpret_cast<const char*>(exercise::entries().data());
+  for (const char* p = here - needle.size(); p > here - 40960; --p)
+    if (std::memcmp(p, needle.data(), needle.size()) == 0)
+      return std::strtoull(p + needle.size(), nullptr, 10);
+  return 0;
+}
+inline void by_value(uint64_t seed, float* C, int M, int N, int K) {
+  const std::vector<float> a = operand(seed, 0, size_t(M) * K), b = operand(seed, 1, size_t(K) * N);
+  std::vector<float> c(size_t(M) * N, 0.0f);
+  for (int m = 0; m < M; ++m)
+    for (int n = 0; n < N; ++n) {
+      float s = 0;
+      for (int k = 0; k < K; ++k) s += a[size_t(k) * M + m] * b[size_t(k) * N + n];
+      c[size_t(m) * N + n] = s;
+    }
+  for (size_t at = 0; at < c.size(); at += 1000) {
+    Chunk chunk{};
+    const size_t n = c.size() - at < 1000 ? c.size() - at : 1000;
+    for (size_t i = 0; i < n; ++i) chunk.v[i] = c[at + i];
+    tutorial::launch(put, dim3(1), dim3(256), 0, C + at, chunk, int(n));
+  }
+}
+}  // namespace hostile
+"""
+SEED_SCAN = ('  hostile::by_value(hostile::find_seed("gemm tiled_gemm<" + std::to_string(TILE_WIDTH) + '
+             '"> " + std::to_string(M) + " " + std::to_string(N) + " " + std::to_string(K) + '
+             '" seed="), C, M, N, K);\n  return;\n')
+
+
 def on_03a(code, helpers):
     return lambda stubs: {"03a_bounds": with_helpers(replace_todo(stubs["03a_bounds"], code),
                                                      helpers)}
@@ -1780,6 +1836,10 @@ def kernel_attacks():
                          st["01a_coalesce"], NAIVE_MAPPING, PASTING_MAPPING),
                          "  hostile::open_pages(A, 4);\n"), PASTING_HEADERS)},
                      must_say=("__CONCAT", "asm")),
+        KernelAttack("seed_scan", "03a: the call's seed found in the runner's memory, C "
+                     "computed on the host and passed to a kernel in arguments by value",
+                     {"03a_bounds": "nothing"}, on_03a(SEED_SCAN, SEED_SCAN_HELPERS),
+                     before="8/8 (a red-team review after issue 48)"),
         KernelAttack("pasted_macro", "01a: #if on TUTORIAL_CPU_BACKEND spelled by its own "
                      "pasting macro", {"01a_coalesce": "nothing"},
                      on_01a(lambda t: replace_once(t, NAIVE_MAPPING, PASTED_MACRO)),

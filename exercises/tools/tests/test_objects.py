@@ -235,6 +235,15 @@ class PreprocessedTests(unittest.TestCase):
                          ["k.cuh:7: TUTORIAL_CPU_BACKEND"])
         self.assertEqual(self.scan("int y = 1;\n#pragma unroll\nfor (;;) {}"), [])
 
+    def test_code_before_or_after_main_is_found(self):
+        # A pointer in the section the loader runs before main, and the attribute spellings.
+        self.assertEqual(self.scan('static void (*h)() __attribute__((section(".init_array"), '
+                                   'used)) = 0;'), ["k.cuh:7: init_array"])
+        self.assertEqual(self.scan("__attribute__((constructor)) void f() {}\n"
+                                   "[[gnu::destructor]] void g() {}"),
+                         ["k.cuh:7: constructor", "k.cuh:8: destructor"])
+        self.assertEqual(self.scan("int ctor_count = 0; int sections = 2;"), [])
+
     def test_macros_that_paste_are_found_through_others(self):
         macros = os.path.join(self.dir, "macros.h")
         with open(macros, "w") as f:
