@@ -1513,6 +1513,7 @@ SEED_SCAN_HELPERS = """#include <cstdint>
 #include <cstdlib>
 #include <cstring>
 #include <vector>
+#include "exercises/support/entry.hpp"
 namespace hostile {
 struct Chunk { float v[1000]; };
 __global__ void put(float* C, Chunk chunk, int n) {
