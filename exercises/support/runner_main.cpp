@@ -432,6 +432,7 @@ int main(int argc, char** argv) {
   int index = 0;
   while (read_line(request, line)) {
     uint64_t seed = take_seed(line);
+    wipe_stack_below();  // what take_seed left there
     Call call;
     if (!exercise::protocol::parse_line(line, call)) continue;
     const int number = index++;
