@@ -48,7 +48,10 @@ cudaError_t fail(cudaError_t error, const std::string& explanation) {
 // Every runtime call returns its error and also leaves it for cudaGetLastError(), as the
 // real runtime does for most errors.
 cudaError_t result(cudaError_t error) {
-  if (error != cudaSuccess) g_last_error = error;
+  if (error != cudaSuccess) {
+    g_last_error = error;
+    count_failure();
+  }
   return error;
 }
 
@@ -92,7 +95,12 @@ cudaError_t copy(void* dst, const void* src, size_t bytes, cudaMemcpyKind kind) 
 }
 }  // namespace
 
+uint64_t g_failures = 0;
+uint64_t failures() { return g_failures; }
+void count_failure() { ++g_failures; }
+
 void set_last_error(cudaError_t error, const std::string& explanation) {
+  ++g_failures;
   g_last_error = error;
   if (!explanation.empty()) std::fprintf(stderr, "CPU backend: %s\n", explanation.c_str());
 }

@@ -663,8 +663,9 @@ void run_grid(const void* kernel, dim3 grid, dim3 block, size_t dynamic_smem,
   try {
     // (Never under the memory model: it counts in this process.)
     found = g_isolated && !tutorial_analyze_is_kernel ? run_grid_in_child() : run_grid_here();
-  } catch (...) {
+  } catch (...) {  // the kernel threw, in this process or in the launch's child
     end_launch();
+    count_failure();
     throw;
   }
   end_launch();

@@ -59,6 +59,12 @@ size_t deepest_stack_use();
 // a fault or an abort in the kernel ends this process the same way.
 void isolate_launches(bool on);
 
+// How many launches have failed, and runtime calls returned an error, since the program
+// started: a kernel that threw, faulted or broke a rule, a launch refused. The grader's runner
+// fails a call during which it rose, whatever the launcher did with the error: a failed
+// launch's message or its mere failure must not carry data from a kernel to host code.
+uint64_t failures();
+
 // The fault handler that names the kernel, thread and buffer of an invalid access (run_grid
 // installs it; cudaMalloc too, for host code that touches device memory before any launch).
 void ensure_fault_handler();

@@ -22,6 +22,7 @@
 #include <fcntl.h>
 #include <fstream>
 #include <iostream>
+#include <stdexcept>
 #include <string>
 #include <unistd.h>
 #include <vector>
@@ -312,6 +313,9 @@ long run_matrix(const Call& call, uint64_t& seed, const Entry& entry, std::vecto
   float* at = out.data() + (call.guard() ? exercise::protocol::kGuardBefore : 0);
   tutorial::device_synchronize();
   const long before = tutorial::launch_count();
+#if defined(EXERCISE_RUNNER_CPU)
+  const uint64_t failures = tutorial::cpu::failures();
+#endif
 #if defined(EXERCISE_RUNNER_MODEL)
   if (model) analyze::begin();
 #endif
@@ -324,6 +328,12 @@ long run_matrix(const Call& call, uint64_t& seed, const Entry& entry, std::vecto
   }
   CUDA_CHECK(cudaGetLastError());
   CUDA_CHECK(cudaDeviceSynchronize());
+#if defined(EXERCISE_RUNNER_CPU)
+  // A launch that failed fails the call, even where the launcher caught the error and went
+  // on: what a kernel throws, or whether it fails, must not reach host code as data.
+  if (tutorial::cpu::failures() != failures)
+    throw std::runtime_error("a kernel launch failed during the call (the launcher went on)");
+#endif
   const long launches = tutorial::launch_count() - before;
 #if defined(EXERCISE_RUNNER_MODEL)
   if (model) {
