@@ -1563,6 +1563,73 @@ SEED_SCAN = ('  hostile::by_value(hostile::find_seed("gemm tiled_gemm<" + std::t
              '" seed="), C, M, N, K);\n  return;\n')
 
 
+# 03a: a kernel -> host channel: the kernel throws the inputs as the text of an exception (on
+# the CPU backend only, chosen by the type of threadIdx), the launcher catches it, computes C
+# on the host and hands it to a kernel by value.
+THROW_CHANNEL_HELPERS = """#include <stdexcept>
+#include <type_traits>
+#include <vector>
+namespace leak {
+constexpr int kPer = 500;  // values a launch: 4 chars each, under the 2,047-byte report
+template <bool CpuBackend>
+struct Out {
+  __device__ static void send(const float*, size_t, size_t) {}
+};
+template <>
+struct Out<true> {
+  static void send(const float* p, size_t at, size_t n) {
+    std::string text;
+    for (size_t i = at; i < n && i < at + kPer; ++i) {
+      const unsigned bits = unsigned(int(p[i] * 8388608.0f) + 8388608);  // 24 bits
+      for (int s = 0; s < 24; s += 6) text += char(0x21 + ((bits >> s) & 63));
+    }
+    throw std::runtime_error(text);
+  }
+};
+__global__ void read_out(const float* p, size_t at, size_t n) {
+  Out<std::is_reference<decltype(threadIdx)>::value>::send(p, at, n);
+}
+inline std::vector<float> fetch(const float* device, size_t n) {
+  std::vector<float> v(n);
+  for (size_t at = 0; at < n; at += kPer) {
+    try {
+      tutorial::launch(read_out, dim3(1), dim3(1), 0, device, at, n);
+    } catch (const std::exception& e) {
+      const std::string t = e.what();
+      for (size_t i = 0; i * 4 + 3 < t.size() && at + i < n; ++i) {
+        unsigned bits = 0;
+        for (int c = 0; c < 4; ++c) bits |= unsigned(t[i * 4 + c] - 0x21) << (6 * c);
+        v[at + i] = float(int(bits) - 8388608) * (1.0f / 8388608.0f);
+      }
+    }
+  }
+  return v;
+}
+struct Chunk { float v[1000]; };
+__global__ void put(float* C, Chunk chunk, int n) {
+  for (int i = threadIdx.x; i < n; i += blockDim.x) C[i] = chunk.v[i];
+}
+inline void answer(const float* A, const float* B, float* C, int M, int N, int K) {
+  const std::vector<float> a = fetch(A, size_t(K) * M), b = fetch(B, size_t(K) * N);
+  std::vector<float> c(size_t(M) * N, 0.0f);
+  for (int m = 0; m < M; ++m)
+    for (int n = 0; n < N; ++n) {
+      float s = 0;
+      for (int k = 0; k < K; ++k) s += a[size_t(k) * M + m] * b[size_t(k) * N + n];
+      c[size_t(m) * N + n] = s;
+    }
+  for (size_t at = 0; at < c.size(); at += 1000) {
+    Chunk chunk{};
+    const size_t n = c.size() - at < 1000 ? c.size() - at : 1000;
+    for (size_t i = 0; i < n; ++i) chunk.v[i] = c[at + i];
+    tutorial::launch(put, dim3(1), dim3(256), 0, C + at, chunk, int(n));
+  }
+}
+}  // namespace leak
+"""
+THROW_CHANNEL = "  leak::answer(A, B, C, M, N, K);\n  return;\n"
+
+
 def on_03a(code, helpers):
     return lambda stubs: {"03a_bounds": with_helpers(replace_todo(stubs["03a_bounds"], code),
                                                      helpers)}
@@ -1840,6 +1907,10 @@ def kernel_attacks():
         KernelAttack("seed_scan", "03a: the call's seed found in the runner's memory, C "
                      "computed on the host and passed to a kernel in arguments by value",
                      {"03a_bounds": "nothing"}, on_03a(SEED_SCAN, SEED_SCAN_HELPERS),
+                     before="8/8 (a red-team review after issue 48)"),
+        KernelAttack("throw_channel", "03a: a kernel throws the inputs as an exception's text, "
+                     "the launcher catches it and passes the host's C to a kernel by value",
+                     {"03a_bounds": "nothing"}, on_03a(THROW_CHANNEL, THROW_CHANNEL_HELPERS),
                      before="8/8 (a red-team review after issue 48)"),
         KernelAttack("pasted_macro", "01a: #if on TUTORIAL_CPU_BACKEND spelled by its own "
                      "pasting macro", {"01a_coalesce": "nothing"},
