@@ -549,6 +549,12 @@ void end_launch() {
   g_launch.kernel = nullptr;
   poison_static_shared();
   poison_dynamic_smem();
+  // Under the memory model the kernels run in this process: what they left on their stacks
+  // (a local's values) is not the host's to read, as on a GPU, so the stacks are zeroed.
+  if (tutorial_analyze_is_kernel)
+    for (int slot = 0; slot < g_stacks.slots_touched; ++slot)
+      fill_bytes(g_stacks.base + size_t(slot) * g_stacks.stride +
+                     (g_stacks.stride - g_stacks.usable), 0, g_stacks.usable);
   builtins.thread_index = uint3{0, 0, 0};
   builtins.block_index = uint3{0, 0, 0};
   g_block = uint3{0, 0, 0};

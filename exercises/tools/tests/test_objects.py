@@ -244,6 +244,11 @@ class PreprocessedTests(unittest.TestCase):
                          ["k.cuh:7: constructor", "k.cuh:8: destructor"])
         self.assertEqual(self.scan("int ctor_count = 0; int sections = 2;"), [])
 
+    def test_the_time_stamp_counter_is_found(self):
+        self.assertEqual(self.scan("unsigned long long t = __rdtsc();"), ["k.cuh:7: __rdtsc"])
+        self.assertEqual(self.scan("auto t = __builtin_readcyclecounter();"),
+                         ["k.cuh:7: __builtin_readcyclecounter"])
+
     def test_macros_that_paste_are_found_through_others(self):
         macros = os.path.join(self.dir, "macros.h")
         with open(macros, "w") as f:
