@@ -1506,6 +1506,33 @@ STASH_ANSWER = """  {
 """
 
 
+# 03a's product C = A^T B computed on the host from A and B, and written into C by a kernel
+# that gets it in arguments passed by value, 1,000 floats a launch (the attacks below).
+C_BY_VALUE = """namespace hostile {
+struct Chunk { float v[1000]; };
+__global__ void put(float* C, Chunk chunk, int n) {
+  for (int i = threadIdx.x; i < n; i += blockDim.x) C[i] = chunk.v[i];
+}
+inline void c_by_value(const std::vector<float>& a, const std::vector<float>& b, float* C,
+                       int M, int N, int K) {
+  std::vector<float> c(size_t(M) * N, 0.0f);
+  for (int m = 0; m < M; ++m)
+    for (int n = 0; n < N; ++n) {
+      float s = 0;
+      for (int k = 0; k < K; ++k) s += a[size_t(k) * M + m] * b[size_t(k) * N + n];
+      c[size_t(m) * N + n] = s;
+    }
+  for (size_t at = 0; at < c.size(); at += 1000) {
+    Chunk chunk{};
+    const size_t n = c.size() - at < 1000 ? c.size() - at : 1000;
+    for (size_t i = 0; i < n; ++i) chunk.v[i] = c[at + i];
+    tutorial::launch(put, dim3(1), dim3(256), 0, C + at, chunk, int(n));
+  }
+}
+}  // namespace hostile
+"""
+
+
 # 03a: the call's seed read from the runner's own memory (the request's text near the entry
 # table), the inputs regenerated with the public hash, C computed on the host and handed to a
 # kernel in arguments by value: no host pointer, no device memory read by host code.
@@ -1514,11 +1541,7 @@ SEED_SCAN_HELPERS = """#include <cstdint>
 #include <cstring>
 #include <vector>
 #include "exercises/support/entry.hpp"
-namespace hostile {
-struct Chunk { float v[1000]; };
-__global__ void put(float* C, Chunk chunk, int n) {
-  for (int i = threadIdx.x; i < n; i += blockDim.x) C[i] = chunk.v[i];
-}
+""" + C_BY_VALUE + """namespace hostile {
 inline uint64_t mix(uint64_t x) {
   x += 0x9E3779B97F4A7C15ull;
   x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ull;
@@ -1542,19 +1565,7 @@ inline uint64_t find_seed(const std::string& needle) {
 }
 inline void by_value(uint64_t seed, float* C, int M, int N, int K) {
   const std::vector<float> a = operand(seed, 0, size_t(M) * K), b = operand(seed, 1, size_t(K) * N);
-  std::vector<float> c(size_t(M) * N, 0.0f);
-  for (int m = 0; m < M; ++m)
-    for (int n = 0; n < N; ++n) {
-      float s = 0;
-      for (int k = 0; k < K; ++k) s += a[size_t(k) * M + m] * b[size_t(k) * N + n];
-      c[size_t(m) * N + n] = s;
-    }
-  for (size_t at = 0; at < c.size(); at += 1000) {
-    Chunk chunk{};
-    const size_t n = c.size() - at < 1000 ? c.size() - at : 1000;
-    for (size_t i = 0; i < n; ++i) chunk.v[i] = c[at + i];
-    tutorial::launch(put, dim3(1), dim3(256), 0, C + at, chunk, int(n));
-  }
+  c_by_value(a, b, C, M, N, K);
 }
 }  // namespace hostile
 """
@@ -1569,7 +1580,7 @@ SEED_SCAN = ('  hostile::by_value(hostile::find_seed("gemm tiled_gemm<" + std::t
 THROW_CHANNEL_HELPERS = """#include <stdexcept>
 #include <type_traits>
 #include <vector>
-namespace leak {
+""" + C_BY_VALUE + """namespace leak {
 constexpr int kPer = 500;  // values a launch: 4 chars each, under the 2,047-byte report
 template <bool CpuBackend>
 struct Out {
@@ -1605,25 +1616,9 @@ inline std::vector<float> fetch(const float* device, size_t n) {
   }
   return v;
 }
-struct Chunk { float v[1000]; };
-__global__ void put(float* C, Chunk chunk, int n) {
-  for (int i = threadIdx.x; i < n; i += blockDim.x) C[i] = chunk.v[i];
-}
 inline void answer(const float* A, const float* B, float* C, int M, int N, int K) {
   const std::vector<float> a = fetch(A, size_t(K) * M), b = fetch(B, size_t(K) * N);
-  std::vector<float> c(size_t(M) * N, 0.0f);
-  for (int m = 0; m < M; ++m)
-    for (int n = 0; n < N; ++n) {
-      float s = 0;
-      for (int k = 0; k < K; ++k) s += a[size_t(k) * M + m] * b[size_t(k) * N + n];
-      c[size_t(m) * N + n] = s;
-    }
-  for (size_t at = 0; at < c.size(); at += 1000) {
-    Chunk chunk{};
-    const size_t n = c.size() - at < 1000 ? c.size() - at : 1000;
-    for (size_t i = 0; i < n; ++i) chunk.v[i] = c[at + i];
-    tutorial::launch(put, dim3(1), dim3(256), 0, C + at, chunk, int(n));
-  }
+  hostile::c_by_value(a, b, C, M, N, K);
 }
 }  // namespace leak
 """
