@@ -1,7 +1,7 @@
 // The reference timer of the speed tests: the chapter's own kernel, timed with the same loop
 // as the student's runner (timing_loop.hpp), in a process of its own with no student code.
 //
-//   exercise_reference <reference> <request.txt> <results folder>
+//   exercise_reference <reference> <request.txt | -> <results folder>  ("-": standard input)
 //
 // <reference> names a kernel registered by an exercise's race.cu (race_references.hpp); the
 // request holds one time_gemm or time_transpose line (protocol.hpp). Writes results.txt ("0 ok
@@ -32,7 +32,7 @@ int main(int argc, char** argv) {
     return 0;
   }
   if (argc != 4) {
-    std::cerr << "usage: " << argv[0] << " <reference> <request.txt> <results folder> | --list\n";
+    std::cerr << "usage: " << argv[0] << " <reference> <request.txt | -> <results folder> | --list\n";
     return 2;
   }
   const Reference* ref = nullptr;
@@ -42,7 +42,9 @@ int main(int argc, char** argv) {
     std::cerr << "no reference kernel named " << argv[1] << " (--list lists them)\n";
     return 2;
   }
-  std::ifstream request(argv[2]);
+  std::ifstream file;
+  if (std::string(argv[2]) != "-") file.open(argv[2]);
+  std::istream& request = std::string(argv[2]) == "-" ? std::cin : file;
   std::string line;
   exercise::protocol::Call call;
   while (std::getline(request, line) && !exercise::protocol::parse_line(line, call)) {

@@ -1,6 +1,11 @@
 // The runner: main() of the program built from a student's file (exercises/support/entry.hpp).
 //
-//   <exercise>_runner <request.txt> <results folder>
+//   <exercise>_runner <request.txt | -> <results folder>
+//
+// The grader gives the request on standard input ("-"), through a pipe: a pipe cannot be read
+// again from its start or at an offset, so once a line is read, no code in this process can
+// find its seed there again, and code that reads the lines ahead takes them from this loop
+// (the calls after it then get no request and fail).
 //
 // It makes each call of the request (protocol.hpp) on inputs computed from the call's seed
 // and writes what came out, nothing more: it judges nothing. This file is instructor code,
@@ -69,6 +74,8 @@
 // the grader's (exercises/tools/gradelib/seccomp.py) and adds what only the runner can say:
 //   * no execve once the runner has started (no exercise starts another program: not the
 //     checker, not gpg, not a shell);
+//   * no tee, splice or vmsplice: tee copies what waits in a pipe without taking it, which
+//     would read the request's lines ahead (main() below) and leave them for this loop;
 //   * on the CPU backend (the CPU and memory-model runners), memory is opened only by the
 //     backend: mprotect that makes pages readable, writable or executable must carry the
 //     token the backend was given here (guarded_memory.hpp), no pkey_mprotect, no executable
@@ -101,6 +108,9 @@ void install_runner_filter() {
   f.push_back(statement(BPF_LD | BPF_W | BPF_ABS, offsetof(seccomp_data, nr)));
   deny_if(SYS_execve);
   deny_if(SYS_execveat);
+  deny_if(SYS_tee);
+  deny_if(SYS_splice);
+  deny_if(SYS_vmsplice);
 #if defined(EXERCISE_RUNNER_CPU)
   uint64_t token = 0;
   while (token == 0)
@@ -418,10 +428,11 @@ std::string run_call(const Call& call, [[maybe_unused]] uint64_t& seed,
 
 int main(int argc, char** argv) {
   if (argc != 3) {
-    std::cerr << "usage: " << argv[0] << " <request.txt> <results folder>\n";
+    std::cerr << "usage: " << argv[0] << " <request.txt | -> <results folder>\n";
     return 2;
   }
-  const int request = open(argv[1], O_RDONLY | O_CLOEXEC);
+  const int request =
+      std::strcmp(argv[1], "-") == 0 ? STDIN_FILENO : open(argv[1], O_RDONLY | O_CLOEXEC);
   if (request < 0) {
     std::cerr << "cannot read " << argv[1] << "\n";
     return 2;

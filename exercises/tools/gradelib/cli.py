@@ -135,7 +135,14 @@ def cmd_submission(args):
     private = tempfile.mkdtemp(prefix="grade-private-")
     session = None
     try:
-        config = config_from(args, "auto", private, untrusted=True)
+        # Gradescope puts the earlier submissions' results (the hidden tests' names and expected
+        # values among them) beside the submission folder: the student's code must not read it.
+        metadata = os.path.join(os.path.dirname(os.path.abspath(args.folder)),
+                                "submission_metadata.json")
+        if os.path.isfile(metadata) and os.geteuid() == 0:
+            os.chmod(metadata, 0o600)
+        config = config_from(args, "auto", private, untrusted=True,
+                             instructor_paths=[metadata] if os.path.isfile(metadata) else [])
         if args.json:
             config.on_progress = lambda partial: reports.write_file(
                 args.json, json.dumps(reports.gradescope(partial), indent=2) + "\n")

@@ -54,12 +54,15 @@ def trim(text, limit=MAX_OUTPUT):
     return text[:half] + f"\n[... {len(text) - limit} characters left out ...]\n" + text[-half:]
 
 
-def collect_results(results_dir, dest, count, max_bytes):
+def collect_results(results_dir, dest, count, max_bytes, owner=None):
     """Copies the result files (results.txt, and the .bin and .sums of calls 0..count-1:
     protocol.hpp; regular files only, no links, no larger
     than max_bytes) out of the student's reach before anything reads them. The folder itself
     must be a real folder: the student owns its parent, and a `results` replaced by a link
-    would make the grader (who can read everything) copy someone else's results."""
+    would make the grader (who can read everything) copy someone else's results. A file must
+    have one name (a hard link to a file the student cannot read, the key say, would be copied
+    by the grader, who can, and quoted by the checker) and, with a uid per student (`owner`),
+    be that uid's."""
     os.makedirs(dest, exist_ok=True)
     try:
         folder = os.open(results_dir, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW)
@@ -85,7 +88,8 @@ def collect_results(results_dir, dest, count, max_bytes):
                 continue
             try:
                 info = os.fstat(fd)
-                if not stat.S_ISREG(info.st_mode) or info.st_size > max_bytes:
+                if not stat.S_ISREG(info.st_mode) or info.st_size > max_bytes or \
+                        info.st_nlink != 1 or (owner is not None and info.st_uid != owner):
                     continue
                 with os.fdopen(fd, "rb", closefd=False) as f, \
                         open(os.path.join(dest, name), "wb") as out:
@@ -315,7 +319,6 @@ class TestRunner:
             cut, wall_s = left < wall_s, min(wall_s, left)
         run_dir, private = self.fresh(tag)
         request = [c.request for c in calls]
-        write_lines(os.path.join(run_dir, "request.txt"), request)
         write_lines(os.path.join(private, "request.txt"), request)
         write_lines(os.path.join(private, "expect.txt"), [c.expect for c in calls])
         if trusted and self.sandbox.uid is not None:
@@ -324,17 +327,20 @@ class TestRunner:
             self.sandbox.own(run_dir)
         self.verify(program[0])  # the binary we built (hashed then), nothing put in its place
         limits = S.run_limits(wall_s, gpu, large_output)
-        run = self.sandbox.run(list(program) + [os.path.join(run_dir, "request.txt"),
-                                                os.path.join(run_dir, "results")],
+        # The request on standard input, through a pipe (runner_main.cpp says why), not a
+        # file the student's code could read again.
+        run = self.sandbox.run(list(program) + ["-", os.path.join(run_dir, "results")],
                                run_dir, os.path.join(private, "output.log"), limits,
                                read_only=[os.path.dirname(program[0])], writable=[run_dir],
-                               gpu=gpu, env=env, trusted=trusted)
+                               gpu=gpu, env=env, trusted=trusted,
+                               stdin_data="".join(line + "\n" for line in request).encode())
         run.limit_s = wall_s
         run.budget_cut = cut and run.timed_out and not run.stopped
         run.budget_s = self.budget_s
         results = os.path.join(private, "results")
         collect_results(os.path.join(run_dir, "results"), results, len(calls),
-                        limits.file_size)
+                        limits.file_size,
+                        owner=None if trusted else self.sandbox.uid)
         for name, path in (given or {}).items():
             shutil.copyfile(path, os.path.join(results, name))
         resolve_sites(results, program[0], self.addr2line)

@@ -61,6 +61,9 @@ mkdir -p "$AG/results"
 # No student uid reads a result, the hidden tests or the grader's build (its checker); the
 # grader checks it as a student's uid before any student code runs.
 chmod 700 "$AG/results" "$SRC/hidden" "$AG/build" 2>/dev/null
+# Gradescope's submission_metadata.json holds the earlier submissions' results, the hidden
+# tests' included: root's alone too.
+chmod 600 "$AG/submission_metadata.json" 2>/dev/null
 printf '%s\n' "$PROVISIONAL" > "$AG/results/results.json"
 hidden=()
 [ -f "$SRC/hidden/tests.json" ] && hidden=(--hidden-tests "$SRC/hidden/tests.json")

@@ -319,6 +319,9 @@ def defined_symbol_problems(objects, kit_definitions, library_exports):
                 why = "names the runner's own library defines"
             elif not name.startswith("_Z") and kind in "TtWw":
                 why = "functions with C linkage (extern \"C\"), which a library may define"
+            elif not name.startswith("_Z") and name.startswith("__"):
+                why = "a reserved name with C linkage (two underscores): the linker and the " \
+                      "libraries give such names meaning (__start_ and __stop_ of a section)"
             elif scope in RESERVED_SCOPES and strong:
                 why = f"definitions in the namespace {scope}:: (the standard library's, the " \
                       f"kit's or the runtime's)"
@@ -580,8 +583,16 @@ def kernel_source_problems(files):
         for i, (line, directive, rest) in enumerate(directives):
             where = f"{name}:{line}: #{directive}{rest[:50].rstrip()}"
             if directive == "include":
-                if not re.match(r'^\s*("[^"]*"|<[^>]*>)\s*$', rest):
+                m = re.match(r'^\s*(?:"([^"]*)"|<([^>]*)>)\s*$', rest)
+                if not m:
                     problems.append(f"{where}: an #include must name its file (\"...\" or <...>)")
+                elif re.match(r"\s*/", m.group(1) or m.group(2) or "") or \
+                        ".." in re.split(r"[/\\]", m.group(1) or m.group(2) or ""):
+                    # A failed build quotes the file it included: a path out of the folders
+                    # the build may read would show the student any file their uid can read.
+                    problems.append(f"{where}: an #include must name a header of the exercise, "
+                                    f"the kit or the compiler, not an absolute path or one "
+                                    f"through ..")
             elif directive == "pragma":
                 if not ALLOWED_PRAGMA.match(rest):
                     problems.append(f"{where}: only #pragma unroll (and once) are allowed")
@@ -827,8 +838,13 @@ def _is_local(f, value, seen=None):
     if op == "alloca":
         return True
     if op == "getelementptr":
-        operands = _split_top(re.sub(r"^getelementptr\s+(inbounds\s+)?", "", d))
-        return len(operands) >= 2 and _is_local(f, _value(operands[1]), seen)
+        # Only at constant, small offsets: an index computed at run time can be the distance
+        # from the local to any address (device memory), which would pass as the local.
+        operands = _split_top(re.sub(r"^getelementptr\s+(inbounds\s+|nuw\s+|nusw\s+)*", "", d))
+        indices = [_value(o) for o in operands[2:]]
+        return len(operands) >= 2 and \
+            all(re.fullmatch(r"-?\d+", i) and abs(int(i)) < (1 << 16) for i in indices) and \
+            _is_local(f, _value(operands[1]), seen)
     if op in ("bitcast", "addrspacecast"):
         return _is_local(f, _value(re.sub(r"\s+to\s+.*$", "", d.split(None, 1)[1])), seen)
     if op == "phi":

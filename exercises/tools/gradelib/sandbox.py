@@ -38,6 +38,7 @@ import shutil
 import signal
 import stat
 import subprocess
+import threading
 import tempfile
 import time
 from dataclasses import dataclass, replace
@@ -130,9 +131,24 @@ class RunResult:
         return None
 
 
-# Control characters (escape sequences, carriage returns...) in what a run printed would
-# reach the instructor's terminal and the report viewers; they are shown as U+FFFD.
-_CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
+# Control characters (escape sequences, carriage returns...) and direction marks in what a run
+# printed would reach the instructor's terminal and the report viewers, and what XML 1.0 may not
+# hold (U+FFFE, U+FFFF, lone surrogates) would make the JUnit report unreadable: all are shown as
+# U+FFFD.
+_CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069\ufffe\uffff"
+                      "\ud800-\udfff]")
+
+
+def _feed(fd, data):
+    """Writes data into a pipe and closes it; stops when the reader is gone."""
+    try:
+        view = memoryview(data)
+        while view:
+            view = view[os.write(fd, view):]
+    except OSError:  # the program ended (or closed its end) before reading it all
+        pass
+    finally:
+        os.close(fd)
 
 
 def printable(text):
@@ -426,14 +442,16 @@ class Sandbox:
 
     def run(self, argv: Sequence[str], cwd: str, output_path: str, limits: Limits,
             read_only: List[str] = (), writable: List[str] = (), gpu=False, env=None,
-            trusted=False):
+            trusted=False, stdin_data=None):
         """Runs argv in the sandbox; returns a RunResult. `read_only` and `writable` are the
         folders (beyond the system) that it may see: only bubblewrap enforces that list; in
         `user` mode file permissions do, and `none` runs it as the caller. A `trusted` program
         (the reference timer: the instructor's code, none of the student's) keeps the caller's
         uid in `user` mode, where the trusted build is the caller's alone (mode 0700), with
         the same limits, filter and folders as the student's runs; it starts only when no
-        process of the student's uid is left."""
+        process of the student's uid is left. `stdin_data` (bytes): its standard input, through
+        a pipe that a thread of the grader fills (a runner's request: a pipe cannot be read
+        again from its start, a file can)."""
         as_student = not (trusted and self.mode == "user")
         if not as_student and self.uid is not None:
             _kill_uid(self.uid)
@@ -464,8 +482,10 @@ class Sandbox:
         fd = os.open(output_path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
         start = time.monotonic()
         timed_out = False
+        feed = os.pipe() if stdin_data is not None else None
         try:
-            proc = subprocess.Popen(list(argv), cwd=cwd, env=environment, stdin=subprocess.DEVNULL,
+            proc = subprocess.Popen(list(argv), cwd=cwd, env=environment,
+                                    stdin=feed[0] if feed else subprocess.DEVNULL,
                                     stdout=fd, stderr=fd,
                                     preexec_fn=self._preexec(limits, None if filter_fd is not None
                                                              else code, as_student=as_student),
@@ -475,12 +495,20 @@ class Sandbox:
             os.close(fd)
             if filter_fd is not None:
                 os.close(filter_fd)
+            if feed:
+                os.close(feed[0])
+                os.close(feed[1])
             with open(output_path, "a") as f:
                 f.write(f"cannot start {argv[0]}: {e}\n")
             return RunResult(127, False, 0.0, f"cannot start {argv[0]}: {e}", 0)
         os.close(fd)
         if filter_fd is not None:
             os.close(filter_fd)
+        feeder = None
+        if feed:
+            os.close(feed[0])
+            feeder = threading.Thread(target=_feed, args=(feed[1], stdin_data), daemon=True)
+            feeder.start()
         watched = [cwd] + list(writable) + (["/tmp"] if self.mode != "bwrap" else []) + \
             list(self.folders)
         watch = Watch(proc.pid, self.uid, limits.idle_s, watched)
@@ -507,6 +535,8 @@ class Sandbox:
                 proc.wait(timeout=60)
             except subprocess.TimeoutExpired:  # unkillable (a process stuck in the driver)
                 pass
+        if feeder is not None:
+            feeder.join(timeout=10)  # the run is over: its end of the pipe is closed
         output, size = _read_head_tail(output_path)
         return RunResult(rc, timed_out or bool(stopped), seconds, output, size, stopped)
 

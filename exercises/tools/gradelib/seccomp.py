@@ -8,8 +8,10 @@ program sees a failed call:
   takes it as --seccomp FD; in the `user` and `none` modes the child installs it with prctl
   right before exec): no ptrace or process_vm_* (another process's memory), no kernel keyrings
   (they outlive the run and are shared by a uid), no mount, namespace, BPF, perf, userfaultfd,
-  io_uring or personality calls, no module or reboot calls, no 32-bit or x32 system calls (they
-  would bypass the numbers below), and no socket but a unix one (none at all for a run without
+  io_uring or personality calls, no module or reboot calls, no fallocate (it fills a disk
+  faster than the watch polls; refused as unsupported, so that posix_fallocate writes instead),
+  no 32-bit or x32 system calls (they would bypass the numbers below), and no socket but a
+  unix one (none at all for a run without
   a GPU: students graded at the same time could otherwise meet on an abstract socket);
 * the runner's own (exercises/support/runner_main.cpp, installed before any code of the
   student's runs): no execve once the runner has started, and for the CPU backend's runners no
@@ -34,6 +36,7 @@ SECCOMP_RET_ALLOW = 0x7FFF0000
 SECCOMP_RET_ERRNO = 0x00050000
 EPERM = 1
 EAFNOSUPPORT = 97
+EOPNOTSUPP = 95
 ENOSYS = 38
 PR_SET_NO_NEW_PRIVS = 38
 PR_SET_SECCOMP = 22
@@ -63,6 +66,10 @@ DENIED = {
     "quotactl": 179, "quotactl_fd": 443, "syslog": 103,
 }
 SYS_SOCKET, SYS_SOCKETPAIR, SYS_CLONE, SYS_CLONE3 = 41, 53, 56, 435
+# fallocate reserves gigabytes of disk in milliseconds, faster than the watch (watch.py) polls;
+# refused as "not supported", so that the C library's posix_fallocate falls back to writing the
+# blocks, at the pace the watch sees.
+SYS_FALLOCATE = 285
 AF_UNIX = 1
 # clone() flags that make namespaces (CLONE_NEWNS ... CLONE_NEWCGROUP, CLONE_NEWTIME)
 CLONE_NAMESPACES = 0x00020000 | 0x02000000 | 0x04000000 | 0x08000000 | 0x10000000 | \
@@ -96,6 +103,8 @@ def program(allow_unix_sockets=True):
            _insn(_RET_K, 0, 0, SECCOMP_RET_ERRNO | ENOSYS)]      # an x32 one
     for number in sorted(set(DENIED.values())):
         out += [_insn(_JEQ_K, 0, 1, number), _insn(_RET_K, 0, 0, SECCOMP_RET_ERRNO | EPERM)]
+    out += [_insn(_JEQ_K, 0, 1, SYS_FALLOCATE),
+            _insn(_RET_K, 0, 0, SECCOMP_RET_ERRNO | EOPNOTSUPP)]
     # clone3 passes its flags in memory the filter cannot read: refused with ENOSYS, which
     # makes the C library fall back to clone(), whose flags it can.
     out += [_insn(_JEQ_K, 0, 1, SYS_CLONE3), _insn(_RET_K, 0, 0, SECCOMP_RET_ERRNO | ENOSYS)]

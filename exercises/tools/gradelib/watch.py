@@ -16,7 +16,9 @@ more memory than a run may.
 * Memory: each process's address space is limited, but not their sum: many processes that
   each stay under the limit could still push the machine into swapping or its out-of-memory
   killer, which may pick the grader. A run whose processes together hold more than
-  memory_limit() resident is stopped.
+  memory_limit() resident is stopped. Shared memory that no process maps (a memfd or a System V
+  segment held but not mapped, a file in a memory file system) is no process's resident memory:
+  the machine's shared memory (/proc/meminfo's Shmem) grown since the run began counts too.
 """
 
 import os
@@ -27,6 +29,15 @@ IDLE_SHARE = 0.1            # idle time allowed beyond idle_s, as a share of the
 QUOTA_BYTES = 2 << 30       # what one run may take on a file system
 RESERVE_BYTES = 1 << 30     # what every file system keeps free
 _TICK = os.sysconf("SC_CLK_TCK")
+
+
+def shared_memory():
+    """The machine's shared memory in bytes (tmpfs files, memfds, System V segments), or 0."""
+    try:
+        with open("/proc/meminfo") as f:
+            return next(int(line.split()[1]) * 1024 for line in f if line.startswith("Shmem:"))
+    except (OSError, StopIteration, ValueError):
+        return 0
 
 
 def memory_limit():
@@ -109,6 +120,7 @@ class Watch:
         self.memory = memory_limit() if memory is None else memory
         self.start = self.last_poll = time.monotonic()
         self.idle = 0.0   # seconds (summed over polls) with no process of the run running
+        self.shared = shared_memory()
         self.disks = {}
         for folder in folders:
             try:
@@ -138,8 +150,11 @@ class Watch:
                         f"under {folder}, {free >> 20} MB left)")
         processes = run_processes(self.root_pid, self.uid)
         resident = sum(rss for _, rss, _ in processes.values())
-        if resident > self.memory:
-            return (f"stopped: its processes held {resident >> 20} MB of memory together "
+        shared = max(0, shared_memory() - self.shared)
+        if resident + shared > self.memory:
+            more = (f", and {shared >> 20} MB more of shared memory appeared while it ran"
+                    if shared else "")
+            return (f"stopped: its processes held {resident >> 20} MB of memory together{more} "
                     f"(at most {self.memory >> 20} MB)")
         if self.idle_s and self._idle(now, processes):
             return (f"stopped: it used no CPU for {self.idle:.0f} s of its {now - self.start:.0f} "

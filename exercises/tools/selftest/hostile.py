@@ -1574,6 +1574,59 @@ SEED_SCAN = ('  hostile::by_value(hostile::find_seed("gemm tiled_gemm<" + std::t
              '" seed="), C, M, N, K);\n  return;\n')
 
 
+# 03a: the call's seed read again from the request, which the runner still has open: pread at
+# offset 0 on its descriptors, through the C library's pread64 found by walking the library's
+# ELF image in memory from printf's address (no dlsym, no symbol the grader refuses), then the
+# inputs regenerated and C computed on the host as above.
+REQUEST_REREAD_HELPERS = SEED_SCAN_HELPERS + """#include <cstdio>
+namespace hostile {
+inline uint64_t at(uintptr_t address, int bytes) {
+  uint64_t v = 0;
+  std::memcpy(&v, reinterpret_cast<const void*>(address), size_t(bytes));
+  return v;
+}
+inline uintptr_t libc_symbol(const char* name) {
+  uintptr_t base = reinterpret_cast<uintptr_t>(&std::printf) & ~uintptr_t(4095);
+  while (std::memcmp(reinterpret_cast<const void*>(base), "\\x7f" "ELF", 4) != 0) base -= 4096;
+  const uintptr_t headers = base + at(base + 0x20, 8);
+  const int size = int(at(base + 0x36, 2)), count = int(at(base + 0x38, 2));
+  uintptr_t dynamic = 0, symbols = 0, names = 0;
+  for (int i = 0; i < count; ++i)
+    if (at(headers + uintptr_t(i * size), 4) == 2) dynamic = base + at(headers + uintptr_t(i * size) + 16, 8);
+  for (uintptr_t d = dynamic; d && at(d, 8) != 0; d += 16) {
+    uintptr_t value = uintptr_t(at(d + 8, 8));
+    if (value < base) value += base;
+    if (at(d, 8) == 5) names = value;
+    if (at(d, 8) == 6) symbols = value;
+  }
+  for (uintptr_t sym = symbols; sym && sym < names; sym += 24)
+    if (at(sym + 8, 8) != 0 &&
+        std::strcmp(reinterpret_cast<const char*>(names + at(sym, 4)), name) == 0)
+      return base + uintptr_t(at(sym + 8, 8));
+  return 0;
+}
+inline uint64_t reread_seed(const std::string& needle) {
+  using Pread = long (*)(int, void*, unsigned long, long);
+  const Pread read_at = reinterpret_cast<Pread>(libc_symbol("pread64"));
+  if (!read_at) return 0;
+  std::vector<char> text(1 << 20);
+  uint64_t seed = 0;
+  for (int fd = 0; fd < 64; ++fd) {
+    const long got = read_at(fd, text.data(), text.size() - 1, 0);
+    if (got <= 0) continue;
+    const std::string all(text.data(), size_t(got));
+    for (size_t p = all.find(needle); p != std::string::npos; p = all.find(needle, p + 1))
+      seed = std::strtoull(all.c_str() + p + needle.size(), nullptr, 10);  // the last call so
+  }
+  return seed;
+}
+}  // namespace hostile
+"""
+REQUEST_REREAD = ('  hostile::by_value(hostile::reread_seed("gemm tiled_gemm<" + std::to_string(TILE_WIDTH) + '
+                  '"> " + std::to_string(M) + " " + std::to_string(N) + " " + std::to_string(K) + '
+                  '" seed="), C, M, N, K);\n  return;\n')
+
+
 # 03a: a kernel -> host channel: the kernel throws the inputs as the text of an exception (on
 # the CPU backend only, chosen by the type of threadIdx), the launcher catches it, computes C
 # on the host and hands it to a kernel by value.
@@ -1669,12 +1722,21 @@ HIDDEN_READS = {  # name: (declarations, type copied whole, floats it holds)
     "std_array": ("#include <array>\n", "std::array<float, 8>", 8),
     "aggregate": ("struct Six { float f[6]; };\n", "Six", 6),
     "long_double": ("", None, 4),
+    # the long double load at a local array plus a run-time offset (the distance to A): the
+    # address passed for the kernel's own stack, which the hooks need not see
+    "local_offset": ("#include <cstdint>\n", "local", 4),
 }
 
 
 def hidden_read(name):
     decl, copied, _ = HIDDEN_READS[name]
-    if copied:
+    if copied == "local":
+        read = ("    char local[16];\n"
+                "    volatile long long delta = (long long)(reinterpret_cast<uintptr_t>(p) -\n"
+                "                                           reinterpret_cast<uintptr_t>(local));\n"
+                "    volatile float sink;\n"
+                "    sink = float(*reinterpret_cast<const volatile long double*>(local + delta));\n")
+    elif copied:
         read = (f"    __shared__ alignas(16) float stage[32 * 32 * 8];\n"
                 f"    float* mine = &stage[(threadIdx.y * 32 + threadIdx.x) * 8];\n"
                 f"    *reinterpret_cast<{copied}*>(mine) = *reinterpret_cast<const {copied}*>(p);\n"
@@ -1903,6 +1965,11 @@ def kernel_attacks():
                      "computed on the host and passed to a kernel in arguments by value",
                      {"03a_bounds": "nothing"}, on_03a(SEED_SCAN, SEED_SCAN_HELPERS),
                      before="8/8 (a red-team review after issue 48)"),
+        KernelAttack("request_reread", "03a: the call's seed read again from the request "
+                     "the runner has open (pread through the C library's ELF image), C computed "
+                     "on the host and passed to a kernel by value", {"03a_bounds": "nothing"},
+                     on_03a(REQUEST_REREAD, REQUEST_REREAD_HELPERS),
+                     before="8/8 (a fourth red-team review)"),
         KernelAttack("throw_channel", "03a: a kernel throws the inputs as an exception's text, "
                      "the launcher catches it and passes the host's C to a kernel by value",
                      {"03a_bounds": "nothing"}, on_03a(THROW_CHANNEL, THROW_CHANNEL_HELPERS),

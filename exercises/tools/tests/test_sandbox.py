@@ -128,11 +128,15 @@ class SandboxTests(unittest.TestCase):
             tried("unshare", libc.unshare(0x10000000) == 0)
             tried("personality", libc.personality(0x0040000) != -1)
             tried("fork", os.fork() == 0 or os.wait() is None)
+            fd = os.open(".", os.O_RDWR | os.O_TMPFILE, 0o600)
+            libc.syscall(285, fd, 0, 0, 1 << 30)  # fallocate: "not supported"
+            print("fallocate", ctypes.get_errno() == errno.EOPNOTSUPP and "unsupported")
             """)
         for mode, box, work in self.each_mode():
             r = self.run_in(box, work, argv, S.Limits(30.0, processes=64))
             for what in ("ptrace", "inet", "unix", "keyctl", "unshare", "personality"):
                 self.assertIn(f"{what} refused", r.output, (mode, r.output))
+            self.assertIn("fallocate unsupported", r.output, (mode, r.output))
             self.assertIn("fork worked", r.output, mode)
         for mode, box, work in self.each_mode():  # a run with a GPU may use a unix socket
             r = box.run(argv, work, os.path.join(self.dir, "gpu.log"), S.Limits(30.0, processes=64),
@@ -237,6 +241,48 @@ class OutputTests(unittest.TestCase):
     def test_control_characters_never_reach_a_report(self):
         self.assertEqual(S.printable("a\x1b[2Jb\r\nc\td\x07"), "a\ufffd[2Jb\ufffd\nc\td\ufffd")
         self.assertEqual(S.printable("x\u202ey\u2066"), "x\ufffdy\ufffd")  # bidi overrides
+        # What XML 1.0 may not hold: a JUnit report quoting it could not be read at all.
+        self.assertEqual(S.printable("p\ufffeq\uffffr"), "p\ufffdq\ufffdr")
+
+
+class StandardInputTests(unittest.TestCase):
+    def test_the_request_comes_through_a_pipe_that_cannot_be_read_again(self):
+        d = tempfile.mkdtemp(prefix="sandbox-stdin-")
+        try:
+            prog = os.path.join(d, "prog.py")
+            with open(prog, "w") as f:
+                f.write("import os, sys\n"
+                        "first = sys.stdin.buffer.readline()\n"
+                        "try:\n"
+                        "    os.pread(0, 10, 0); again = 'read again'\n"
+                        "except OSError:\n"
+                        "    again = 'not again'\n"
+                        "print(first.decode().strip(), again, len(sys.stdin.buffer.read()))\n")
+            box = S.Sandbox("none")
+            data = b"line one\n" + b"x" * (1 << 20)  # more than a pipe holds
+            r = box.run([PYTHON, prog], d, os.path.join(d, "out.log"), S.Limits(30.0),
+                        stdin_data=data)
+            self.assertEqual(r.output.split(), ["line", "one", "not", "again", str(1 << 20)])
+        finally:
+            shutil.rmtree(d, ignore_errors=True)
+
+
+class WatchTests(unittest.TestCase):
+    def test_shared_memory_no_process_maps_counts(self):
+        """A memfd filled and held, but never mapped, is no process's resident memory."""
+        from gradelib.watch import Watch
+        watch = Watch(os.getpid(), None, 0, [], memory=96 << 20)
+        self.assertIsNone(watch.check())
+        fd = os.memfd_create("held")
+        try:
+            block = b"\1" * (1 << 20)
+            for _ in range(256):
+                os.write(fd, block)
+            said = watch.check()
+            self.assertIsNotNone(said)
+            self.assertIn("shared memory", said)
+        finally:
+            os.close(fd)
 
 
 class ResultsTests(unittest.TestCase):
@@ -263,5 +309,16 @@ class ResultsTests(unittest.TestCase):
                     f.write("x")
             collect_results(os.path.join(run, "results"), os.path.join(d, "got"), 2, 1 << 20)
             self.assertEqual(sorted(os.listdir(os.path.join(d, "got"))), ["0.bin", "results.txt"])
+            # A hard link to a file the student could not read would be copied by the grader.
+            secret = os.path.join(d, "secret")
+            with open(secret, "w") as f:
+                f.write("key")
+            os.link(secret, os.path.join(run, "results", "1.sums"))
+            got = os.path.join(d, "got2")
+            collect_results(os.path.join(run, "results"), got, 2, 1 << 20)
+            self.assertNotIn("1.sums", os.listdir(got))
+            collect_results(os.path.join(run, "results"), os.path.join(d, "got3"), 2, 1 << 20,
+                            owner=os.getuid() + 1)  # another uid's files: none taken
+            self.assertEqual(os.listdir(os.path.join(d, "got3")), [])
         finally:
             shutil.rmtree(d, ignore_errors=True)
