@@ -2,10 +2,10 @@
 //
 //   <exercise>_runner <request.txt | -> <results folder>
 //
-// The grader gives the request on standard input ("-"), through a pipe: a pipe cannot be read
-// again from its start or at an offset, so once a line is read, no code in this process can
-// find its seed there again, and code that reads the lines ahead takes them from this loop
-// (the calls after it then get no request and fail).
+// The grader gives the request on standard input ("-"), through a pipe of mode 0: a pipe cannot
+// be read again from its start or at an offset, nor opened again (to write lines back), so once
+// a line is read, no code in this process can find its seed there again, and code that reads
+// the lines ahead takes them from this loop (the calls after it then get no request and fail).
 //
 // It makes each call of the request (protocol.hpp) on inputs computed from the call's seed
 // and writes what came out, nothing more: it judges nothing. This file is instructor code,
@@ -18,6 +18,7 @@
 // file compiled by clang with a hook on every load and store (common/cpu_backend/analyze/),
 // which alone answers the model_* calls.
 #include <algorithm>
+#include <cerrno>
 #include <cstddef>
 #include <cstdint>
 #include <cstdio>
@@ -218,7 +219,8 @@ bool read_line(int fd, std::string& line) {
   line.clear();
   char c;
   ssize_t got;
-  while ((got = read(fd, &c, 1)) == 1 && c != '\n') line.push_back(c);
+  while (((got = read(fd, &c, 1)) == 1 && c != '\n') || (got < 0 && errno == EINTR))
+    if (got == 1) line.push_back(c);
   return got == 1 || !line.empty();
 }
 

@@ -570,6 +570,24 @@ def _is_guard(directives):
             r2.strip() == guard and n3 == "endif" and not r3.strip())
 
 
+def include_problems(files):
+    """{path: bytes} of a submission's files of any exercise -> the #include lines that name an
+    absolute path or one through "..". A failed build quotes the file it included, so such a
+    path would show the student any file their uid can read; a header of the exercise, the kit
+    or the compiler never needs one."""
+    problems = []
+    for path, data in sorted(files.items()):
+        text, lines = logical_text(data.decode("utf-8", "replace"))
+        for line, directive, rest in _directives(text, lines):
+            m = re.match(r'^\s*(?:"([^"]*)"|<([^>]*)>)', rest) if directive == "include" else None
+            target = (m.group(1) if m.group(1) is not None else m.group(2)) if m else ""
+            if m and (re.match(r"\s*/", target) or ".." in re.split(r"[/\\]", target)):
+                problems.append(f"{os.path.basename(path)}:{line}: #include{rest[:50].rstrip()}: "
+                                f"an #include must name a header of the exercise, the kit or "
+                                f"the compiler, not an absolute path or one through ..")
+    return problems
+
+
 def kernel_source_problems(files):
     """{path: bytes} of a submission's files of one kernel exercise -> why they cannot be graded
     (empty: they can), one line per place, naming it. Comments are not read."""
@@ -583,16 +601,8 @@ def kernel_source_problems(files):
         for i, (line, directive, rest) in enumerate(directives):
             where = f"{name}:{line}: #{directive}{rest[:50].rstrip()}"
             if directive == "include":
-                m = re.match(r'^\s*(?:"([^"]*)"|<([^>]*)>)\s*$', rest)
-                if not m:
+                if not re.match(r'^\s*("[^"]*"|<[^>]*>)\s*$', rest):
                     problems.append(f"{where}: an #include must name its file (\"...\" or <...>)")
-                elif re.match(r"\s*/", m.group(1) or m.group(2) or "") or \
-                        ".." in re.split(r"[/\\]", m.group(1) or m.group(2) or ""):
-                    # A failed build quotes the file it included: a path out of the folders
-                    # the build may read would show the student any file their uid can read.
-                    problems.append(f"{where}: an #include must name a header of the exercise, "
-                                    f"the kit or the compiler, not an absolute path or one "
-                                    f"through ..")
             elif directive == "pragma":
                 if not ALLOWED_PRAGMA.match(rest):
                     problems.append(f"{where}: only #pragma unroll (and once) are allowed")
@@ -823,14 +833,16 @@ def _strip_casts(f, value, seen=None):
     return value
 
 
-def _is_local(f, value, seen=None):
+def _is_local(f, value, path=frozenset(), strict=True):
     """Whether a pointer value is (an address inside) an alloca of this function: the kernel's
-    own stack, which is not GPU memory."""
-    seen = set() if seen is None else seen
+    own stack, which is not GPU memory. Only at constant, small offsets: an offset computed at
+    run time, or constant steps around a loop (a phi that comes back to itself through a
+    getelementptr), can be the distance from the local to any address (device memory), which
+    would pass as the local. `strict=False` drops the offsets' rule (for a refusal's message)."""
     value = _strip_casts(f, value)
-    if value in seen:
-        return True
-    seen.add(value)
+    if value in path or len(path) > 64:
+        return False  # a cycle: the value is reached again from itself
+    path = path | {value}
     d = f.defs.get(value)
     if d is None:
         return False
@@ -838,22 +850,31 @@ def _is_local(f, value, seen=None):
     if op == "alloca":
         return True
     if op == "getelementptr":
-        # Only at constant, small offsets: an index computed at run time can be the distance
-        # from the local to any address (device memory), which would pass as the local.
         operands = _split_top(re.sub(r"^getelementptr\s+(inbounds\s+|nuw\s+|nusw\s+)*", "", d))
         indices = [_value(o) for o in operands[2:]]
-        return len(operands) >= 2 and \
-            all(re.fullmatch(r"-?\d+", i) and abs(int(i)) < (1 << 16) for i in indices) and \
-            _is_local(f, _value(operands[1]), seen)
+        constant = all(re.fullmatch(r"-?\d+", i) and abs(int(i)) < (1 << 16) for i in indices) \
+            and all(int(n) < (1 << 16) for n in re.findall(r"\d+", operands[0] if operands else ""))
+        return len(operands) >= 2 and (constant or not strict) and \
+            _is_local(f, _value(operands[1]), path, strict)
     if op in ("bitcast", "addrspacecast"):
-        return _is_local(f, _value(re.sub(r"\s+to\s+.*$", "", d.split(None, 1)[1])), seen)
+        return _is_local(f, _value(re.sub(r"\s+to\s+.*$", "", d.split(None, 1)[1])), path, strict)
     if op == "phi":
         incoming = re.findall(r"\[\s*([^,\]]+),", d)
-        return bool(incoming) and all(_is_local(f, v.strip(), seen) for v in incoming)
+        return bool(incoming) and all(_is_local(f, v.strip(), path, strict) for v in incoming)
     if op == "select":
         operands = _split_top(d[len("select"):])
-        return len(operands) == 3 and all(_is_local(f, _value(o), seen) for o in operands[1:])
+        return len(operands) == 3 and \
+            all(_is_local(f, _value(o), path, strict) for o in operands[1:])
     return False
+
+
+def _unseen_local(f, pointer):
+    """The end of a refusal's message where the pointer is a local at a run-time offset."""
+    if _is_local(f, pointer, strict=False):
+        return (" (here a local array at an index computed at run time, or a pointer stepped "
+                "around a loop: the memory model allows such accesses to locals only at "
+                "constant indices)")
+    return ""
 
 
 def _call_parts(inst):
@@ -941,7 +962,8 @@ def model_ir_problems(ir_text):
                 if not hooked and not _is_local(f, pointer):
                     problems.append(f"{where(f)}: a {kind} the memory model's hooks do not see "
                                     f"({body[:90]}): a width they lack (long double, _BitInt, a "
-                                    f"struct or array copied whole) or hooks switched off")
+                                    f"struct or array copied whole) or hooks switched off"
+                                    f"{_unseen_local(f, pointer)}")
             elif op in ("atomicrmw", "cmpxchg"):
                 operands = _split_top(re.sub(r"^(atomicrmw|cmpxchg)\s+(weak\s+)?(volatile\s+)?"
                                              r"(\w+\s+)?", "", body))
@@ -959,10 +981,12 @@ def model_ir_problems(ir_text):
                 elif _MEMORY_INTRINSIC.match(callee):
                     operands = _split_top(args or "")
                     pointers = operands[:1] if "memset" in callee else operands[:2]
-                    if not all(_is_local(f, _value(p)) for p in pointers):
+                    unseen = [p for p in pointers if not _is_local(f, _value(p))]
+                    if unseen:
                         problems.append(f"{where(f)}: a {callee.split('.')[1]} of memory (a "
                                         f"struct or array copied whole, std::copy ...): the "
-                                        f"memory model's hooks do not see it")
+                                        f"memory model's hooks do not see it"
+                                        f"{_unseen_local(f, _value(unseen[0]))}")
                 elif callee in functions:
                     todo.append(callee)
                 elif callee.startswith("llvm."):
@@ -975,7 +999,7 @@ def model_ir_problems(ir_text):
                 for arg in _split_top(args or ""):
                     if re.search(r"\bbyval\b", arg) and not _is_local(f, _value(arg)):
                         problems.append(f"{where(f)}: passes memory by value (byval), a copy "
-                                        f"the hooks do not see")
+                                        f"the hooks do not see{_unseen_local(f, _value(arg))}")
             previous = body
     return sorted(set(problems))
 

@@ -483,6 +483,11 @@ class Sandbox:
         start = time.monotonic()
         timed_out = False
         feed = os.pipe() if stdin_data is not None else None
+        if feed:
+            # Mode 0: the pipe can be used through the descriptors it came with, never opened
+            # again (/proc/self/fd/0 opened for writing would let code read the lines ahead and
+            # put them back).
+            os.fchmod(feed[0], 0)
         try:
             proc = subprocess.Popen(list(argv), cwd=cwd, env=environment,
                                     stdin=feed[0] if feed else subprocess.DEVNULL,

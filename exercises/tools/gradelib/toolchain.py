@@ -746,15 +746,17 @@ class StudentBuild:
                      f"-DEXERCISE_KIT={self.kit}", f"-DSTUDENT_ROOT={self.src}",
                      f"-DEXERCISE_LIST={listing}", "-DCMAKE_DEPENDS_USE_COMPILER=ON"]
         # A kernel exercise whose files test which build compiles them (each build would grade
-        # another program) or hold inline assembly is not built at all (objects.py).
+        # another program) or hold inline assembly is not built at all, nor is any exercise
+        # whose file includes an absolute path or one through .. (objects.py).
         refused = {}
         for e in exercises:
+            mine = {rel: files[rel] for rel in e.paths() if rel in files}
+            problems = O.include_problems(mine)
             if e.kind == "gpu":
-                problems = O.kernel_source_problems({rel: files[rel] for rel in e.paths()
-                                                     if rel in files})
-                if problems:
-                    refused[e.name] = "refused before the build:\n" + \
-                        "\n".join("  " + p for p in problems[:30])
+                problems += O.kernel_source_problems(mine)
+            if problems:
+                refused[e.name] = "refused before the build:\n" + \
+                    "\n".join("  " + p for p in problems[:30])
         targets = []
         for e in exercises:
             targets.append(f"{e.name}_runner")

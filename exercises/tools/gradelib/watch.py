@@ -16,9 +16,11 @@ more memory than a run may.
 * Memory: each process's address space is limited, but not their sum: many processes that
   each stay under the limit could still push the machine into swapping or its out-of-memory
   killer, which may pick the grader. A run whose processes together hold more than
-  memory_limit() resident is stopped. Shared memory that no process maps (a memfd or a System V
-  segment held but not mapped, a file in a memory file system) is no process's resident memory:
-  the machine's shared memory (/proc/meminfo's Shmem) grown since the run began counts too.
+  memory_limit() resident is stopped. Shared memory that no process maps is no process's
+  resident memory, so the run's also counts: the memfds and deleted files of a memory file
+  system that its processes hold open, and the System V segments of its uid or processes that
+  nothing maps (where the grader can see them: a run without a GPU may attach none, the
+  syscall filter refuses shmat; bubblewrap's /tmp and /dev/shm have sizes of their own).
 """
 
 import os
@@ -31,13 +33,62 @@ RESERVE_BYTES = 1 << 30     # what every file system keeps free
 _TICK = os.sysconf("SC_CLK_TCK")
 
 
-def shared_memory():
-    """The machine's shared memory in bytes (tmpfs files, memfds, System V segments), or 0."""
+def _held_files(pids):
+    """Bytes of the memfds and deleted /tmp or /dev/shm files that these processes hold open
+    (each file once)."""
+    seen, total = set(), 0
+    for pid in pids:
+        try:
+            fds = os.listdir(f"/proc/{pid}/fd")
+        except OSError:
+            continue
+        for fd in fds:
+            link = f"/proc/{pid}/fd/{fd}"
+            try:
+                target = os.readlink(link)
+            except OSError:
+                continue
+            if not (target.startswith("/memfd:") or (target.endswith(" (deleted)") and
+                                                     target.startswith(("/tmp/", "/dev/shm/")))):
+                continue
+            try:
+                info = os.stat(link)
+            except OSError:
+                continue
+            if (info.st_dev, info.st_ino) not in seen:
+                seen.add((info.st_dev, info.st_ino))
+                total += info.st_blocks * 512
+    return total
+
+
+def _unmapped_segments(pids, uid):
+    """Bytes resident in the System V shared memory segments that nothing maps, of this uid or
+    created by these processes (those the grader's IPC namespace shows)."""
+    total = 0
     try:
-        with open("/proc/meminfo") as f:
-            return next(int(line.split()[1]) * 1024 for line in f if line.startswith("Shmem:"))
-    except (OSError, StopIteration, ValueError):
+        with open("/proc/sysvipc/shm") as f:
+            header = f.readline().split()
+            rows = [line.split() for line in f]
+    except OSError:
         return 0
+    column = {name: i for i, name in enumerate(header)}
+    need = ("size", "cpid", "nattch", "cuid")
+    if any(name not in column for name in need):
+        return 0
+    for row in rows:
+        try:
+            cpid, nattch, cuid = (int(row[column[n]]) for n in ("cpid", "nattch", "cuid"))
+            held = int(row[column["rss"]]) if "rss" in column else int(row[column["size"]])
+        except (IndexError, ValueError):
+            continue
+        if nattch == 0 and (cpid in pids or (uid is not None and cuid == uid)):
+            total += held
+    return total
+
+
+def shared_memory(pids, uid):
+    """What a run holds in shared memory that no process of it maps."""
+    return _held_files(pids) + _unmapped_segments(set(pids), uid)
 
 
 def memory_limit():
@@ -120,7 +171,6 @@ class Watch:
         self.memory = memory_limit() if memory is None else memory
         self.start = self.last_poll = time.monotonic()
         self.idle = 0.0   # seconds (summed over polls) with no process of the run running
-        self.shared = shared_memory()
         self.disks = {}
         for folder in folders:
             try:
@@ -150,10 +200,9 @@ class Watch:
                         f"under {folder}, {free >> 20} MB left)")
         processes = run_processes(self.root_pid, self.uid)
         resident = sum(rss for _, rss, _ in processes.values())
-        shared = max(0, shared_memory() - self.shared)
+        shared = shared_memory(list(processes), self.uid)
         if resident + shared > self.memory:
-            more = (f", and {shared >> 20} MB more of shared memory appeared while it ran"
-                    if shared else "")
+            more = f", and {shared >> 20} MB of shared memory nothing maps" if shared else ""
             return (f"stopped: its processes held {resident >> 20} MB of memory together{more} "
                     f"(at most {self.memory >> 20} MB)")
         if self.idle_s and self._idle(now, processes):

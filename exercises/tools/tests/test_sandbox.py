@@ -128,13 +128,16 @@ class SandboxTests(unittest.TestCase):
             tried("unshare", libc.unshare(0x10000000) == 0)
             tried("personality", libc.personality(0x0040000) != -1)
             tried("fork", os.fork() == 0 or os.wait() is None)
-            fd = os.open(".", os.O_RDWR | os.O_TMPFILE, 0o600)
-            libc.syscall(285, fd, 0, 0, 1 << 30)  # fallocate: "not supported"
+            libc.shmat.restype = ctypes.c_void_p
+            segment = libc.shmget(0, 1 << 20, 0o1600)  # IPC_PRIVATE, IPC_CREAT | 0600
+            tried("shmat", libc.shmat(segment, None, 0) not in (None, 2**64 - 1))
+            libc.shmctl(segment, 0, None)  # IPC_RMID
+            libc.syscall(285, -1, 0, 0, 1 << 30)  # fallocate: "not supported" (else EBADF)
             print("fallocate", ctypes.get_errno() == errno.EOPNOTSUPP and "unsupported")
             """)
         for mode, box, work in self.each_mode():
             r = self.run_in(box, work, argv, S.Limits(30.0, processes=64))
-            for what in ("ptrace", "inet", "unix", "keyctl", "unshare", "personality"):
+            for what in ("ptrace", "inet", "unix", "keyctl", "unshare", "personality", "shmat"):
                 self.assertIn(f"{what} refused", r.output, (mode, r.output))
             self.assertIn("fallocate unsupported", r.output, (mode, r.output))
             self.assertIn("fork worked", r.output, mode)
@@ -242,7 +245,7 @@ class OutputTests(unittest.TestCase):
         self.assertEqual(S.printable("a\x1b[2Jb\r\nc\td\x07"), "a\ufffd[2Jb\ufffd\nc\td\ufffd")
         self.assertEqual(S.printable("x\u202ey\u2066"), "x\ufffdy\ufffd")  # bidi overrides
         # What XML 1.0 may not hold: a JUnit report quoting it could not be read at all.
-        self.assertEqual(S.printable("p\ufffeq\uffffr"), "p\ufffdq\ufffdr")
+        self.assertEqual(S.printable("p\ufffeq\uffffr\ud800s"), "p\ufffdq\ufffdr\ufffds")
 
 
 class StandardInputTests(unittest.TestCase):
@@ -266,6 +269,42 @@ class StandardInputTests(unittest.TestCase):
         finally:
             shutil.rmtree(d, ignore_errors=True)
 
+    def test_the_pipe_cannot_be_opened_again_to_put_lines_back(self):
+        d = tempfile.mkdtemp(prefix="sandbox-stdin-")
+        os.chmod(d, 0o755)
+        try:
+            prog = os.path.join(d, "prog.py")
+            with open(prog, "w") as f:
+                f.write("import os, stat\n"
+                        "print('mode', oct(stat.S_IMODE(os.fstat(0).st_mode)))\n"
+                        "try:\n"
+                        "    os.close(os.open('/proc/self/fd/0', os.O_WRONLY)); print('reopened')\n"
+                        "except OSError:\n"
+                        "    print('refused')\n")
+            os.chmod(prog, 0o755)
+            # The pipe's mode is 0 in every mode; opening it again is refused wherever the code
+            # runs as a uid that is not root (root may open anything: `none` as root).
+            modes = ["none", "bwrap", "user"]
+            tried = 0
+            for mode in modes:
+                try:
+                    box = S.Sandbox(mode).for_student(1)
+                except RuntimeError:
+                    continue
+                work = tempfile.mkdtemp(dir=d)
+                box.own(work)
+                r = box.run([PYTHON, prog], work, os.path.join(d, f"{mode}.log"),
+                            S.Limits(30.0, processes=64), read_only=[d], writable=[work],
+                            stdin_data=b"a line\n")
+                self.assertIn("mode 0o0", r.output, (mode, r.output))
+                if not (mode == "none" and os.geteuid() == 0):
+                    self.assertIn("refused", r.output, (mode, r.output))
+                tried += 1
+            if not tried:
+                self.skipTest("no sandbox that runs as another uid here")
+        finally:
+            shutil.rmtree(d, ignore_errors=True)
+
 
 class WatchTests(unittest.TestCase):
     def test_shared_memory_no_process_maps_counts(self):
@@ -281,6 +320,15 @@ class WatchTests(unittest.TestCase):
             said = watch.check()
             self.assertIsNotNone(said)
             self.assertIn("shared memory", said)
+            # Another run's (here: this process's) shared memory is not charged to a run.
+            import subprocess
+            other = subprocess.Popen([PYTHON, "-c", "import time; time.sleep(30)"],
+                                     start_new_session=True)
+            try:
+                self.assertIsNone(Watch(other.pid, None, 0, [], memory=96 << 20).check())
+            finally:
+                other.kill()
+                other.wait()
         finally:
             os.close(fd)
 
