@@ -75,8 +75,9 @@
 // the grader's (exercises/tools/gradelib/seccomp.py) and adds what only the runner can say:
 //   * no execve once the runner has started (no exercise starts another program: not the
 //     checker, not gpg, not a shell);
-//   * no tee, splice or vmsplice: tee copies what waits in a pipe without taking it, which
-//     would read the request's lines ahead (main() below) and leave them for this loop;
+//   * on the CPU backend, no tee, splice or vmsplice: tee copies what waits in a pipe without
+//     taking it, which would read the request's lines ahead (main() below) and leave them for
+//     this loop (on a GPU, code that could call tee could call cudaMemcpy: INSTRUCTORS.md);
 //   * on the CPU backend (the CPU and memory-model runners), memory is opened only by the
 //     backend: mprotect that makes pages readable, writable or executable must carry the
 //     token the backend was given here (guarded_memory.hpp), no pkey_mprotect, no executable
@@ -109,10 +110,10 @@ void install_runner_filter() {
   f.push_back(statement(BPF_LD | BPF_W | BPF_ABS, offsetof(seccomp_data, nr)));
   deny_if(SYS_execve);
   deny_if(SYS_execveat);
+#if defined(EXERCISE_RUNNER_CPU)
   deny_if(SYS_tee);
   deny_if(SYS_splice);
   deny_if(SYS_vmsplice);
-#if defined(EXERCISE_RUNNER_CPU)
   uint64_t token = 0;
   while (token == 0)
     if (getrandom(&token, sizeof token, 0) != sizeof token) token = 0;
