@@ -25,6 +25,8 @@ text, so that no spelling gets around them:
   stubs and the instructor solutions of every kernel exercise reference (nm, all three
   builds); the self-test checks that they all still pass it.
 * syscall_instruction_problems (kernel exercises): no system call instruction in the code.
+* include_problems (every exercise's files, before the build): no #include of an absolute
+  path or one through "..", which a failed build would quote.
 * kernel_source_problems (the student's files, before the build): the preprocessor only
   includes headers and defines macros that neither paste (##) nor stringize (#) tokens; no
   conditional compilation but an include guard, no #undef, #line or pragma but unroll and

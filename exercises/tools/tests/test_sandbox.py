@@ -249,61 +249,59 @@ class OutputTests(unittest.TestCase):
 
 
 class StandardInputTests(unittest.TestCase):
+    def setUp(self):
+        self.dir = tempfile.mkdtemp(prefix="sandbox-stdin-")
+        os.chmod(self.dir, 0o755)
+
+    def tearDown(self):
+        shutil.rmtree(self.dir, ignore_errors=True)
+
+    def program(self, text):
+        path = os.path.join(self.dir, "prog.py")
+        with open(path, "w") as f:
+            f.write(text)
+        os.chmod(path, 0o755)
+        return [PYTHON, path]
+
     def test_the_request_comes_through_a_pipe_that_cannot_be_read_again(self):
-        d = tempfile.mkdtemp(prefix="sandbox-stdin-")
-        try:
-            prog = os.path.join(d, "prog.py")
-            with open(prog, "w") as f:
-                f.write("import os, sys\n"
-                        "first = sys.stdin.buffer.readline()\n"
-                        "try:\n"
-                        "    os.pread(0, 10, 0); again = 'read again'\n"
-                        "except OSError:\n"
-                        "    again = 'not again'\n"
-                        "print(first.decode().strip(), again, len(sys.stdin.buffer.read()))\n")
-            box = S.Sandbox("none")
-            data = b"line one\n" + b"x" * (1 << 20)  # more than a pipe holds
-            r = box.run([PYTHON, prog], d, os.path.join(d, "out.log"), S.Limits(30.0),
-                        stdin_data=data)
-            self.assertEqual(r.output.split(), ["line", "one", "not", "again", str(1 << 20)])
-        finally:
-            shutil.rmtree(d, ignore_errors=True)
+        argv = self.program("import os, sys\n"
+                            "first = sys.stdin.buffer.readline()\n"
+                            "try:\n"
+                            "    os.pread(0, 10, 0); again = 'read again'\n"
+                            "except OSError:\n"
+                            "    again = 'not again'\n"
+                            "print(first.decode().strip(), again, len(sys.stdin.buffer.read()))\n")
+        data = b"line one\n" + b"x" * (1 << 20)  # more than a pipe holds
+        r = S.Sandbox("none").run(argv, self.dir, os.path.join(self.dir, "out.log"),
+                                  S.Limits(30.0), stdin_data=data)
+        self.assertEqual(r.output.split(), ["line", "one", "not", "again", str(1 << 20)])
 
     def test_the_pipe_cannot_be_opened_again_to_put_lines_back(self):
-        d = tempfile.mkdtemp(prefix="sandbox-stdin-")
-        os.chmod(d, 0o755)
-        try:
-            prog = os.path.join(d, "prog.py")
-            with open(prog, "w") as f:
-                f.write("import os, stat\n"
-                        "print('mode', oct(stat.S_IMODE(os.fstat(0).st_mode)))\n"
-                        "try:\n"
-                        "    os.close(os.open('/proc/self/fd/0', os.O_WRONLY)); print('reopened')\n"
-                        "except OSError:\n"
-                        "    print('refused')\n")
-            os.chmod(prog, 0o755)
-            # The pipe's mode is 0 in every mode; opening it again is refused wherever the code
-            # runs as a uid that is not root (root may open anything: `none` as root).
-            modes = ["none", "bwrap", "user"]
-            tried = 0
-            for mode in modes:
-                try:
-                    box = S.Sandbox(mode).for_student(1)
-                except RuntimeError:
-                    continue
-                work = tempfile.mkdtemp(dir=d)
-                box.own(work)
-                r = box.run([PYTHON, prog], work, os.path.join(d, f"{mode}.log"),
-                            S.Limits(30.0, processes=64), read_only=[d], writable=[work],
-                            stdin_data=b"a line\n")
-                self.assertIn("mode 0o0", r.output, (mode, r.output))
-                if not (mode == "none" and os.geteuid() == 0):
-                    self.assertIn("refused", r.output, (mode, r.output))
-                tried += 1
-            if not tried:
-                self.skipTest("no sandbox that runs as another uid here")
-        finally:
-            shutil.rmtree(d, ignore_errors=True)
+        argv = self.program("import os, stat\n"
+                            "print('mode', oct(stat.S_IMODE(os.fstat(0).st_mode)))\n"
+                            "try:\n"
+                            "    os.close(os.open('/proc/self/fd/0', os.O_WRONLY)); print('reopened')\n"
+                            "except OSError:\n"
+                            "    print('refused')\n")
+        # The pipe's mode is 0 in every mode; opening it again is refused wherever the code
+        # runs as a uid that is not root (root may open anything: `none` as root).
+        tried = 0
+        for mode in ("none", "bwrap", "user"):
+            try:
+                box = S.Sandbox(mode).for_student(1)
+            except RuntimeError:
+                continue
+            work = tempfile.mkdtemp(dir=self.dir)
+            box.own(work)
+            r = box.run(argv, work, os.path.join(self.dir, f"{mode}.log"),
+                        S.Limits(30.0, processes=64), read_only=[self.dir], writable=[work],
+                        stdin_data=b"a line\n")
+            self.assertIn("mode 0o0", r.output, (mode, r.output))
+            if not (mode == "none" and os.geteuid() == 0):
+                self.assertIn("refused", r.output, (mode, r.output))
+            tried += 1
+        if not tried:
+            self.skipTest("no sandbox here")
 
 
 class WatchTests(unittest.TestCase):
