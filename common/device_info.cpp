@@ -3,6 +3,7 @@
 #include <cuda_runtime.h>
 
 #include <algorithm>
+#include <fstream>
 #include <sstream>
 
 #include "common/cuda_check.hpp"
@@ -16,7 +17,15 @@ int cuda_device_count(std::string* why) {
   const cudaError_t err = cudaGetDeviceCount(&count);
   if (err != cudaSuccess) {
     // One short line: Catch2 wraps long messages, and the reason must stay one line.
-    if (why) *why = std::string("no CUDA device found (") + cudaGetErrorName(err) + ")";
+    // cudaErrorInsufficientDriver means two different things to a student: no NVIDIA driver at
+    // all (a machine without a GPU) or one older than this runtime; the driver's /proc entry
+    // tells them apart on Linux.
+    std::string detail = cudaGetErrorName(err);
+    if (err == cudaErrorInsufficientDriver)
+      detail = std::ifstream("/proc/driver/nvidia/version").good()
+                   ? "the NVIDIA driver is older than this CUDA runtime: " + detail
+                   : "no NVIDIA driver loaded: " + detail;
+    if (why) *why = "no CUDA device found (" + detail + ")";
     (void)cudaGetLastError();
     return 0;
   }

@@ -25,12 +25,12 @@ fi
 [ -z "$why" ] && exit 0
 
 if [ -n "$chapter" ]; then
-  first="make analyze"
+  first="make analyze" all="this chapter"
 else
-  first="make -C 01_naive analyze"
+  first="make -C 01_naive analyze" all="every chapter and exercise"
 fi
 echo "error: no NVIDIA GPU found ($why): \`$what\` runs kernels on a GPU; nothing was built." >&2
 echo "Without a GPU: \`$first\` builds only what its table needs and prints each kernel's" \
      "memory requests, counted on the CPU (common/BUILD.md, \"Without a GPU\"); \`make check\` builds" \
-     "everything and runs every kernel test on the CPU backend." >&2
+     "$all and runs the kernel tests on the CPU backend." >&2
 exit 3

@@ -94,7 +94,9 @@ def test_counts(log_text):
     if not line:
         return {"tests": None, "failed": None, "skipped": None}
     passed, skipped, failed = map(int, line[-1])
-    return {"tests": passed + skipped + failed, "failed": failed, "skipped": skipped}
+    closing = re.findall(r"^check: \d+ passed.*$", log_text, re.M)[-1]
+    return {"tests": passed + skipped + failed, "failed": failed, "skipped": skipped,
+            "closing_line": closing}
 
 
 def measure(args):
@@ -161,10 +163,14 @@ def first_hour(doc):
             return "(not measured)"
         text = duration(steps[name]["seconds"])
         return text if len(when) == 1 else f"{text} ({when_of(doc, steps[name])})"
-    return (f"Measured on {m['cores']} cores without a GPU, from a fresh clone (common/BUILD.md"
+    text = (f"Measured on {m['cores']} cores without a GPU, from a fresh clone (common/BUILD.md"
             f"{': ' + next(iter(when)) if len(when) == 1 else ''}): the first table "
             f"{took('first-table')}, then chapter 01's check {took('first-check')}; the whole "
             f"`make check` {took('check')}.\n")
+    closing = steps.get("first-check", {}).get("closing_line")
+    if closing:  # what a student's chapter 01 check ends with, as that run printed it
+        text += f"Chapter 01's check ended with:\n\n```console\n{closing}\n```\n"
+    return text
 
 
 def when_of(doc, step, machine=False):
@@ -184,9 +190,10 @@ def markdown(doc):
     lines = [f"Measured {'at ' + next(iter(when)).rsplit(', ', 1)[0] + ' ' if one_run else ''}by "
              "`python3 common/scripts/build_times.py measure` (a fresh clone, ccache off) on "
              f"{cores} cores{' (' + m['cpu'] + ')' if one_run else ''}, {m['nvcc']}, {m['cmake']}. "
-             "The machine was shared "
-             f"with other builds (load average {load} as each step started), so the wall "
-             "times are long; the CPU time, divided by the cores, is what the command itself "
+             + (f"The machine was shared with other builds (load average {load} as each step "
+                "started), so the wall times are long; " if loads[-1] > cores else
+                f"Load average {load} as each step started; ") +
+             "the CPU time, divided by the cores, is what the command itself "
              "needs of them (its wall time on an idle machine is at least that):", "",
              f"| command | wall time | CPU time / {cores} |" + ("" if one_run else " measured |"),
              "| --- | --: | --: |" + ("" if one_run else " --- |")]

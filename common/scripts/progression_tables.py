@@ -112,7 +112,7 @@ def md_table(titles, rows, right=()):
 
 def measured_on(doc, run=None):
     source = run or doc
-    text = (f"Measured by `make run` on **{md_cell(source['gpu'])}** (driver {source['driver']}, "
+    text = (f"Measured by `make run` on **{md_cell(source['gpu'])}** (CUDA driver {source['driver']}, "
             f"CUDA runtime {source['runtime']}), {source['date'] if run else run_dates(doc)}")
     if run:
         text += (f", {run.get('shape') or run['size']}; copy bandwidth "
