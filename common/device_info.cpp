@@ -16,15 +16,15 @@ int cuda_device_count(std::string* why) {
   int count = 0;
   const cudaError_t err = cudaGetDeviceCount(&count);
   if (err != cudaSuccess) {
-    // One short line: Catch2 wraps long messages, and the reason must stay one line.
-    // cudaErrorInsufficientDriver means two different things to a student: no NVIDIA driver at
-    // all (a machine without a GPU) or one older than this runtime; the driver's /proc entry
-    // tells them apart on Linux.
+    // One short line: Catch2 wraps messages at 80 columns, and the reason must stay one line.
+    // cudaErrorInsufficientDriver means two things to a student: no NVIDIA driver at all (a
+    // machine without a GPU) or one older than this runtime; the driver's /proc entry tells
+    // them apart on Linux.
     std::string detail = cudaGetErrorName(err);
     if (err == cudaErrorInsufficientDriver)
       detail = std::ifstream("/proc/driver/nvidia/version").good()
-                   ? "the NVIDIA driver is older than this CUDA runtime: " + detail
-                   : "no NVIDIA driver loaded: " + detail;
+                   ? "NVIDIA driver too old for this CUDA runtime"
+                   : "no NVIDIA driver loaded";
     if (why) *why = "no CUDA device found (" + detail + ")";
     (void)cudaGetLastError();
     return 0;
