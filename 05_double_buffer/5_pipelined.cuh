@@ -42,7 +42,7 @@ namespace ch05 {
 // them instead of keeping them in registers. Compiled for sm_90, pipelined_gemm's main loop is
 // the same instructions as when it was written inside the kernel (k0 = 0 folds away); moving k0
 // into the pointers instead (A + k0, B + k0 * N) adds 12 instructions per 2,048 FFMAs to
-// stream_k_gemm's float4 loop and 24 to sliced_gemm's, and measured 2 points slower at 4096^3
+// stream_k_gemm's float4 loop and 24 to sliced_gemm's, and measured slower
 // (lab/LOG.md#stream-k: fix 1, and the SASS counts).
 // VEC_A, VEC_B: A's and B's tiles are read 16 bytes at a time; else 4 bytes at a time, or, in
 // the 8 x 4-lane tiles, 8 where the rows start on 8 bytes (pairsA, pairsB below). The 8 x 4-lane

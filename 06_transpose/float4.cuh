@@ -14,8 +14,8 @@ __device__ __forceinline__ void store4(float* p, float4 v) { *reinterpret_cast<f
 // and 6 read seldom start on a 128-byte line, so the rest of a line is asked for by another
 // block or chunk, in a request of its own. The PTX prefetch-size hint `.L2::128B` asks the L2 to
 // fetch 128 bytes with the access, the whole line; it gained step 5's tile where its input rows
-// start off the lines (whole_lines.md; on step 6 the hint measured nothing, the asm form itself
-// did; measured on an H200 only). A hint: the loads return the same floats with or without it.
+// start off the lines (whole_lines.md says what it measured, and on which GPU). A hint: the loads
+// return the same floats with or without it.
 // `.nc` is the read-only path, right because no kernel writes the matrix it reads, which is also
 // why the asm needs no "memory" clobber. Before sm_80, and on the CPU backend, these are plain
 // loads. (The float2 loads of transpose_thin_regs are plain: not measured with the hint.)
