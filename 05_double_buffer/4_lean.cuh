@@ -7,7 +7,7 @@
 //     past N read the last valid float4 column instead (they only feed columns of C that are
 //     never stored), so k is the only coordinate tested per tile.
 // Why it is faster: fewer integer instructions between the FFMAs (what it is worth:
-// warp_tiles.md). The tiles are dynamic shared memory, so tiles over 48 KB could be tried
+// lab/LOG.md#run-8). The tiles are dynamic shared memory, so tiles over 48 KB could be tried
 // (BK = 32 spills at the 128-register cap of 2 blocks/SM: lab/LOG.md).
 // What it still gets wrong: each tile starts with every warp waiting on shared memory for its
 // first fragments, and many FFMAs read two operands from the same register bank. Step 5.

@@ -3,7 +3,6 @@
 #include <cuda_runtime.h>
 
 #include <algorithm>
-#include <fstream>
 #include <sstream>
 
 #include "common/cuda_check.hpp"
@@ -17,14 +16,18 @@ int cuda_device_count(std::string* why) {
   const cudaError_t err = cudaGetDeviceCount(&count);
   if (err != cudaSuccess) {
     // One short line: Catch2 wraps messages at 80 columns, and the reason must stay one line.
-    // cudaErrorInsufficientDriver means two things to a student: no NVIDIA driver at all (a
-    // machine without a GPU) or one older than this runtime; the driver's /proc entry tells
-    // them apart on Linux.
+    // cudaErrorInsufficientDriver means two things to a student: no driver library at all (a
+    // machine without a GPU, a container started without one; the driver's version reads 0)
+    // or a driver older than this runtime.
     std::string detail = cudaGetErrorName(err);
-    if (err == cudaErrorInsufficientDriver)
-      detail = std::ifstream("/proc/driver/nvidia/version").good()
-                   ? "NVIDIA driver too old for this CUDA runtime"
-                   : "no NVIDIA driver loaded";
+    int driver = 0, runtime = 0;
+    if (err == cudaErrorInsufficientDriver) {
+      (void)cudaDriverGetVersion(&driver);
+      (void)cudaRuntimeGetVersion(&runtime);
+      detail = driver == 0 ? "no NVIDIA driver found"
+                           : "driver for CUDA " + version_string(driver) + ", runtime " +
+                                 version_string(runtime);
+    }
     if (why) *why = "no CUDA device found (" + detail + ")";
     (void)cudaGetLastError();
     return 0;

@@ -5,7 +5,7 @@ tests that did not run.
 
   skip_reasons.py build/Testing/check-results.xml     (ctest --output-junit's file)
 
-  check: 215 passed, 73 skipped (59 GPU tests: no CUDA device found (no NVIDIA driver loaded);
+  check: 215 passed, 73 skipped (59 GPU tests: no CUDA device found (no NVIDIA driver found);
   14 CPU-backend tests: needs a real GPU, not the CPU backend), 0 failed
 
 (one line). A test's kind is the label in its name ("05_double_buffer/cpu: ..."): gpu (the

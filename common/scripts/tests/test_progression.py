@@ -86,7 +86,7 @@ class Tables(unittest.TestCase):
     def test_chapter_block_lists_its_rows_and_its_ceiling(self):
         block = progression.chapter_markdown(sample(), "02_tiled")
         self.assertTrue(block.startswith(
-            f"Measured by `make run` on **{GPU}** (driver 99.9, CUDA runtime 99.8), "
+            f"Measured by `make run` on **{GPU}** (CUDA driver 99.9, CUDA runtime 99.8), "
             "2000-01-01T00:00:00Z, M=4096 N=4096 K=4096;"), block)
         self.assertIn("M=8192 N=8192 K=8192;", block)
         # No profile digest: no measured intensity, so no roofline columns (the model's
