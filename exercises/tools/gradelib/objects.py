@@ -783,36 +783,53 @@ _METADATA = re.compile(r",\s*![A-Za-z][\w.]*\s+!(\d+|\{[^{}]*\})")
 
 
 class _Function:
-    def __init__(self, name, header):
+    def __init__(self, name, header, types=None):
         self.name = name
         self.header = header
         self.lines = []     # instructions, in order
         self.defs = {}      # %name -> instruction text (after "=")
+        self.entry = set()  # the %names defined in the entry block (its allocas are static)
+        self.types = types if types is not None else {}  # %name -> body of the module's types
+        self.locals = {}    # memo of _local_of: value -> (alloca, byte offset) or None
+
+
+_TYPE_DEF = re.compile(r'^(%(?:"(?:[^"\\]|\\.)*"|[-\w.$]+))\s*=\s*type\s+(.*)$')
 
 
 def parse_ir(text):
     """{name: _Function} of the functions the module defines."""
-    functions, current = {}, None
+    functions, current, types = {}, None, {}
+    in_entry = False
     for raw in text.splitlines():
         line = _METADATA.sub("", raw).rstrip()
         if current is None:
+            m = _TYPE_DEF.match(line)
+            if m:
+                types[m.group(1)] = m.group(2).strip()
             if line.startswith("define "):
                 m = re.search(r'@("(?:[^"\\]|\\.)*"|[-\w.$]+)\(', line)
                 if m:
-                    current = _Function(m.group(1).strip('"'), line)
+                    current = _Function(m.group(1).strip('"'), line, types)
+                    in_entry = True
             continue
         if line == "}":
             functions[current.name] = current
             current = None
             continue
         stripped = line.strip()
-        if not stripped or stripped.startswith(";") or re.match(r"^[-\w.$\"]+:", stripped):
+        if not stripped or stripped.startswith(";"):
+            continue
+        if re.match(r"^[-\w.$\"]+:", stripped):
+            if current.lines:  # a label after the first instruction: the entry block has ended
+                in_entry = False
             continue
         stripped = re.sub(r"\s*;.*$", "", stripped) if '"' not in stripped else stripped
         current.lines.append(stripped)
         m = re.match(r'^%("(?:[^"\\]|\\.)*"|[-\w.$]+)\s*=\s*(.*)$', stripped)
         if m:
             current.defs["%" + m.group(1)] = m.group(2)
+            if in_entry:
+                current.entry.add("%" + m.group(1))
     return functions
 
 
@@ -835,47 +852,222 @@ def _strip_casts(f, value, seen=None):
     return value
 
 
-def _is_local(f, value, path=frozenset(), strict=True):
-    """Whether a pointer value is (an address inside) an alloca of this function: the kernel's
-    own stack, which is not GPU memory. Only at constant, small offsets: an offset computed at
-    run time, or constant steps around a loop (a phi that comes back to itself through a
-    getelementptr), can be the distance from the local to any address (device memory), which
-    would pass as the local. `strict=False` drops the offsets' rule (for a refusal's message)."""
+_SCALAR_BYTES = {"half": 2, "bfloat": 2, "float": 4, "double": 8, "x86_fp80": 16, "fp128": 16,
+                 "ppc_fp128": 16, "ptr": 8}
+_LOCAL_BYTES = 1 << 16  # the largest local the memory model reads past its hooks
+
+
+def _type_layout(f, text, depth=0):
+    """(bytes, alignment) of an LLVM type as x86-64 lays it out, or None when this cannot tell
+    (an opaque or unknown type). Approximate where it need not be exact: it bounds offsets."""
+    t = text.strip()
+    if depth > 32:
+        return None
+    if t in _SCALAR_BYTES:
+        n = _SCALAR_BYTES[t]
+        return n, n
+    if re.fullmatch(r"ptr\s+addrspace\(\d+\)", t):
+        return 8, 8
+    m = re.fullmatch(r"i(\d+)", t)
+    if m:
+        store = (int(m.group(1)) + 7) // 8
+        align = 1
+        while align < store and align < 16:
+            align *= 2
+        return -(-store // align) * align, align
+    m = re.fullmatch(r"\[\s*(\d+)\s+x\s+(.*)\]", t, re.S)
+    if m:
+        inner = _type_layout(f, m.group(2), depth + 1)
+        return None if inner is None else (int(m.group(1)) * inner[0], inner[1])
+    m = re.fullmatch(r"<\s*(\d+)\s+x\s+(.*)>", t, re.S)
+    if m:
+        inner = _type_layout(f, m.group(2), depth + 1)
+        if inner is None:
+            return None
+        size = 1
+        while size < int(m.group(1)) * inner[0]:
+            size *= 2
+        return size, min(size, 16)
+    packed = t.startswith("<{")
+    if packed or t.startswith("{"):
+        body = t[2:-2] if packed else t[1:-1]
+        offset, align = 0, 1
+        for field in (_split_top(body) if body.strip() else []):
+            layout = _type_layout(f, field, depth + 1)
+            if layout is None:
+                return None
+            if not packed:
+                offset = -(-offset // layout[1]) * layout[1]
+                align = max(align, layout[1])
+            offset += layout[0]
+        return -(-offset // align) * align, align
+    if t.startswith("%") and t in f.types:
+        return _type_layout(f, f.types[t], depth + 1)
+    return None
+
+
+def _field_offset(f, struct_text, index):
+    """(byte offset, type) of field `index` of a struct type, or None."""
+    t = struct_text.strip()
+    for _ in range(32):
+        if t.startswith("%") and t in f.types:
+            t = f.types[t].strip()
+        else:
+            break
+    packed = t.startswith("<{")
+    if not (packed or t.startswith("{")):
+        return None
+    fields = _split_top(t[2:-2] if packed else t[1:-1])
+    if not 0 <= index < len(fields):
+        return None
+    offset = 0
+    for k, field in enumerate(fields):
+        layout = _type_layout(f, field)
+        if layout is None:
+            return None
+        if not packed:
+            offset = -(-offset // layout[1]) * layout[1]
+        if k == index:
+            return offset, field
+        offset += layout[0]
+    return None
+
+
+def _gep_offset(f, operands):
+    """The constant byte offset a getelementptr adds to its base, or None (a run-time index, a
+    type this cannot lay out)."""
+    indices = []
+    for o in operands[2:]:
+        v = _value(o)
+        if not re.fullmatch(r"-?\d+", v):
+            return None
+        indices.append(int(v))
+    if not indices:
+        return 0
+    current = operands[0]
+    layout = _type_layout(f, current)
+    if layout is None:
+        return None
+    offset = indices[0] * layout[0]
+    for index in indices[1:]:
+        t = current.strip()
+        m = re.fullmatch(r"[\[<]\s*(\d+)\s+x\s+(.*)[\]>]", t, re.S)
+        if m:
+            current = m.group(2)
+            layout = _type_layout(f, current)
+            if layout is None:
+                return None
+            offset += index * layout[0]
+            continue
+        field = _field_offset(f, t, index)
+        if field is None:
+            return None
+        offset += field[0]
+        current = field[1]
+    return offset
+
+
+def _alloca_bytes(f, d):
+    """The bytes of an `alloca` with a constant count (the text after "alloca"), or None."""
+    body = re.sub(r"^alloca\s+(inalloca\s+)?", "", d)
+    parts = _split_top(body)
+    count = 1
+    for extra in parts[1:]:
+        if extra.startswith(("align", "addrspace")):
+            continue
+        m = re.fullmatch(r"i\d+\s+(-?\d+)", extra.strip())
+        if not m:
+            return None  # a count computed at run time: a dynamic alloca
+        count = int(m.group(1))
+    layout = _type_layout(f, parts[0]) if parts else None
+    return None if layout is None else layout[0] * count
+
+
+def _local_of(f, value):
+    """(alloca, byte offset) when a pointer value is a static alloca of this function (one in
+    its entry block, of a constant size: allocated once, inside the frame) at one constant
+    offset; else None. A getelementptr with an index computed at run time, a dynamic alloca
+    (its address is the stack pointer minus whatever size the code asked for), a loop (a phi
+    that comes back to itself) or a phi or select whose arms differ (bits of data choosing
+    among offsets) can each be the distance from the local to any address. Memoized per
+    value, so that nested selects and phis cost one visit each."""
     value = _strip_casts(f, value)
-    if value in path or len(path) > 64:
-        return False  # a cycle: the value is reached again from itself
-    path = path | {value}
+    if value in f.locals:
+        return f.locals[value]
+    f.locals[value] = None  # while it is being worked out: a cycle reads None
     d = f.defs.get(value)
-    if d is None:
-        return False
+    result = None
     op = d.split(None, 1)[0] if d else ""
     if op == "alloca":
-        return True
-    if op == "getelementptr":
-        operands = _split_top(re.sub(r"^getelementptr\s+(inbounds\s+|nuw\s+|nusw\s+)*", "", d))
-        indices = [_value(o) for o in operands[2:]]
-        constant = all(re.fullmatch(r"-?\d+", i) and abs(int(i)) < (1 << 16) for i in indices) \
-            and all(int(n) < (1 << 16) for n in re.findall(r"\d+", operands[0] if operands else ""))
-        return len(operands) >= 2 and (constant or not strict) and \
-            _is_local(f, _value(operands[1]), path, strict)
-    if op in ("bitcast", "addrspacecast"):
-        return _is_local(f, _value(re.sub(r"\s+to\s+.*$", "", d.split(None, 1)[1])), path, strict)
-    if op == "phi":
-        incoming = re.findall(r"\[\s*([^,\]]+),", d)
-        return bool(incoming) and all(_is_local(f, v.strip(), path, strict) for v in incoming)
-    if op == "select":
-        operands = _split_top(d[len("select"):])
-        return len(operands) == 3 and \
-            all(_is_local(f, _value(o), path, strict) for o in operands[1:])
+        size = _alloca_bytes(f, d)
+        if value in f.entry and size is not None and 0 < size <= _LOCAL_BYTES:
+            result = (value, 0)
+    elif op == "getelementptr":
+        operands = _split_top(re.sub(r"^getelementptr\s+(inbounds\s+|nuw\s+|nusw\s+|"
+                                     r"inrange\(\S+\)\s+)*", "", d))
+        base = _local_of(f, _value(operands[1])) if len(operands) >= 2 else None
+        offset = _gep_offset(f, operands) if base else None
+        if base and offset is not None:
+            result = (base[0], base[1] + offset)
+    elif op in ("bitcast", "addrspacecast"):
+        result = _local_of(f, _value(re.sub(r"\s+to\s+.*$", "", d.split(None, 1)[1])))
+    elif op in ("phi", "select"):
+        arms = ([v.strip() for v in re.findall(r"\[\s*([^,\]]+),", d)] if op == "phi"
+                else [_value(o) for o in _split_top(d[len("select"):])[1:]])
+        found = {_local_of(f, v) for v in arms}
+        if len(found) == 1 and None not in found and (op == "phi" or len(arms) == 2):
+            result = found.pop()
+    f.locals[value] = result
+    return result
+
+
+def _is_local(f, value):
+    """Whether a pointer value is an address inside a static alloca of this function, at one
+    constant offset within it: the kernel's own stack, which is not GPU memory (the memory
+    model's build probes every page of a frame, -fstack-clash-protection, so a frame cannot
+    reach past the guard page below its fiber's stack)."""
+    local = _local_of(f, value)
+    if local is None:
+        return False
+    size = _alloca_bytes(f, f.defs[local[0]])
+    return size is not None and 0 <= local[1] < size
+
+
+def _rooted_in_local(f, value, seen=None):
+    """Whether a pointer value comes from an alloca of this function through any chain of
+    getelementptrs, casts, phis and selects (for a refusal's message: why it is not local)."""
+    seen = set() if seen is None else seen
+    todo = [value]
+    while todo:
+        v = _strip_casts(f, todo.pop())
+        if v in seen:
+            continue
+        seen.add(v)
+        d = f.defs.get(v)
+        op = d.split(None, 1)[0] if d else ""
+        if op == "alloca":
+            return True
+        if op == "getelementptr":
+            operands = _split_top(re.sub(r"^getelementptr\s+(inbounds\s+|nuw\s+|nusw\s+)*",
+                                         "", d))
+            if len(operands) >= 2:
+                todo.append(_value(operands[1]))
+        elif op in ("bitcast", "addrspacecast"):
+            todo.append(_value(re.sub(r"\s+to\s+.*$", "", d.split(None, 1)[1])))
+        elif op == "phi":
+            todo.extend(v2.strip() for v2 in re.findall(r"\[\s*([^,\]]+),", d))
+        elif op == "select":
+            todo.extend(_value(o) for o in _split_top(d[len("select"):])[1:])
     return False
 
 
 def _unseen_local(f, pointer):
     """The end of a refusal's message where the pointer is a local at a run-time offset."""
-    if _is_local(f, pointer, strict=False):
-        return (" (here a local array at an index computed at run time, or a pointer stepped "
-                "around a loop: the memory model allows such accesses to locals only at "
-                "constant indices)")
+    if _rooted_in_local(f, pointer):
+        return (" (here a local at an offset computed at run time, chosen by a select or phi, "
+                "or stepped around a loop, or a local whose size is set at run time or larger "
+                "than 64 KB: the memory model allows such accesses only to a fixed-size local at "
+                "one constant offset inside it)")
     return ""
 
 

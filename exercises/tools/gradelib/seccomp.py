@@ -11,7 +11,7 @@ program sees a failed call:
   io_uring or personality calls, no module or reboot calls, no fallocate (it fills a disk
   faster than the watch polls; refused as unsupported, so that posix_fallocate writes instead),
   no 32-bit or x32 system calls (they would bypass the numbers below), no System V shared
-  memory attached without a GPU, and no socket but a unix one (none at all for a run without
+  memory attached and no memfd made without a GPU, and no socket but a unix one (none at all for a run without
   a GPU: students graded at the same time could otherwise meet on an abstract socket);
 * the runner's own (exercises/support/runner_main.cpp, installed before any code of the
   student's runs): no execve once the runner has started, and for the CPU backend's runners no
@@ -73,6 +73,9 @@ SYS_FALLOCATE = 285
 # shmat without a GPU: a System V segment attached, filled and detached holds memory no process
 # maps, which bubblewrap's IPC namespace hides from the watch; nothing without a GPU needs one.
 SYS_SHMAT = 30
+# memfd_create without a GPU: memory no file system bounds (bubblewrap's /tmp and /dev/shm have
+# sizes); nothing without a GPU needs one.
+SYS_MEMFD_CREATE = 319
 AF_UNIX = 1
 # clone() flags that make namespaces (CLONE_NEWNS ... CLONE_NEWCGROUP, CLONE_NEWTIME)
 CLONE_NAMESPACES = 0x00020000 | 0x02000000 | 0x04000000 | 0x08000000 | 0x10000000 | \
@@ -116,7 +119,8 @@ def program(allow_unix_sockets=True):
             _insn(_RET_K, 0, 0, SECCOMP_RET_ERRNO | EPERM),
             _insn(_LD_W_ABS, 0, 0, _NR)]
     if not allow_unix_sockets:
-        out += [_insn(_JEQ_K, 0, 1, SYS_SHMAT), _insn(_RET_K, 0, 0, SECCOMP_RET_ERRNO | EPERM)]
+        for number in (SYS_SHMAT, SYS_MEMFD_CREATE):
+            out += [_insn(_JEQ_K, 0, 1, number), _insn(_RET_K, 0, 0, SECCOMP_RET_ERRNO | EPERM)]
     for number in (SYS_SOCKET, SYS_SOCKETPAIR):
         if allow_unix_sockets:
             out += [_insn(_JEQ_K, 0, 4, number), _insn(_LD_W_ABS, 0, 0, _ARG0_LO),

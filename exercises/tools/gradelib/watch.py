@@ -18,7 +18,8 @@ more memory than a run may.
   killer, which may pick the grader. A run whose processes together hold more than
   memory_limit() resident is stopped. Shared memory that no process maps is no process's
   resident memory, so the run's also counts: the memfds and deleted files of a memory file
-  system that its processes hold open, and the System V segments of its uid or processes that
+  system that its processes hold open or map (a page of one mapped keeps all of it), and the
+  System V segments of its uid or processes that
   nothing maps (where the grader can see them: a run without a GPU may attach none, the
   syscall filter refuses shmat; bubblewrap's /tmp and /dev/shm have sizes of their own).
 """
@@ -33,31 +34,49 @@ RESERVE_BYTES = 1 << 30     # what every file system keeps free
 _TICK = os.sysconf("SC_CLK_TCK")
 
 
+def _unnamed(target):
+    """Whether a file a process holds or maps has no name left: a memfd, or a deleted file of
+    /tmp or /dev/shm (memory file systems)."""
+    return target.startswith("/memfd:") or (target.endswith(" (deleted)") and
+                                            target.startswith(("/tmp/", "/dev/shm/")))
+
+
 def _held_files(pids):
     """Bytes of the memfds and deleted /tmp or /dev/shm files that these processes hold open
-    (each file once)."""
+    or map (each file once: a file closed after one page of it was mapped is still held)."""
     seen, total = set(), 0
+
+    def count(link):
+        nonlocal total
+        try:
+            info = os.stat(link)
+        except OSError:
+            return
+        if (info.st_dev, info.st_ino) not in seen:
+            seen.add((info.st_dev, info.st_ino))
+            total += info.st_blocks * 512
+
     for pid in pids:
         try:
             fds = os.listdir(f"/proc/{pid}/fd")
         except OSError:
-            continue
+            fds = []
         for fd in fds:
             link = f"/proc/{pid}/fd/{fd}"
             try:
-                target = os.readlink(link)
+                if _unnamed(os.readlink(link)):
+                    count(link)
             except OSError:
                 continue
-            if not (target.startswith("/memfd:") or (target.endswith(" (deleted)") and
-                                                     target.startswith(("/tmp/", "/dev/shm/")))):
-                continue
-            try:
-                info = os.stat(link)
-            except OSError:
-                continue
-            if (info.st_dev, info.st_ino) not in seen:
-                seen.add((info.st_dev, info.st_ino))
-                total += info.st_blocks * 512
+        try:
+            with open(f"/proc/{pid}/maps") as f:
+                maps = f.read().splitlines()
+        except OSError:
+            continue
+        for line in maps:
+            fields = line.split(None, 5)
+            if len(fields) == 6 and _unnamed(fields[5]):
+                count(f"/proc/{pid}/map_files/{fields[0]}")
     return total
 
 

@@ -5,6 +5,7 @@ import os
 import shutil
 import subprocess
 import tempfile
+import time
 import unittest
 
 from gradelib import objects as O
@@ -12,7 +13,7 @@ from gradelib import objects as O
 # The memory model's flags that matter here (common/cpu_backend/analyze/CMakeLists.txt), and
 # the section cuda_shim.hpp puts __global__ functions in for that build.
 MODEL_FLAGS = ["-std=c++17", "-O2", "-fsanitize-coverage=func,trace-loads,trace-stores",
-               "-fno-vectorize", "-fno-slp-vectorize", "-w"]
+               "-fstack-clash-protection", "-fno-vectorize", "-fno-slp-vectorize", "-w"]
 PRELUDE = ('#define __global__ __attribute__((section("tutorial_kernels")))\n#define __device__\n'
            "#include <algorithm>\n#include <array>\n#include <cstring>\n#include <cwchar>\n"
            "#include <strings.h>\n")
@@ -98,7 +99,76 @@ class IRTests(unittest.TestCase):
                     f"__global__ void k(const float* in, float* out, int i) {{\n  {body}\n}}\n")
                 self.assertTrue(any("hooks do not see" in p for p in problems), problems)
                 if what == "an offset":
-                    self.assertTrue(any("constant indices" in p for p in problems), problems)
+                    self.assertTrue(any("one constant offset" in p for p in problems), problems)
+
+    @unittest.skipUnless(CLANG, "needs clang++")
+    def test_a_local_of_run_time_size_or_place_is_refused(self):
+        """A local is the kernel's own stack only when its size is fixed and it is allocated
+        once: an alloca of a run-time size (its address is the stack pointer minus that size,
+        any address), or one larger than the memory model allows, is not."""
+        routes = {
+            "an alloca of a run-time size":
+                "char* at = (char*)__builtin_alloca((unsigned long)(in + i));\n"
+                "  out[i] = float(*(const volatile long double*)at);",
+        }
+        for what, body in routes.items():
+            with self.subTest(route=what):
+                problems = self.problems(
+                    f"__global__ void k(const float* in, float* out, int i) {{\n  {body}\n}}\n")
+                self.assertTrue(any("hooks do not see" in p for p in problems), problems)
+
+    @unittest.skipUnless(CLANG, "needs clang++")
+    def test_selects_among_offsets_of_locals_are_refused_in_linear_time(self):
+        """Selects that pick among offsets from locals with bits of the data are an offset
+        computed at run time; nested 40 deep they must be judged in time linear in their
+        number (each value visited once), not one visit per path."""
+        levels = "".join(
+            f"  {{ A* nx = (k & (1 << {b % 30})) ? x + 1 : (A*)(y + 1);\n"
+            f"    B* ny = (n & (1 << {b % 30})) ? (B*)(x + 1) : y + 1;\n    x = nx; y = ny; }}\n"
+            for b in range(40))
+        code = ("struct A { float v[4]; };\nstruct B { float v[8]; };\n"
+                "__global__ void kern(const float* in, float* out, int k, int n) {\n"
+                "  A bufa[100]; B bufb[100];\n  A* x = bufa; B* y = bufb;\n" + levels +
+                "  *(volatile long double*)x = in[0];\n  out[0] = float(*(volatile long double*)x);\n}\n")
+        start = time.monotonic()
+        problems = self.problems(code)
+        self.assertLess(time.monotonic() - start, 60)
+        self.assertTrue(any("hooks do not see" in p for p in problems), problems)
+        # the same local at one constant offset, reached through a select of equal arms, passes
+        self.assertEqual(self.problems(
+            "__global__ void kern(const float* in, float* out, int i) {\n"
+            "  volatile long double local[4];\n  volatile long double* p = i ? &local[2] : &local[2];\n"
+            "  *p = in[i];\n  out[i] = float(*p);\n}\n"), [])
+
+    def test_only_a_fixed_size_local_once_allocated_within_its_bounds_passes(self):
+        def problems(alloca, offset, first_label=""):
+            return O.model_ir_problems(
+                'define void @k(ptr %0) section "tutorial_kernels" {\n' + first_label +
+                f"  %2 = alloca {alloca}, align 16\n"
+                f"  %3 = getelementptr inbounds i8, ptr %2, i64 {offset}\n"
+                "  store volatile x86_fp80 0xK00000000000000000000, ptr %3, align 16\n"
+                "  ret void\n}\n")
+        self.assertEqual(problems("[4 x x86_fp80]", 48), [])
+        self.assertEqual(problems("[4 x x86_fp80]", 48, "entry:\n"), [])  # a named entry block
+        self.assertNotEqual(problems("[4 x x86_fp80]", 64), [])             # past its end
+        self.assertNotEqual(problems("[4 x x86_fp80]", -16), [])            # before its start
+        self.assertNotEqual(problems("[65536 x x86_fp80]", 16), [])         # 1 MB: over 64 KB
+        self.assertNotEqual(problems("i8, i64 %4", 0), [])                  # a run-time size
+        ir = ('define void @k(ptr %0, i1 %c) section "tutorial_kernels" {\n'
+              "  br label %1\n1:\n  %2 = alloca [4 x x86_fp80], align 16\n"  # not the entry block
+              "  store volatile x86_fp80 0xK00000000000000000000, ptr %2, align 16\n"
+              "  br i1 %c, label %1, label %3\n3:\n  ret void\n}\n")
+        self.assertNotEqual(O.model_ir_problems(ir), [])
+
+    def test_offsets_are_laid_out_as_x86_64_does(self):
+        f = O.parse_ir("%struct.S = type { i8, double, [3 x float] }\n"
+                       "define void @g() {\n  ret void\n}\n")["g"]
+        self.assertEqual(O._type_layout(f, "%struct.S"), (32, 8))
+        self.assertEqual(O._type_layout(f, "x86_fp80"), (16, 16))
+        self.assertEqual(O._type_layout(f, "<{ i8, double }>"), (9, 1))
+        self.assertEqual(O._gep_offset(f, ["%struct.S", "ptr %p", "i64 1", "i32 2", "i64 1"]),
+                         32 + 16 + 4)
+        self.assertIsNone(O._gep_offset(f, ["%struct.S", "ptr %p", "i64 %i"]))
 
     @unittest.skipUnless(CLANG, "needs clang++")
     def test_a_helper_the_kernel_calls_is_checked_too(self):

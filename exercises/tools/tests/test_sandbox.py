@@ -132,12 +132,14 @@ class SandboxTests(unittest.TestCase):
             segment = libc.shmget(0, 1 << 20, 0o1600)  # IPC_PRIVATE, IPC_CREAT | 0600
             tried("shmat", libc.shmat(segment, None, 0) not in (None, 2**64 - 1))
             libc.shmctl(segment, 0, None)  # IPC_RMID
+            tried("memfd", libc.syscall(319, b"m", 0) >= 0)
             libc.syscall(285, -1, 0, 0, 1 << 30)  # fallocate: "not supported" (else EBADF)
             print("fallocate", ctypes.get_errno() == errno.EOPNOTSUPP and "unsupported")
             """)
         for mode, box, work in self.each_mode():
             r = self.run_in(box, work, argv, S.Limits(30.0, processes=64))
-            for what in ("ptrace", "inet", "unix", "keyctl", "unshare", "personality", "shmat"):
+            for what in ("ptrace", "inet", "unix", "keyctl", "unshare", "personality", "shmat",
+                         "memfd"):
                 self.assertIn(f"{what} refused", r.output, (mode, r.output))
             self.assertIn("fallocate unsupported", r.output, (mode, r.output))
             self.assertIn("fork worked", r.output, mode)
@@ -329,6 +331,31 @@ class WatchTests(unittest.TestCase):
                 other.wait()
         finally:
             os.close(fd)
+
+    def test_shared_memory_kept_by_one_mapped_page_counts(self):
+        """A memfd filled, one page of it mapped, then closed: still held, by the mapping."""
+        import ctypes
+        import mmap
+        from gradelib.watch import Watch
+        watch = Watch(os.getpid(), None, 0, [], memory=96 << 20)
+        fd = os.memfd_create("mapped")
+        block = b"\1" * (1 << 20)
+        for _ in range(256):
+            os.write(fd, block)
+        # libc's mmap, not Python's: mmap.mmap keeps a duplicate of the descriptor open
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.mmap.restype = ctypes.c_void_p
+        libc.mmap.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int, ctypes.c_int,
+                              ctypes.c_int, ctypes.c_long]
+        page = libc.mmap(None, mmap.PAGESIZE, mmap.PROT_READ, mmap.MAP_SHARED, fd, 0)
+        os.close(fd)
+        try:
+            self.assertNotEqual(page, ctypes.c_void_p(-1).value)
+            said = watch.check()
+            self.assertIsNotNone(said)
+            self.assertIn("shared memory", said)
+        finally:
+            libc.munmap(ctypes.c_void_p(page), ctypes.c_size_t(mmap.PAGESIZE))
 
 
 class ResultsTests(unittest.TestCase):
