@@ -1725,10 +1725,11 @@ HIDDEN_READS = {  # name: (declarations, type copied whole, floats it holds)
     # the long double load at a local array plus a run-time offset (the distance to A): the
     # address passed for the kernel's own stack, which the hooks need not see
     "local_offset": ("#include <cstdint>\n", "local", 4),
-    # the same load through a local whose size is set at run time (a dynamic alloca: its address
-    # is the stack pointer less any size the code asks for), or through a select between two
-    # offsets of a local chosen by the data (nested, they are any offset): neither is the
-    # kernel's own stack
+    # an unhooked load through a local whose size is set at run time (a dynamic alloca: its
+    # address is the stack pointer less any size the code asks for; sized to the distance, it
+    # lies on A), or through a select between two offsets of a local chosen by the data
+    # (nested, they are any offset): neither is the kernel's own stack, so either is refused
+    # (here they read the stack itself: the route is what is tested)
     "alloca_size": ("", "alloca", 4),
     "select_offset": ("", "select", 4),
 }
@@ -1740,13 +1741,13 @@ def hidden_read(name):
         read = ("    char* at = static_cast<char*>(__builtin_alloca(16 + (K & 16)));\n"
                 "    volatile float sink;\n"
                 "    sink = float(*reinterpret_cast<const volatile long double*>(at));\n"
-                "    regC += 0.0f * p[0];\n")
+                "    (void)p;\n")
     elif copied == "select":
         read = ("    volatile long double local[4] = {0, 0, 0, 0};\n"
                 "    volatile long double* at = (K & 16) ? &local[1] : &local[2];\n"
                 "    volatile float sink;\n"
                 "    sink = float(*at);\n"
-                "    regC += 0.0f * p[0];\n")
+                "    (void)p;\n")
     elif copied == "local":
         read = ("    char local[16];\n"
                 "    volatile long long delta = (long long)(reinterpret_cast<uintptr_t>(p) -\n"
