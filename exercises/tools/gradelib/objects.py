@@ -742,7 +742,7 @@ ALLOWED_INTRINSICS = re.compile(
     r"fmuladd|fma|fabs|sqrt|exp2?|exp10|log(2|10)?|sin|cos|pow|powi|floor|ceil|trunc|round|"
     r"roundeven|rint|nearbyint|copysign|minnum|maxnum|minimum|maximum|l?lround|l?lrint|"
     r"[su](min|max)|abs|ctlz|cttz|ctpop|bswap|bitreverse|fsh[lr]|[su](add|sub|mul)\.with\.overflow|"
-    r"[su](add|sub|shl)\.sat|is\.fpclass|trap|debugtrap|stacksave|stackrestore|prefetch|"
+    r"[su](add|sub|shl)\.sat|is\.fpclass|trap|debugtrap|prefetch|"
     r"invariant\.(start|end)|threadlocal\.address|vector\.reduce\.\w+|umul\.fix\w*|ptrmask)"
     r"(\.|$)")
 _MEMORY_INTRINSIC = re.compile(r"^llvm\.(memcpy|memmove|memset)(\.inline)?\.")
@@ -866,8 +866,8 @@ def _type_layout(f, text, depth=0):
     if t in _SCALAR_BYTES:
         n = _SCALAR_BYTES[t]
         return n, n
-    if re.fullmatch(r"ptr\s+addrspace\(\d+\)", t):
-        return 8, 8
+    if re.fullmatch(r"ptr\s+addrspace\(\d+\)", t) or t.endswith("*"):
+        return 8, 8  # an opaque pointer, or a typed one (clang before 15: float*, void (i32)*)
     m = re.fullmatch(r"i(\d+)", t)
     if m:
         store = (int(m.group(1)) + 7) // 8
@@ -887,7 +887,7 @@ def _type_layout(f, text, depth=0):
         size = 1
         while size < int(m.group(1)) * inner[0]:
             size *= 2
-        return size, min(size, 16)
+        return size, size
     packed = t.startswith("<{")
     if packed or t.startswith("{"):
         body = t[2:-2] if packed else t[1:-1]
@@ -983,6 +983,18 @@ def _alloca_bytes(f, d):
     return None if layout is None else layout[0] * count
 
 
+def _phi_values(d):
+    """The incoming values of a phi (`phi <ty> [ v, %bb ], ...`; a value may be a constant
+    expression holding brackets and commas of its own)."""
+    body = re.sub(r"^phi\s+((fast|nnan|ninf|nsz|arcp|contract|afn|reassoc)\s+)*", "", d)
+    values = []
+    for part in _split_top(body):
+        tokens = [t for t in _split_top(part.strip(), " ") if t]
+        if tokens and tokens[-1].startswith("[") and tokens[-1].endswith("]"):
+            values.append(_split_top(tokens[-1][1:-1])[0].strip())
+    return values
+
+
 def _local_of(f, value):
     """(alloca, byte offset) when a pointer value is a static alloca of this function (one in
     its entry block, of a constant size: allocated once, inside the frame) at one constant
@@ -1012,8 +1024,8 @@ def _local_of(f, value):
     elif op in ("bitcast", "addrspacecast"):
         result = _local_of(f, _value(re.sub(r"\s+to\s+.*$", "", d.split(None, 1)[1])))
     elif op in ("phi", "select"):
-        arms = ([v.strip() for v in re.findall(r"\[\s*([^,\]]+),", d)] if op == "phi"
-                else [_value(o) for o in _split_top(d[len("select"):])[1:]])
+        arms = _phi_values(d) if op == "phi" else \
+            [_value(o) for o in _split_top(d[len("select"):])[1:]]
         found = {_local_of(f, v) for v in arms}
         if len(found) == 1 and None not in found and (op == "phi" or len(arms) == 2):
             result = found.pop()
@@ -1021,16 +1033,18 @@ def _local_of(f, value):
     return result
 
 
-def _is_local(f, value):
-    """Whether a pointer value is an address inside a static alloca of this function, at one
-    constant offset within it: the kernel's own stack, which is not GPU memory (the memory
-    model's build probes every page of a frame, -fstack-clash-protection, so a frame cannot
-    reach past the guard page below its fiber's stack)."""
+def _is_local(f, value, width=1):
+    """Whether `width` bytes at a pointer value lie inside a static alloca of this function, at
+    one constant offset: the kernel's own stack, which is not GPU memory. The stack pointer
+    moves only by fixed frames (model_ir_problems refuses an alloca of a run-time size, or one
+    made past a function's start), and the memory model's build probes every page of a large
+    frame (-fstack-clash-protection), so a frame cannot reach past the guard page below its
+    fiber's stack."""
     local = _local_of(f, value)
     if local is None:
         return False
     size = _alloca_bytes(f, f.defs[local[0]])
-    return size is not None and 0 <= local[1] < size
+    return size is not None and 0 <= local[1] and local[1] + max(width, 1) <= size
 
 
 def _rooted_in_local(f, value, seen=None):
@@ -1055,7 +1069,7 @@ def _rooted_in_local(f, value, seen=None):
         elif op in ("bitcast", "addrspacecast"):
             todo.append(_value(re.sub(r"\s+to\s+.*$", "", d.split(None, 1)[1])))
         elif op == "phi":
-            todo.extend(v2.strip() for v2 in re.findall(r"\[\s*([^,\]]+),", d))
+            todo.extend(_phi_values(d))
         elif op == "select":
             todo.extend(_value(o) for o in _split_top(d[len("select"):])[1:])
     return False
@@ -1153,7 +1167,10 @@ def model_ir_problems(ir_text):
                              previous)
                 if m and m.group(1) == kind:
                     hooked = _strip_casts(f, _value(m.group(2))) == _strip_casts(f, pointer)
-                if not hooked and not _is_local(f, pointer):
+                moved = operands[0] if op == "load" else \
+                    " ".join(_split_top(operands[0], " ")[:-1]) if operands else ""
+                layout = _type_layout(f, moved)
+                if not hooked and not _is_local(f, pointer, layout[0] if layout else 1):
                     problems.append(f"{where(f)}: a {kind} the memory model's hooks do not see "
                                     f"({body[:90]}): a width they lack (long double, _BitInt, a "
                                     f"struct or array copied whole) or hooks switched off"
@@ -1163,6 +1180,13 @@ def model_ir_problems(ir_text):
                                              r"(\w+\s+)?", "", body))
                 if not operands or not _is_local(f, _value(operands[0])):
                     problems.append(f"{where(f)}: an atomic access the hooks do not see")
+            elif op == "alloca":
+                name = re.match(r'^(%("(?:[^"\\]|\\.)*"|[-\w.$]+))\s*=', inst)
+                if not (name and name.group(1) in f.entry and _alloca_bytes(f, body) is not None):
+                    problems.append(f"{where(f)}: a local whose size is set at run time, or made "
+                                    f"after the function's start (__builtin_alloca, a variable-"
+                                    f"length array): it moves the stack pointer by any amount, "
+                                    f"onto any memory")
             elif op == "va_arg":
                 problems.append(f"{where(f)}: va_arg in code a kernel runs")
             elif re.match(r"^(tail\s+|musttail\s+|notail\s+)?(call|invoke|callbr)\b", body):

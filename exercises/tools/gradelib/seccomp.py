@@ -10,8 +10,8 @@ program sees a failed call:
   (they outlive the run and are shared by a uid), no mount, namespace, BPF, perf, userfaultfd,
   io_uring or personality calls, no module or reboot calls, no fallocate (it fills a disk
   faster than the watch polls; refused as unsupported, so that posix_fallocate writes instead),
-  no 32-bit or x32 system calls (they would bypass the numbers below), no System V shared
-  memory attached and no memfd made without a GPU, and no socket but a unix one (none at all for a run without
+  no memfd, no 32-bit or x32 system calls (they would bypass the numbers below), no System V
+  shared memory attached without a GPU, and no socket but a unix one (none at all for a run without
   a GPU: students graded at the same time could otherwise meet on an abstract socket);
 * the runner's own (exercises/support/runner_main.cpp, installed before any code of the
   student's runs): no execve once the runner has started, and for the CPU backend's runners no
@@ -73,8 +73,9 @@ SYS_FALLOCATE = 285
 # shmat without a GPU: a System V segment attached, filled and detached holds memory no process
 # maps, which bubblewrap's IPC namespace hides from the watch; nothing without a GPU needs one.
 SYS_SHMAT = 30
-# memfd_create without a GPU: memory no file system bounds (bubblewrap's /tmp and /dev/shm have
-# sizes); nothing without a GPU needs one.
+# memfd_create: memory no file system bounds (bubblewrap's /tmp and /dev/shm have sizes), which
+# the watch can measure only where the grader may stat another process's mappings (as root); no
+# exercise needs one, and the CUDA runtime makes none (the grader's GPU runs pass without it).
 SYS_MEMFD_CREATE = 319
 AF_UNIX = 1
 # clone() flags that make namespaces (CLONE_NEWNS ... CLONE_NEWCGROUP, CLONE_NEWTIME)
@@ -118,9 +119,9 @@ def program(allow_unix_sockets=True):
             _insn(_JSET_K, 0, 1, CLONE_NAMESPACES),
             _insn(_RET_K, 0, 0, SECCOMP_RET_ERRNO | EPERM),
             _insn(_LD_W_ABS, 0, 0, _NR)]
+    out += [_insn(_JEQ_K, 0, 1, SYS_MEMFD_CREATE), _insn(_RET_K, 0, 0, SECCOMP_RET_ERRNO | EPERM)]
     if not allow_unix_sockets:
-        for number in (SYS_SHMAT, SYS_MEMFD_CREATE):
-            out += [_insn(_JEQ_K, 0, 1, number), _insn(_RET_K, 0, 0, SECCOMP_RET_ERRNO | EPERM)]
+        out += [_insn(_JEQ_K, 0, 1, SYS_SHMAT), _insn(_RET_K, 0, 0, SECCOMP_RET_ERRNO | EPERM)]
     for number in (SYS_SOCKET, SYS_SOCKETPAIR):
         if allow_unix_sockets:
             out += [_insn(_JEQ_K, 0, 4, number), _insn(_LD_W_ABS, 0, 0, _ARG0_LO),

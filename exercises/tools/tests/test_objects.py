@@ -160,12 +160,53 @@ class IRTests(unittest.TestCase):
               "  br i1 %c, label %1, label %3\n3:\n  ret void\n}\n")
         self.assertNotEqual(O.model_ir_problems(ir), [])
 
+    def test_an_alloca_of_run_time_size_is_refused_even_unread(self):
+        """An alloca of any size moves the stack pointer, also upwards past every fiber stack
+        (a "negative" size), where the next function's locals would lie on device memory."""
+        ir = ('define void @k(ptr %0, i64 %n) section "tutorial_kernels" {\n'
+              "  %2 = alloca i8, i64 %n, align 16\n  ret void\n}\n")
+        self.assertTrue(any("stack pointer" in p for p in O.model_ir_problems(ir)))
+        # nothing to refuse where the size is fixed and the alloca is at the function's start
+        self.assertEqual(O.model_ir_problems(ir.replace("i64 %n", "i64 16")), [])
+
+    def test_an_access_must_fit_inside_its_local(self):
+        def problems(offset):
+            return O.model_ir_problems(
+                'define void @k(ptr %0) section "tutorial_kernels" {\n'
+                "  %2 = alloca [4 x x86_fp80], align 16\n"
+                f"  %3 = getelementptr inbounds i8, ptr %2, i64 {offset}\n"
+                "  %4 = load volatile x86_fp80, ptr %3, align 16\n  ret void\n}\n")
+        self.assertEqual(problems(48), [])      # bytes 48..63 of 64
+        self.assertNotEqual(problems(56), [])   # bytes 56..71: past its end
+
+    def test_a_phi_arm_that_is_a_constant_expression_is_read_whole(self):
+        ir = ('@g = global [4 x x86_fp80] zeroinitializer\n'
+              'define void @k(ptr %0, i1 %c) section "tutorial_kernels" {\n'
+              "  %a = alloca [4 x x86_fp80], align 16\n  br i1 %c, label %l, label %r\n"
+              "l:\n  br label %m\nr:\n  br label %m\n"
+              "m:\n  %p = phi ptr [ %a, %l ], [ getelementptr inbounds ([4 x x86_fp80], ptr @g, "
+              "i64 0, i64 1), %r ]\n  %v = load volatile x86_fp80, ptr %p, align 16\n"
+              "  ret void\n}\n")
+        self.assertNotEqual(O.model_ir_problems(ir), [])
+
+    @unittest.skipUnless(CLANG, "needs clang++")
+    def test_locals_holding_pointers_pass(self):
+        """A struct with a pointer in it, passed by value (clang before 15 types its pointers:
+        float*), is a local of known size."""
+        self.assertEqual(self.problems(
+            "struct View { const float* p; int ld; int pad[6]; };\n"
+            "__attribute__((noinline)) float at(View v, int i) { return v.p[i * v.ld]; }\n"
+            "__global__ void k(const float* in, float* out, int i) {\n"
+            "  View v{in, i, {}};\n  out[i] = at(v, i);\n}\n"), [])
+
     def test_offsets_are_laid_out_as_x86_64_does(self):
         f = O.parse_ir("%struct.S = type { i8, double, [3 x float] }\n"
                        "define void @g() {\n  ret void\n}\n")["g"]
         self.assertEqual(O._type_layout(f, "%struct.S"), (32, 8))
         self.assertEqual(O._type_layout(f, "x86_fp80"), (16, 16))
         self.assertEqual(O._type_layout(f, "<{ i8, double }>"), (9, 1))
+        self.assertEqual(O._type_layout(f, "{ i8, <8 x float> }"), (64, 32))
+        self.assertEqual(O._type_layout(f, "float*"), (8, 8))
         self.assertEqual(O._gep_offset(f, ["%struct.S", "ptr %p", "i64 1", "i32 2", "i64 1"]),
                          32 + 16 + 4)
         self.assertIsNone(O._gep_offset(f, ["%struct.S", "ptr %p", "i64 %i"]))

@@ -148,6 +148,7 @@ class SandboxTests(unittest.TestCase):
                         read_only=[self.dir], writable=[work], gpu=True)
             self.assertIn("unix worked", r.output, mode)
             self.assertIn("inet refused", r.output, mode)
+            self.assertIn("memfd refused", r.output, mode)
 
     def test_memory_and_cpu_limits(self):
         hog = self.script("""
