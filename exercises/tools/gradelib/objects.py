@@ -855,6 +855,8 @@ def _strip_casts(f, value, seen=None):
 _SCALAR_BYTES = {"half": 2, "bfloat": 2, "float": 4, "double": 8, "x86_fp80": 16, "fp128": 16,
                  "ppc_fp128": 16, "ptr": 8}
 _LOCAL_BYTES = 1 << 16  # the largest local the memory model reads past its hooks
+_FRAME_BYTES = 1 << 20  # a function's locals in all: the fiber stacks are far smaller, and a
+#                         frame past 2^31 bytes is moved by 32-bit arithmetic (clang's probes)
 
 
 def _type_layout(f, text, depth=0):
@@ -975,12 +977,24 @@ def _alloca_bytes(f, d):
     for extra in parts[1:]:
         if extra.startswith(("align", "addrspace")):
             continue
-        m = re.fullmatch(r"i\d+\s+(-?\d+)", extra.strip())
+        m = re.fullmatch(r"i\d+\s+(\d+)", extra.strip())
         if not m:
-            return None  # a count computed at run time: a dynamic alloca
+            return None  # a count computed at run time (a dynamic alloca), or a negative one
         count = int(m.group(1))
     layout = _type_layout(f, parts[0]) if parts else None
     return None if layout is None else layout[0] * count
+
+
+def _moved_bytes(f, typed_value):
+    """The bytes a `<type> <value>` operand moves (a store's value, an atomic's operand), or
+    None. The value may be a constant expression of several tokens, so the type is the shortest
+    run of leading tokens that lays out."""
+    tokens = [t for t in _split_top(typed_value.strip(), " ") if t]
+    for n in range(1, len(tokens)):
+        layout = _type_layout(f, " ".join(tokens[:n]))
+        if layout is not None:
+            return layout[0]
+    return None
 
 
 def _phi_values(d):
@@ -1034,6 +1048,7 @@ def _local_of(f, value):
 
 
 def _is_local(f, value, width=1):
+    # width None: the bytes are not known, so they cannot be shown to stay inside the local
     """Whether `width` bytes at a pointer value lie inside a static alloca of this function, at
     one constant offset: the kernel's own stack, which is not GPU memory. The stack pointer
     moves only by fixed frames (model_ir_problems refuses an alloca of a run-time size, or one
@@ -1041,7 +1056,7 @@ def _is_local(f, value, width=1):
     frame (-fstack-clash-protection), so a frame cannot reach past the guard page below its
     fiber's stack."""
     local = _local_of(f, value)
-    if local is None:
+    if local is None or width is None:
         return False
     size = _alloca_bytes(f, f.defs[local[0]])
     return size is not None and 0 <= local[1] and local[1] + max(width, 1) <= size
@@ -1153,7 +1168,7 @@ def model_ir_problems(ir_text):
             continue
         seen.add(name)
         f = functions[name]
-        previous = ""
+        previous, frame = "", 0
         for inst in f.lines:
             body = re.sub(r'^%("(?:[^"\\]|\\.)*"|[-\w.$]+)\s*=\s*', "", inst)
             op = body.split(None, 1)[0] if body else ""
@@ -1167,10 +1182,12 @@ def model_ir_problems(ir_text):
                              previous)
                 if m and m.group(1) == kind:
                     hooked = _strip_casts(f, _value(m.group(2))) == _strip_casts(f, pointer)
-                moved = operands[0] if op == "load" else \
-                    " ".join(_split_top(operands[0], " ")[:-1]) if operands else ""
-                layout = _type_layout(f, moved)
-                if not hooked and not _is_local(f, pointer, layout[0] if layout else 1):
+                if op == "load":
+                    layout = _type_layout(f, operands[0]) if operands else None
+                    width = layout[0] if layout else None
+                else:
+                    width = _moved_bytes(f, operands[0]) if operands else None
+                if not hooked and not _is_local(f, pointer, width):
                     problems.append(f"{where(f)}: a {kind} the memory model's hooks do not see "
                                     f"({body[:90]}): a width they lack (long double, _BitInt, a "
                                     f"struct or array copied whole) or hooks switched off"
@@ -1178,15 +1195,20 @@ def model_ir_problems(ir_text):
             elif op in ("atomicrmw", "cmpxchg"):
                 operands = _split_top(re.sub(r"^(atomicrmw|cmpxchg)\s+(weak\s+)?(volatile\s+)?"
                                              r"(\w+\s+)?", "", body))
-                if not operands or not _is_local(f, _value(operands[0])):
+                width = _moved_bytes(f, operands[1]) if len(operands) > 1 else None
+                if not operands or not _is_local(f, _value(operands[0]), width):
                     problems.append(f"{where(f)}: an atomic access the hooks do not see")
             elif op == "alloca":
                 name = re.match(r'^(%("(?:[^"\\]|\\.)*"|[-\w.$]+))\s*=', inst)
-                if not (name and name.group(1) in f.entry and _alloca_bytes(f, body) is not None):
-                    problems.append(f"{where(f)}: a local whose size is set at run time, or made "
-                                    f"after the function's start (__builtin_alloca, a variable-"
-                                    f"length array): it moves the stack pointer by any amount, "
-                                    f"onto any memory")
+                size = _alloca_bytes(f, body)
+                frame += size or 0
+                if not (name and name.group(1) in f.entry and size is not None) or \
+                        size > _FRAME_BYTES or frame > _FRAME_BYTES:
+                    problems.append(f"{where(f)}: a local whose size is set at run time, made "
+                                    f"after the function's start, or larger than "
+                                    f"{_FRAME_BYTES >> 20} MB in all (__builtin_alloca, a "
+                                    f"variable-length array, a huge array): it moves the stack "
+                                    f"pointer by any amount, onto any memory")
             elif op == "va_arg":
                 problems.append(f"{where(f)}: va_arg in code a kernel runs")
             elif re.match(r"^(tail\s+|musttail\s+|notail\s+)?(call|invoke|callbr)\b", body):
@@ -1199,7 +1221,11 @@ def model_ir_problems(ir_text):
                 elif _MEMORY_INTRINSIC.match(callee):
                     operands = _split_top(args or "")
                     pointers = operands[:1] if "memset" in callee else operands[:2]
-                    unseen = [p for p in pointers if not _is_local(f, _value(p))]
+                    # the length must be a constant that fits the local: a run-time one, or one
+                    # larger than the local, writes past it, into the frame
+                    length = _value(operands[2]) if len(operands) > 2 else ""
+                    width = int(length) if re.fullmatch(r"\d+", length) else None
+                    unseen = [p for p in pointers if not _is_local(f, _value(p), width)]
                     if unseen:
                         problems.append(f"{where(f)}: a {callee.split('.')[1]} of memory (a "
                                         f"struct or array copied whole, std::copy ...): the "
@@ -1215,7 +1241,15 @@ def model_ir_problems(ir_text):
                     problems.append(f"{where(f)}: calls {demangle([callee])[0]}, which the "
                                     f"memory model's hooks do not see into")
                 for arg in _split_top(args or ""):
-                    if re.search(r"\bbyval\b", arg) and not _is_local(f, _value(arg)):
+                    byval = re.search(r"\bbyval\((.*?)\)\s*(align\s+\d+\s+)?[%@]", arg)
+                    width = None
+                    if byval:
+                        layout = _type_layout(f, byval.group(1))
+                        width = layout[0] if layout else None
+                    elif re.search(r"\bbyval\b", arg):  # typed pointers: byval with no type
+                        layout = _type_layout(f, _split_top(arg.strip(), " ")[0][:-1])
+                        width = layout[0] if layout else None
+                    if re.search(r"\bbyval\b", arg) and not _is_local(f, _value(arg), width):
                         problems.append(f"{where(f)}: passes memory by value (byval), a copy "
                                         f"the hooks do not see{_unseen_local(f, _value(arg))}")
             previous = body

@@ -169,6 +169,37 @@ class IRTests(unittest.TestCase):
         # nothing to refuse where the size is fixed and the alloca is at the function's start
         self.assertEqual(O.model_ir_problems(ir.replace("i64 %n", "i64 16")), [])
 
+    def test_a_frame_of_any_size_is_refused(self):
+        """A constant but huge alloca (a negative size read as unsigned, 2^36 bytes) moves the
+        stack pointer where the code chooses as surely as a run-time one."""
+        for alloca in ("[18446742974197923840 x i8]", "[68719480832 x i8]", "i8, i64 -16"):
+            with self.subTest(alloca=alloca):
+                ir = ('define void @k(ptr %0) section "tutorial_kernels" {\n'
+                      f"  %2 = alloca {alloca}, align 16\n  ret void\n}}\n")
+                self.assertTrue(any("stack pointer" in p for p in O.model_ir_problems(ir)))
+
+    def test_copies_and_fills_of_a_local_need_a_length_that_fits(self):
+        def problems(length):
+            return O.model_ir_problems(
+                'define void @k(ptr %0, i64 %n) section "tutorial_kernels" {\n'
+                "  %2 = alloca [16 x i8], align 16\n"
+                f"  call void @llvm.memset.p0.i64(ptr %2, i8 65, i64 {length}, i1 false)\n"
+                "  ret void\n}\n")
+        self.assertEqual(problems("16"), [])
+        self.assertNotEqual(problems("17"), [])   # past its end
+        self.assertNotEqual(problems("%n"), [])   # a length set at run time
+
+    def test_a_stored_constant_expression_has_its_type_s_width(self):
+        def problems(offset):
+            return O.model_ir_problems(
+                '@g = global i8 0\n'
+                'define void @k(ptr %0) section "tutorial_kernels" {\n'
+                "  %2 = alloca i64, align 8\n"
+                f"  %3 = getelementptr inbounds i8, ptr %2, i64 {offset}\n"
+                "  store i64 ptrtoint (ptr @g to i64), ptr %3, align 1\n  ret void\n}\n")
+        self.assertEqual(problems(0), [])
+        self.assertNotEqual(problems(7), [])      # 8 bytes at 7 of an 8-byte local
+
     def test_an_access_must_fit_inside_its_local(self):
         def problems(offset):
             return O.model_ir_problems(
