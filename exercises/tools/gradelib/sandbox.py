@@ -352,7 +352,10 @@ class Sandbox:
             return (f"an unprivileged uid per student ({self.uid_base}+), {net}, what it "
                     f"leaves in the temporary folders and IPC removed, nothing of the "
                     f"instructor's readable by it{filtered} (no bubblewrap here)")
-        return "none: the code runs as you" + filtered
+        return ("none: your code runs as you, as any program you start would (fine for your "
+                "own work, not for grading a class)" + filtered.replace("a syscall filter",
+                                                                        "system calls no exercise "
+                                                                        "needs refused"))
 
     @property
     def isolated(self):
