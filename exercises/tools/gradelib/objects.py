@@ -1048,13 +1048,12 @@ def _local_of(f, value):
 
 
 def _is_local(f, value, width=1):
-    # width None: the bytes are not known, so they cannot be shown to stay inside the local
     """Whether `width` bytes at a pointer value lie inside a static alloca of this function, at
     one constant offset: the kernel's own stack, which is not GPU memory. The stack pointer
     moves only by fixed frames (model_ir_problems refuses an alloca of a run-time size, or one
     made past a function's start), and the memory model's build probes every page of a large
     frame (-fstack-clash-protection), so a frame cannot reach past the guard page below its
-    fiber's stack."""
+    fiber's stack. A width of None (bytes not known) cannot be shown to fit: not local."""
     local = _local_of(f, value)
     if local is None or width is None:
         return False

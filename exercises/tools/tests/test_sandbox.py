@@ -22,15 +22,20 @@ def alive(pid):
         return False
 
 
-class SandboxTests(unittest.TestCase):
-    modes = ["none"]
+class FolderCase(unittest.TestCase):
+    """A test with a folder of its own that sandboxed programs can read (self.dir)."""
+    prefix = "sandbox-test-"
 
     def setUp(self):
-        self.dir = tempfile.mkdtemp(prefix="sandbox-test-")
+        self.dir = tempfile.mkdtemp(prefix=self.prefix)
         os.chmod(self.dir, 0o755)
 
     def tearDown(self):
         shutil.rmtree(self.dir, ignore_errors=True)
+
+
+class SandboxTests(FolderCase):
+    modes = ["none"]
 
     def script(self, body):
         path = os.path.join(self.dir, f"prog{len(os.listdir(self.dir))}.py")
@@ -251,13 +256,8 @@ class OutputTests(unittest.TestCase):
         self.assertEqual(S.printable("p\ufffeq\uffffr\ud800s"), "p\ufffdq\ufffdr\ufffds")
 
 
-class StandardInputTests(unittest.TestCase):
-    def setUp(self):
-        self.dir = tempfile.mkdtemp(prefix="sandbox-stdin-")
-        os.chmod(self.dir, 0o755)
-
-    def tearDown(self):
-        shutil.rmtree(self.dir, ignore_errors=True)
+class StandardInputTests(FolderCase):
+    prefix = "sandbox-stdin-"
 
     def program(self, text):
         path = os.path.join(self.dir, "prog.py")
