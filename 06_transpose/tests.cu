@@ -23,6 +23,7 @@
 #include "06_transpose/lab/line_aligned.cuh"
 #include "06_transpose/lab/long_reads.cuh"
 #include "06_transpose/lab/pattern_copy.cuh"
+#include "06_transpose/lab/scatter_copy.cuh"
 #include "06_transpose/lab/shifted.cuh"
 #include "06_transpose/lab/staged.cuh"
 #include "06_transpose/lab/thin_bulk.cuh"
@@ -720,6 +721,38 @@ TEST_CASE("the lab's pattern copies move each float of the whole tiles once", "[
     }
   CHECK_THROWS_AS((ch06lab::launch_pattern_copy<128, 32, 256, PatternSide::Read>(nullptr, nullptr,
                                                                                  127, 1000)),
+                  UnsupportedShape);
+}
+
+TEST_CASE("the lab's scattered copies move each float once, and the both-sides one copies",
+          "[gpu]") {
+  REQUIRE_GPU();
+  using ch06lab::PatternSide;
+  // Not transposes (lab/scatter_copy.cuh): read- or write-scattered, each float lands once in
+  // the output; scattered on both sides, the output is the input. Shapes not whole blocks and
+  // pieces are refused.
+  const std::initializer_list<std::pair<const char*, TransposeLauncher>> launchers = {
+      {"read 128 B", ch06lab::launch_scatter_copy<8, PatternSide::Read>},
+      {"write 512 B", ch06lab::launch_scatter_copy<32, PatternSide::Write>},
+      {"both 2 KB", ch06lab::launch_scatter_copy<128, PatternSide::Both>},
+      {"both 32 KB", ch06lab::launch_scatter_copy<2048, PatternSide::Both>}};
+  for (const auto& [rows, cols] : std::initializer_list<std::pair<int, int>>{
+           {64, 1024}, {96, 4096}, {384, 2048}})
+    for (const auto& [name, launch] : launchers) {
+      INFO(name << " at " << rows << "x" << cols);
+      const std::vector<float> in = distinct_floats(rows, cols);
+      const std::vector<float> out = run_poisoned(launch, in, rows, cols);
+      if (std::string(name).rfind("both", 0) == 0) {
+        CHECK(out == in);
+        continue;
+      }
+      std::vector<float> got = out, want = in;
+      std::sort(got.begin(), got.end());
+      std::sort(want.begin(), want.end());
+      CHECK(got == want);
+      CHECK(out != in);
+    }
+  CHECK_THROWS_AS((ch06lab::launch_scatter_copy<8, PatternSide::Both>(nullptr, nullptr, 3, 1000)),
                   UnsupportedShape);
 }
 

@@ -15,6 +15,7 @@
 #include "06_transpose/lab/line_aligned.cuh"
 #include "06_transpose/lab/long_reads.cuh"
 #include "06_transpose/lab/pattern_copy.cuh"
+#include "06_transpose/lab/scatter_copy.cuh"
 #include "06_transpose/lab/shifted.cuh"
 #include "06_transpose/lab/staged.cuh"
 #include "06_transpose/lab/thin_bulk.cuh"
@@ -87,6 +88,28 @@ int main(int argc, char** argv) {
       {"patSup256In", launch_pattern_super<256, 32, 256, 16, true>},
       {"patSup512", launch_pattern_super<512, 64, 256, 16, false>},
       {"patSup512In", launch_pattern_super<512, 64, 256, 16, true>},
+      {"patN2048x8In", launch_pattern_copy<2048, 8, 256, PatternSide::Both, 1>},
+      {"patN1024x8In", launch_pattern_copy<1024, 8, 256, PatternSide::Both, 1>},
+      {"patN512x16In", launch_pattern_copy<512, 16, 256, PatternSide::Both, 1>},
+      // Scattered pieces of a copy (scatter_copy.cuh): R, W, B = read, write, both sides.
+      {"scR128", launch_scatter_copy<8, PatternSide::Read>},
+      {"scW128", launch_scatter_copy<8, PatternSide::Write>},
+      {"scB128", launch_scatter_copy<8, PatternSide::Both>},
+      {"scR512", launch_scatter_copy<32, PatternSide::Read>},
+      {"scW512", launch_scatter_copy<32, PatternSide::Write>},
+      {"scB512", launch_scatter_copy<32, PatternSide::Both>},
+      {"scR2k", launch_scatter_copy<128, PatternSide::Read>},
+      {"scW2k", launch_scatter_copy<128, PatternSide::Write>},
+      {"scB2k", launch_scatter_copy<128, PatternSide::Both>},
+      {"scR8k", launch_scatter_copy<512, PatternSide::Read>},
+      {"scW8k", launch_scatter_copy<512, PatternSide::Write>},
+      {"scB8k", launch_scatter_copy<512, PatternSide::Both>},
+      {"scR32k", launch_scatter_copy<2048, PatternSide::Read>},
+      {"scW32k", launch_scatter_copy<2048, PatternSide::Write>},
+      {"scB32k", launch_scatter_copy<2048, PatternSide::Both>},
+      {"scR128k", launch_scatter_copy<8192, PatternSide::Read>},
+      {"scW128k", launch_scatter_copy<8192, PatternSide::Write>},
+      {"scB128k", launch_scatter_copy<8192, PatternSide::Both>},
       {"padded64", ch06::launch_padded<64, 4>},
       {"sector", ch06::launch_sector_aligned<128, 32, 8>},
       {"sectorOut", ch06::launch_sector_aligned<128, 32, 8, ch06::BlockOrder::OutputRows>},
