@@ -735,7 +735,8 @@ TEST_CASE("the lab's scattered copies move each float once, and the both-sides o
       {"read 128 B", ch06lab::launch_scatter_copy<8, PatternSide::Read>},
       {"write 512 B", ch06lab::launch_scatter_copy<32, PatternSide::Write>},
       {"both 2 KB", ch06lab::launch_scatter_copy<128, PatternSide::Both>},
-      {"both 32 KB", ch06lab::launch_scatter_copy<2048, PatternSide::Both>}};
+      {"both 32 KB", ch06lab::launch_scatter_copy<2048, PatternSide::Both>},
+      {"both 512 B, in order", ch06lab::launch_scatter_copy<32, PatternSide::Both, false>}};
   for (const auto& [rows, cols] : std::initializer_list<std::pair<int, int>>{
            {64, 1024}, {96, 4096}, {384, 2048}})
     for (const auto& [name, launch] : launchers) {
@@ -752,8 +753,14 @@ TEST_CASE("the lab's scattered copies move each float once, and the both-sides o
       CHECK(got == want);
       CHECK(out != in);
     }
+  // Not whole blocks; not whole pieces; fewer than 4 pieces (one 32 KB piece).
   CHECK_THROWS_AS((ch06lab::launch_scatter_copy<8, PatternSide::Both>(nullptr, nullptr, 3, 1000)),
                   UnsupportedShape);
+  CHECK_THROWS_AS((ch06lab::launch_scatter_copy<2048, PatternSide::Read>(nullptr, nullptr, 64, 64)),
+                  UnsupportedShape);
+  CHECK_THROWS_AS(
+      (ch06lab::launch_scatter_copy<2048, PatternSide::Write>(nullptr, nullptr, 64, 128)),
+      UnsupportedShape);
 }
 
 TEST_CASE("the lab's supertile pattern writes each output float of the whole supertiles once",

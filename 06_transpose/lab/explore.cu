@@ -110,6 +110,8 @@ int main(int argc, char** argv) {
       {"scR128k", launch_scatter_copy<8192, PatternSide::Read>},
       {"scW128k", launch_scatter_copy<8192, PatternSide::Write>},
       {"scB128k", launch_scatter_copy<8192, PatternSide::Both>},
+      {"scI512", launch_scatter_copy<32, PatternSide::Both, false>},  // in order: the control
+      {"scI128k", launch_scatter_copy<8192, PatternSide::Both, false>},
       {"padded64", ch06::launch_padded<64, 4>},
       {"sector", ch06::launch_sector_aligned<128, 32, 8>},
       {"sectorOut", ch06::launch_sector_aligned<128, 32, 8, ch06::BlockOrder::OutputRows>},

@@ -2,16 +2,19 @@
 //
 // A transpose's loads and stores are pieces of rows: a tile's side long on one side, a wave's
 // worth of tiles on the other. These kernels ask how long a contiguous piece must be for DRAM to
-// serve scattered pieces as fast as a stream, with nothing else changed: no shared memory, no
-// barrier, the copy kernel's float4 accesses and 16 KB a block. The rows x cols floats are cut
-// into pieces of PIECE4 float4s; the blocks in launch order take position x = piece p, offset o,
-// and the scattered side reads or writes piece (p * stride) mod pieces instead, stride odd and
-// about 0.62 x pieces, so the pieces a wave has in flight lie all over the matrix.
+// serve scattered pieces as fast as a stream: float4 accesses, four a thread (loads first), 16 KB
+// a block, no shared memory and no barrier. The rows x cols floats are cut into pieces of PIECE4
+// float4s; the blocks in launch order take position x = piece p, offset o, and the scattered side
+// reads or writes piece (p * stride) mod pieces instead, stride about 0.62 x pieces and coprime
+// with it, so the pieces a wave has in flight lie all over the matrix.
 //   - SIDE = Read:  in[scattered] -> out[x]
 //   - SIDE = Write: in[x] -> out[scattered]
 //   - SIDE = Both:  in[scattered] -> out[scattered] (a true copy, in a scattered order)
-// Read and Write permute the floats, so the harness's check reports them WRONG; only their times
-// mean anything. Shapes: rows x cols a multiple of 4 x 1024 and of 4 x PIECE4 floats.
+// SCATTER = false runs the same code with stride 1, in order: the control, which differs from the
+// scattered copies in the order alone (the copy kernel moves one float4 a thread and divides by
+// nothing). Read and Write permute the floats, so the harness's check reports them WRONG; only
+// their times mean anything. Shapes: rows x cols a multiple of 4 x 1024 and of 4 x PIECE4 floats,
+// with 4 to 2^31 pieces.
 #pragma once
 
 #include <climits>
@@ -47,22 +50,26 @@ __global__ void __launch_bounds__(kScatterThreads)
     out[SIDE == PatternSide::Read ? linear[i] : scattered[i]] = v[i];
 }
 
-template <int PIECE4, PatternSide SIDE>
+template <int PIECE4, PatternSide SIDE, bool SCATTER = true>
 void launch_scatter_copy(const float* in, float* out, int rows, int cols) {
   const long long n4 = (long long)rows * cols / 4;
   constexpr long long kBlock4 = kScatterThreads * kScatterItems;
-  if ((long long)rows * cols % 4 || n4 % kBlock4 || n4 % PIECE4 || n4 / kBlock4 > INT_MAX ||
+  // At least 4 pieces (with 2 or 3 the only coprime stride near 0.62 x pieces is 1: no scatter);
+  // under 2^31, so that p * stride fits in 64 bits.
+  if (rows < 1 || cols < 1 || (long long)rows * cols % 4 || n4 % kBlock4 || n4 % PIECE4 ||
+      n4 / PIECE4 < 4 || n4 / PIECE4 >= (1LL << 31) || n4 / kBlock4 > INT_MAX ||
       reinterpret_cast<uintptr_t>(in) % 16 || reinterpret_cast<uintptr_t>(out) % 16)
     throw tutorial::UnsupportedShape("scatter_copy: " + std::to_string(rows) + "x" +
-                                     std::to_string(cols) + " is not whole blocks and pieces");
+                                     std::to_string(cols) +
+                                     " is not whole blocks and 4 or more pieces");
   const long long pieces = n4 / PIECE4;
-  long long stride = (long long)(0.618 * double(pieces)) | 1;  // odd; coprime below
   auto gcd = [](long long a, long long b) {
     while (b) { const long long t = a % b; a = b; b = t; }
     return a;
   };
-  while (pieces > 1 && gcd(stride, pieces) != 1) stride += 2;
-  if (pieces == 1) stride = 0;
+  long long stride = (long long)(0.618 * double(pieces));
+  while (gcd(stride, pieces) != 1) ++stride;  // ends by pieces - 1 at the latest
+  if (!SCATTER) stride = 1;
   tutorial::launch(scatter_copy<PIECE4, SIDE>, dim3(unsigned(n4 / kBlock4)),
                    dim3(kScatterThreads), 0, reinterpret_cast<const float4*>(in),
                    reinterpret_cast<float4*>(out), pieces, stride);
