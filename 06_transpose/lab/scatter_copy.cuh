@@ -10,11 +10,12 @@
 //   - SIDE = Read:  in[scattered] -> out[x]
 //   - SIDE = Write: in[x] -> out[scattered]
 //   - SIDE = Both:  in[scattered] -> out[scattered] (a true copy, in a scattered order)
-// SCATTER = false runs the same code with stride 1, in order: the control, which differs from the
-// scattered copies in the order alone (the copy kernel moves one float4 a thread and divides by
-// nothing). Read and Write permute the floats, so the harness's check reports them WRONG; only
-// their times mean anything. Shapes: rows x cols a multiple of 4 x 1024 and of 4 x PIECE4 floats,
-// with 4 to 2^31 pieces.
+// SCATTER = false runs the same kernel with stride 1, in order: the control. It differs from the
+// scattered copies in the order and, in one respect, in the work: the 64-bit modulo takes a short
+// 32-bit path while its operands fit 32 bits, as they always do in order (the copy kernel moves
+// one float4 a thread and divides by nothing). Read and Write permute the floats, so the
+// harness's check reports them WRONG; only their times mean anything. Shapes: rows x cols a
+// multiple of 4 x 1024 and of 4 x PIECE4 floats, with 4 to 2^31 - 1 pieces.
 #pragma once
 
 #include <climits>
@@ -54,8 +55,8 @@ template <int PIECE4, PatternSide SIDE, bool SCATTER = true>
 void launch_scatter_copy(const float* in, float* out, int rows, int cols) {
   const long long n4 = (long long)rows * cols / 4;
   constexpr long long kBlock4 = kScatterThreads * kScatterItems;
-  // At least 4 pieces (with 2 or 3 the only coprime stride near 0.62 x pieces is 1: no scatter);
-  // under 2^31, so that p * stride fits in 64 bits.
+  // At least 4 pieces (at 2 or 3 the stride below would be 1: no scatter; at 4 and 6 it is
+  // pieces - 1, a reversal); under 2^31, so that p * stride fits in 64 bits.
   if (rows < 1 || cols < 1 || (long long)rows * cols % 4 || n4 % kBlock4 || n4 % PIECE4 ||
       n4 / PIECE4 < 4 || n4 / PIECE4 >= (1LL << 31) || n4 / kBlock4 > INT_MAX ||
       reinterpret_cast<uintptr_t>(in) % 16 || reinterpret_cast<uintptr_t>(out) % 16)
