@@ -1,8 +1,11 @@
 // The checker's answers for exercise 01c (support/host_references.hpp): the lessons'
 // formulas, the harness's roofline (common/device_info.hpp), and for rectangular tiles the
-// intensity from the block's bytes and FLOP counted over one k step and the smallest BM found
-// by search against the ridge. A GPU is (bandwidth GB/s, peak GFLOP/s). Compiled into the
+// intensity from the block's bytes and FLOP counted over one k step and the smallest BM solved
+// for against the ridge. A GPU is (bandwidth GB/s, peak GFLOP/s). Compiled into the
 // checker only.
+#include <algorithm>
+#include <climits>
+#include <cmath>
 #include <stdexcept>
 
 #include "common/device_info.hpp"
@@ -48,10 +51,17 @@ const exercise::HostReferences references(
       [](const Args& a) {
         if (a.size() != 3 || a[0] < 1 || a[1] <= 0 || a[2] <= 0)
           throw std::invalid_argument("(BN, bandwidth, peak)");
-        const double ridge = a[2] / a[1];
-        for (int BM = 1; BM <= 1000000; ++BM)
-          if (intensity(BM, a[0]) >= ridge) return Args{double(BM)};
-        return Args{-1.0};
+        // BM BN / (2 (BM + BN)) >= r  <=>  BM (BN - 2r) >= 2 r BN: none where BN <= 2r, else
+        // from 2 r BN / (BN - 2r) on, which can be millions of rows where the ridge lies just
+        // under BN / 2 (no search cap). The estimate is moved to the exact first BM by the
+        // intensity itself (rounding); past INT_MAX no int BM reaches the ridge: -1.
+        const double BN = a[0], ridge = a[2] / a[1];
+        if (BN / 2.0 <= ridge) return Args{-1.0};
+        double BM = std::max(1.0, std::ceil(2.0 * ridge * BN / (BN - 2.0 * ridge)));
+        if (BM > INT_MAX + 4.0) return Args{-1.0};  // the estimate is off by a row or two at most
+        while (BM > 1 && intensity(BM - 1, BN) >= ridge) --BM;
+        while (BM <= INT_MAX && intensity(BM, BN) < ridge) ++BM;
+        return Args{BM <= INT_MAX ? BM : -1.0};
       }}});
 
 }  // namespace

@@ -20,6 +20,10 @@
 // Your task: the functions below. Test with `make check` in this folder.
 #pragma once
 
+#include <algorithm>
+#include <climits>
+#include <cmath>
+
 #include "exercises/support/exercise.hpp"
 
 namespace ex01c {
