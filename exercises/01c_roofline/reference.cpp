@@ -53,12 +53,13 @@ const exercise::HostReferences references(
           throw std::invalid_argument("(BN, bandwidth, peak)");
         // BM BN / (2 (BM + BN)) >= r  <=>  BM (BN - 2r) >= 2 r BN: none where BN <= 2r, else
         // from 2 r BN / (BN - 2r) on, which can be millions of rows where the ridge lies just
-        // under BN / 2 (no search cap). The estimate is moved to the exact first BM by the
-        // intensity itself (rounding); past INT_MAX no int BM reaches the ridge: -1.
+        // under BN / 2 (no search cap). The intensity itself, rounded as computed, settles the
+        // exact first BM from that estimate (near INT_MAX many rows round to one intensity, so
+        // the estimate is clamped there, not trusted); past INT_MAX no int BM reaches it: -1.
         const double BN = a[0], ridge = a[2] / a[1];
         if (BN / 2.0 <= ridge) return Args{-1.0};
-        double BM = std::max(1.0, std::ceil(2.0 * ridge * BN / (BN - 2.0 * ridge)));
-        if (BM > INT_MAX + 4.0) return Args{-1.0};  // the estimate is off by a row or two at most
+        double BM = std::ceil(2.0 * ridge * BN / (BN - 2.0 * ridge));
+        BM = std::min(INT_MAX + 1.0, std::max(1.0, BM));
         while (BM > 1 && intensity(BM - 1, BN) >= ridge) --BM;
         while (BM <= INT_MAX && intensity(BM, BN) < ridge) ++BM;
         return Args{BM <= INT_MAX ? BM : -1.0};

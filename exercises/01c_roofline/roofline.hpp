@@ -87,7 +87,7 @@ inline double block_intensity(int BM, int BN) {
 }
 
 // The fewest rows BM for blocks BN columns wide whose intensity reaches this GPU's ridge, or -1
-// if no BM does (the intensity never reaches BN / 2, whatever BM).
+// if no int BM does (the intensity approaches BN / 2 but never reaches it).
 inline int smallest_block_rows(int BN, Gpu gpu) {
   return exercise::todo<int>("01c_roofline: smallest_block_rows", BN, gpu);
 }
