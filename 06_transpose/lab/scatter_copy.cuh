@@ -21,6 +21,7 @@
 #include <climits>
 #include <cstddef>
 #include <cstdint>
+#include <numeric>
 #include <string>
 
 #include "06_transpose/lab/pattern_copy.cuh"  // PatternSide
@@ -64,12 +65,8 @@ void launch_scatter_copy(const float* in, float* out, int rows, int cols) {
                                      std::to_string(cols) +
                                      " is not whole blocks and 4 or more pieces");
   const long long pieces = n4 / PIECE4;
-  auto gcd = [](long long a, long long b) {
-    while (b) { const long long t = a % b; a = b; b = t; }
-    return a;
-  };
   long long stride = (long long)(0.618 * double(pieces));
-  while (gcd(stride, pieces) != 1) ++stride;  // ends by pieces - 1 at the latest
+  while (std::gcd(stride, pieces) != 1) ++stride;  // ends by pieces - 1 at the latest
   if (!SCATTER) stride = 1;
   tutorial::launch(scatter_copy<PIECE4, SIDE>, dim3(unsigned(n4 / kBlock4)),
                    dim3(kScatterThreads), 0, reinterpret_cast<const float4*>(in),
