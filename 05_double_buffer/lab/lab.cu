@@ -12,6 +12,7 @@
 #include "05_double_buffer/kernel_list.cuh"
 #include "05_double_buffer/lab/fused_tiles.cuh"
 #include "05_double_buffer/lab/knobs.cuh"
+#include "05_double_buffer/lab/operand_widths.cuh"
 #include "05_double_buffer/lab/strips.cuh"
 #include "05_double_buffer/lab/vectors.cuh"
 #include "common/chapter_main.hpp"
@@ -144,6 +145,12 @@ std::vector<tutorial::GemmKernel> lab_kernels() {
       {"early sum estimated", estimated_pdl<false>},
       {"early all estimated", estimated_pdl<true>},
       {"any_shape", ch05::launch_any_shape_gemm},
+      {"padded planned", ch05lab::padded_planned<true>},
+      {"pad copies only", ch05lab::padded_planned<false>},
+      {"split B16 C16", ch05lab::launch_width_split<true, true>},
+      {"split B16 C4", ch05lab::launch_width_split<true, false>},
+      {"split B4 C16", ch05lab::launch_width_split<false, true>},
+      {"split B4 C4", ch05lab::launch_width_split<false, false>},
       {"tiles128 S1", ch05::launch_sliced_gemm<128, 128, 16, 32, 64, 8, 8, 1>},
       {"streamK last wave", ch05lab::launch_stream_k_slots<128, 128, 16, 32, 64, 8, 8, 0>},
       {"streamK last two waves",
