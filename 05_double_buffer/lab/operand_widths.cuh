@@ -46,8 +46,11 @@ void run_width_split(const float* A, const float* B, float* C, int M, int N, int
 template <bool VEC_B, bool VEC_C>
 void launch_width_split(const float* A, const float* B, float* C, int M, int N, int K) {
   tutorial::check_gemm_shape("width_split", M, N, K);
-  if (K % 4 != 0 || ((VEC_B || VEC_C) && N % 4 != 0))
-    throw tutorial::UnsupportedShape("width_split: K and (for a float4 side) N multiples of 4");
+  const bool aligned = tutorial::starts_on_16_bytes(A) && tutorial::starts_on_16_bytes(B) &&
+                       tutorial::starts_on_16_bytes(C);
+  if (K % 4 != 0 || ((VEC_B || VEC_C) && N % 4 != 0) || !aligned)
+    throw tutorial::UnsupportedShape(
+        "width_split: K and (for a float4 side) N multiples of 4, A, B and C on 16 bytes");
   run_width_split<ch05::HalfRowsTile, true, VEC_B, VEC_C>(A, B, C, M, N, K, N);
 }
 
@@ -68,7 +71,9 @@ __global__ void pad_rows(const float* __restrict__ src, int cols, float4* __rest
 template <class L, bool COPY_ONLY = false>
 void padded_b(const float* A, const float* B, float* C, int M, int N, int K) {
   tutorial::check_gemm_shape("padded_b", M, N, K);
-  const int Np = tutorial::ceil_div(N, 4) * 4, count = K * (Np / 4);
+  const int Np = tutorial::ceil_div(N, 4) * 4;
+  tutorial::check_gemm_shape("padded_b", M, Np, K);  // the padded B's 32-bit indices too
+  const int count = K * (Np / 4);
   static tutorial::PerDeviceBuffer<float> paddedB;
   float* Bp = paddedB.at_least(size_t(K) * Np);
   tutorial::launch(pad_rows, dim3(std::min(tutorial::ceil_div(count, 256), 1 << 16)), dim3(256), 0,
